@@ -9,11 +9,15 @@ cannot be read or that the line may write first) makes the make not provable. An
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from toolhost.config.model import PermissionsConfig, RuleConfig
+from toolhost.permissions.policy import compile_policy
 
 ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
 
@@ -52,7 +56,9 @@ CASES = {
     "vpath": ("vpath %.c src\nx:\n\techo ok\n", "make x", "allow"),
     "honest_cond": ("ifdef DEBUG\nCFLAGS = -g\nelse\nCFLAGS = -O2\nendif\n"
                     "x:\n\tcc $(CFLAGS) -o x x.c\n", "make x", "allow"),
-    "honest_export": ("export PATH := $(PWD)/bin:$(PATH)\nx:\n\techo ok\n", "make x", "allow"),
+    # (review20: make passes PATH to the recipes, ./bin/ls ran for a recipe's ls)
+    "export_path": ("export PATH := $(PWD)/bin:$(PATH)\nx:\n\techo ok\n", "make x", "deny"),
+    "honest_export": ("export LANG := C\nx:\n\techo ok\n", "make x", "allow"),
     "automatic": ("x: s.sh\n\tbash $<\n", "make x", "deny"),
     "unexport": ("unexport X\nx:\n\techo ok\n", "make x", "allow"),
     "gnumakefile": (None, "make x", "deny"),
@@ -145,3 +151,142 @@ def test_make_s_built_in_rules_take_what_the_line_gives_them(tmp_path: Path, com
     splice into their recipe)."""
     (tmp_path / "foo.c").write_text("int main(void) { return 0; }\n")
     assert decide(tmp_path, command, GUARDED) == want
+
+
+# review20 (round 22): GNU make is the judge. name: (the Makefile, the command); make runs the
+# fake rm each time, the engine allowed every one before (deny rm + allow Bash)
+MAKE_RUNS_RM = {
+    # the line's own assignments: X!= runs at start, X:= expands at start, X+= / X?= were
+    # read as variables named 'X+' / 'X?', special variables change what make runs
+    "given_bang": ("all: ; echo hi\n", "make 'X!=rm -rf v'"),
+    "given_immediate": ("all: ; echo hi\n", "make 'X:=$(shell rm -rf v)'"),
+    "given_plus": ("C = echo\nall: ; $(C) hi\n", "make C+=rm"),
+    "given_maybe": ("C = echo\nall: ; $(C) hi\n", "make 'C?=rm'"),
+    "given_prefix": ("all:\n>rm -rf v:\n", "make .RECIPEPREFIX='>'"),
+    "given_goal": ("all: ; echo hi\nclean: ; rm -rf v\n", "make .DEFAULT_GOAL=clean"),
+    "given_extra": ("all: ; echo hi\nclean: ; rm -rf v\n", "make .EXTRA_PREREQS=clean"),
+    # an override in the Makefile beats the line's value
+    "override": ("override C = rm\nall: ; $(C) hi\n", "make C=echo"),
+    # a rule line's recipe keeps its '#' (make cut the line at ';' first)
+    "semicolon_hash": ("all: ; : a#b; rm -rf v\n", "make"),
+    "semicolon_dollar_hash": ("all: ; echo $$#; rm -rf v\n", "make"),
+    "target_var_semicolon": ("x: C = echo ; rm -rf v\nx: ; $(C)\n", "make x"),
+    # an even number of final backslashes continues no line; a shell comment ends at the
+    # newline make keeps in a continued recipe line
+    "even_backslashes": ("all:\n\techo a\\\\\n\trm -rf v\n", "make"),
+    "comment_even_backslashes": ("# x \\\\\nall: ; rm -rf v\n", "make"),
+    "recipe_comment_continued": ("all:\n\t# hi \\\n\trm -rf v\n", "make"),
+    # a tab-indented endif after a rule is a recipe line, not the end of a conditional
+    "tab_endif": ("all: ; $(X) hi\nifeq (a,a)\nX = rm\ny:\n\tendif\nelse\nX = echo\nendif\n",
+                  "make"),
+    # make first remakes the Makefile it read
+    "remade_makefile": ("x: ; echo hi\nMakefile: force ; @true\nforce: ; rm -rf v\n", "make x"),
+    # names spliced as $@ $< by a pattern rule
+    "pattern_target_name": ("all: $$(rm$${IFS}-rf$${IFS}v).o\n%.o: ; echo $@\n", "make all"),
+    "pattern_prereq_name": ("all: a.o\n%.o: $$(rm$${IFS}-rf$${IFS}v).c ; echo $<\n%.c: ; :\n",
+                            "make all"),
+    # a vpath directory prefixes $< as is
+    "vpath_directory": ("vpath %.c $$(rm$${IFS}-rf$${IFS}v)\nall: a.c ; echo $<\n", "make"),
+    # $^ holds the prerequisites of every rule naming the target
+    "prerequisites_merged": ("x: rm\nx: echo ; $(lastword $^) -rf v\nrm: ;\necho: ;\n",
+                             "make x"),
+    # make's own variables assigned in the Makefile (or for a target)
+    "make_assigned": ("MAKE = rm\nall: ; $(MAKE) -rf v\n", "make"),
+    "curdir_assigned": ("CURDIR = rm\nall: ; $(CURDIR) -rf v\n", "make"),
+    "goals_assigned": ("MAKECMDGOALS = rm\nall: ; $(MAKECMDGOALS) -rf v\n", "make"),
+    "target_make": ("all: MAKE = rm\nall: ; $(MAKE) -rf v\n", "make"),
+    # long options are taken by any unambiguous prefix
+    "long_file_prefix": ("", "make --fil=m.mk x"),
+    "long_directory_prefix": ("", "make --dir=sub x"),
+    # .DEFAULT_GOAL: a variable, or a conditional's branch
+    "default_goal_variable": ("G = clean\n.DEFAULT_GOAL = $(G)\nall: ; echo hi\n"
+                              "clean: ; rm -rf v\n", "make"),
+    "default_goal_branch": ("ifeq (a,a)\n.DEFAULT_GOAL := clean\nelse\n.DEFAULT_GOAL := all\n"
+                            "endif\nall: ; echo hi\nclean: ; rm -rf v\n", "make"),
+    # make's own variables in the environment, spelled with quotes
+    "env_makefiles_quoted": ("all: ; echo hi\n", "env MAKE''FILES=m.mk make x"),
+    "env_makeflags_quoted": ("C = echo\nx: ; $(C) hi\n", "C=rm env MAKE''FLAGS=-e make x"),
+    # the recipes' environment: PATH (from the environment: exported with the Makefile's
+    # value) finds ./bin/ls first; BASH_ENV runs a file in each bash
+    "path": ("PATH := $(CURDIR)/lsbin:$(PATH)\nall: ; ls\n", "make"),
+    "bash_env": ("export BASH_ENV := $(CURDIR)/e.sh\nall: ; bash -c 'echo hi'\n", "make"),
+    "path_given": ("all: ; ls\n", "make PATH=./lsbin:/usr/bin:/bin"),
+    # a sub-make gets its make's line assignments and -e (MAKEFLAGS)
+    "sub_make_given": ("all: ; $(MAKE) -C sub y\n", "make C=rm"),
+    "sub_make_env": ("all: ; $(MAKE) -C sub y\n", "C=rm make -e"),
+    "env_special": ("all: ; echo hi\nclean: ; rm -rf v\n", "env .EXTRA_PREREQS=clean make"),
+    "env_goal_e": ("all: ; echo hi\nclean: ; rm -rf v\n", "env .DEFAULT_GOAL=clean make -e"),
+    # other names of GNU make, and other makes (here GNU make under their names)
+    "remake": ("x: ; rm -rf v\n", "remake x"),
+    "gnumake": ("x: ; rm -rf v\n", "gnumake x"),
+    "bmake": ("x: ; rm -rf v\n", "bmake x"),
+}
+
+
+def _judge_tree(root: Path, text: str) -> dict[str, str]:
+    """The tree (``Makefile``, ``m.mk``, ``sub/Makefile``) and an environment whose PATH
+    puts a fake ``rm`` (it logs to ``ran``) and make's other names first."""
+    (root / "sub").mkdir()
+    (root / "Makefile").write_text(text)
+    (root / "m.mk").write_text("x: ; rm -rf v\n")
+    (root / "sub/Makefile").write_text("x: ; rm -rf v\nC = echo\ny: ; $(C) -rf v\n")
+    (root / "e.sh").write_text("rm -rf v\n")  # (bash_env)
+    (root / "$(rm${IFS}-rf${IFS}v)").mkdir()  # (vpath_directory)
+    (root / "$(rm${IFS}-rf${IFS}v)/a.c").write_text("")
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "rm").write_text(f"#!/bin/sh\necho rm \"$@\" >> {root / 'ran'}\n")
+    (bin_dir / "rm").chmod(0o755)
+    (root / "lsbin").mkdir()  # (path: an ls only a PATH naming it finds)
+    (root / "lsbin/ls").write_text(f"#!/bin/sh\necho rm -rf v >> {root / 'ran'}\n")
+    (root / "lsbin/ls").chmod(0o755)
+    for name in ("remake", "gnumake", "bmake"):
+        (bin_dir / name).symlink_to(shutil.which("make") or "make")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
+    return {**env, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is the judge")
+@pytest.mark.parametrize("name", list(MAKE_RUNS_RM))
+def test_a_makefile_make_reads_otherwise_is_not_allowed(tmp_path: Path, name: str) -> None:
+    text, command = MAKE_RUNS_RM[name]
+    env = _judge_tree(tmp_path, text)
+    assert decide(tmp_path, command, GUARDED) == "deny"
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True,
+                   check=False, stdin=subprocess.DEVNULL)
+    assert (tmp_path / "ran").exists()  # (make ran rm: the case is a real one)
+
+
+@pytest.mark.parametrize("text,command", [
+    ("all: ; echo hi\n", "make CFLAGS+=-g"), ("all: ; echo hi\n", "make 'CFLAGS?=-O2'"),
+    ("all: ; echo hi\n", "make X:=1 all"), (".DEFAULT_GOAL := all\nclean: ; rm -rf v\n"
+                                            "all: ; echo hi\n", "make"),
+    ("override C += -g\nall: ; echo $(C)\n", "make C=-O2"),
+    ("all: ; echo '#' done\n", "make"), ("all:\n\techo a \\\n\t  b\n", "make"),
+    ("all: a.o\n%.o: %.c ; cc -c $< -o $@\n", "make"), ("all: ; echo hi\n", "make --dir=. all"),
+])
+def test_an_honest_makefile_is_still_allowed(tmp_path: Path, text: str, command: str) -> None:
+    (tmp_path / "Makefile").write_text(text)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub/Makefile").write_text("C = echo\nall: ; $(C) $(V) hi\n")
+    assert decide(tmp_path, command, GUARDED) == "allow"
+
+
+@pytest.mark.parametrize("text,tree", [
+    # A5 = $(A4) x10 ...: 10^5 references from a 300-byte Makefile, each empty (14 deep
+    # hung: 10^14)
+    ("A0 =\n" + "".join(f"A{i} = {f'$(A{i - 1})' * 10}\n" for i in range(1, 6))
+     + "all: ; echo $(A5)\n", 0),
+    # */*/*/*/*/*/*/x through four symlinks to '.': 4^7 directories
+    ("all: ; echo $(wildcard " + "*/" * 7 + "x)\n", 4),
+])
+def test_a_makefile_costing_too_much_is_not_provable(tmp_path: Path, text: str,
+                                                     tree: int) -> None:
+    for name in "abcd"[:tree]:
+        (tmp_path / name).symlink_to(".")
+    (tmp_path / "Makefile").write_text(text)
+    policy = compile_policy(PermissionsConfig(rules=[RuleConfig(effect=e, tool=t) for e, t in
+                                                     GUARDED], default="ask"), cwd=str(tmp_path))
+    decision = policy.decide("Bash", {"command": "make"})
+    assert decision.behavior == "deny"
+    assert "too many" in decision.message

@@ -202,9 +202,11 @@ _GIT_BRINGS = re.compile(r"(?=[bcmprsw])\b(?:checkout|switch|reset|merge|pull|re
                          r"|cherry-pick|revert|stash|restore|read-tree|worktree|clone"
                          r"|submodule|bisect)\b")
 _UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
-_MAKES = re.compile(r"\bg?make\b")  # (round 21: latermake)
+# (round 21: latermake; its MAKES and ALIKES)
+_MAKES = re.compile(r"\b(?:g|gnu|re|b|p|bsd|f|pdp|k|d|n|color|s)?make(?:pp)?\b|\bk?mk\b")
 # the programs ``shell_reads_input`` may find among a command's forms
-_MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}
+_MAY_READ = SHELLS | {"ssh", "make", "gmake", "gnumake", "remake", "sudo", "doas", "su",
+                      "sudo-rs", "run0"}
 
 
 def _fed_shell(parsed: ParsedCommand) -> str | None:

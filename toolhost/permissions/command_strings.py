@@ -151,7 +151,7 @@ def shell_reads_input(form: tuple[str, ...]) -> bool:
     name = base(form[0])
     if name == "ssh":
         return not _ssh_parse(form)[1]
-    if name in ("make", "gmake"):  # make -f - : its recipes (shell commands) from its input
+    if name in ("make", "gmake", "gnumake", "remake"):  # make -f -: recipes from its input
         from toolhost.permissions.makeopts import reads_input
 
         return reads_input(list(form[1:]))  # (-sf -, -f-, --file=-: as make reads them)

@@ -19,24 +19,41 @@ import re
 from collections.abc import Callable
 from contextvars import ContextVar
 
+from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.content import command_forms
 from toolhost.permissions.makeexpand import BUILTIN, Scope, expand
-from toolhost.permissions.makefile_read import Makefile, Rule, Unknown, parse_makefile, read_text
+from toolhost.permissions.makefile_read import (
+    RUNS,
+    SPECIAL,
+    Makefile,
+    Rule,
+    Unknown,
+    parse_makefile,
+    read_text,
+)
 from toolhost.permissions.makeopts import make_options
 from toolhost.permissions.shell import ParsedCommand, Word
 
-__all__ = ["MAKES", "make_reason"]
+__all__ = ["ALIKES", "MAKES", "make_reason"]
 
-MAKES = frozenset({"make", "gmake"})
+MAKES = frozenset({"make", "gmake", "gnumake", "remake"})  # (GNU make, read as such)
+# other makes read a Makefile in their own dialect (BSD, POSIX, Plan 9...): not read here
+ALIKES = frozenset({"bmake", "pmake", "bsdmake", "fmake", "pdpmake", "kmk", "dmake", "nmake",
+                    "makepp", "colormake", "smake", "mk"})
 _NAMES = ("GNUmakefile", "makefile", "Makefile")
 _DEPTH: ContextVar[int] = ContextVar("make_depth", default=0)
+# what a make's recipes pass to a make they run: its line's assignments and -e (MAKEFLAGS),
+# and the names its line may put in the environment (make C=rm: a sub-make's $(C) is rm)
+_INHERITED: ContextVar[tuple[dict[str, str], bool, frozenset[str] | None]] = ContextVar(
+    "make_inherited", default=({}, False, frozenset()))
 _MAX_DEPTH = 3
 _MAX_LINES = 256
 _MOVES = frozenset({"cd", "pushd", "popd"})
 _ENV_CHANGERS = frozenset({"export", "source", ".", "set", "eval", "declare", "typeset",
                            "readonly", "local"})
 _ASSIGNED = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]*)\+?=")
-_MAKE_ENV = re.compile(r"\b(?:MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|MAKELEVEL)\b")
+_MAKE_ENV = re.compile(r"\b(?:MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|MAKELEVEL)\b"
+                       r"|(?:^|\s)\.[A-Za-z_]+=")  # (env .EXTRA_PREREQS=x make: make reads it)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SAFE_VALUE = re.compile(r"[A-Za-z0-9_./=+,:@%\s-]*")
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_./%+,@:-]*")
@@ -55,7 +72,11 @@ def make_reason(parsed: ParsedCommand, command: str, cwd: str, judge: Judge,
         return None
     segments = parsed.words + parsed.nested_words
     for words in segments:
-        if not any(w.value.rsplit("/", 1)[-1] in MAKES for w in words):
+        names = {w.value.rsplit("/", 1)[-1] for w in words}
+        if names & ALIKES and any(f and f[0].rsplit("/", 1)[-1] in ALIKES
+                                  for f in command_forms(tuple(w.value for w in words))):
+            return "it runs a make whose Makefile is not read here"
+        if not names & MAKES:
             continue
         # make as the program, past wrappers (sudo, env, xargs, find -exec, busybox)
         values = tuple(w.value for w in words)
@@ -77,11 +98,17 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
               unprovable: Unprovable) -> str | None:
     if not all(w.plain for w in words):
         return "one of its words is not known before it runs"
-    if _MAKE_ENV.search(command) or os.environ.get("MAKEFILES"):
+    if _MAKE_ENV.search(command) or os.environ.get("MAKEFILES") or any(
+            _MAKE_ENV.search(w.value) for s in segments for w in s):  # (MAKE''FILES=x)
         return "the line names a variable that changes what make reads"
-    where, files, goals, given, env_wins, evals = make_options(list(args))
+    where, files, goals, raw_given, env_wins, evals = make_options(list(args))
     if evals:
         return "it evaluates make text given on the line"
+    outer_given, outer_wins, outer_env = _INHERITED.get()
+    env_set = _env_names(segments, command)
+    env_set = None if env_set is None or outer_env is None else env_set | outer_env
+    given = {**outer_given, **_given(raw_given, env_set, command)}
+    env_wins = env_wins or outer_wins
     moved = any(w.value in _MOVES for s in segments for w in s)
     if moved and not os.path.isabs(where):
         return "it runs after a cd: which Makefile it reads is not known"
@@ -121,11 +148,12 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
     why = _builtin_values(given, words, where, judge, unprovable)
     if why is not None:
         return why
-    lines = _recipes(mk, goals, given, where, _env_names(segments, command), env_wins)
+    lines = _recipes(mk, goals, given, where, env_set, env_wins, [f for f in files if f])
     depth = _DEPTH.get()
     if depth >= _MAX_DEPTH and lines:
         return "it runs makes too deep to read"
     token = _DEPTH.set(depth + 1)
+    passed = _INHERITED.set((given, env_wins, env_set))
     try:
         for line in lines:
             if judge([line]):
@@ -134,8 +162,34 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
             if why is not None:
                 return f"its recipe line {line[:80]!r} cannot be proven ({why})"
     finally:
+        _INHERITED.reset(passed)
         _DEPTH.reset(token)
     return None
+
+
+def _given(raw: dict[str, str], env_set: frozenset[str] | None,
+           command: str) -> dict[str, str]:
+    """The values of make's command-line assignments (``X=v``, ``X:=v``, ``X+=v``, ``X?=v``):
+    they override the Makefile's. ``X!=cmd`` runs cmd when make starts; ``X:=$(shell ...)``
+    too; a special variable (``SHELL``, ``.RECIPEPREFIX``, ``.DEFAULT_GOAL``...) changes what
+    make runs: not provable."""
+    given: dict[str, str] = {}
+    for key, value in raw.items():
+        name, op = key.rstrip(":+?!"), key[len(key.rstrip(":+?!")):]
+        if op == "!":
+            raise Unknown(f"{name}!= on its line runs a shell command when make starts")
+        if not _NAME.fullmatch(name) or name in SPECIAL or DANGEROUS_VARS.fullmatch(
+                name) or name in COMMAND_VARS:
+            raise Unknown(f"it sets make's variable {name!r} on its line")
+        if RUNS.search(value):
+            raise Unknown(f"the value it gives {name} runs something when make reads it")
+        if op in ("+", "?"):  # (make adds to, or keeps, the environment's value)
+            if env_set is None or _ASSIGNED.findall(command).count(name) > 1:
+                raise Unknown(f"{name}{op}= on its line meets a value the line may set")
+            old = os.environ.get(name, "")
+            value = (f"{old} {value}".strip() if op == "+" else old or value)
+        given[name] = value
+    return given
 
 
 def _builtin_values(given: dict[str, str], words: tuple[Word, ...], where: str,
@@ -168,7 +222,8 @@ def _env_names(segments: list[tuple[Word, ...]], command: str) -> frozenset[str]
 
 
 def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
-             env_set: frozenset[str] | None, env_wins: bool) -> list[str]:
+             env_set: frozenset[str] | None, env_wins: bool,
+             makefiles: list[str]) -> list[str]:
     """The recipe lines the goals may run, each expanded as make would."""
     made = {"MAKE": "make", "CURDIR": where, "MAKECMDGOALS": " ".join(goals),
             "MAKELEVEL": "0", "MAKEFILE_LIST": "Makefile", ".DEFAULT_GOAL": ""}
@@ -176,6 +231,11 @@ def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
     for goal in goals:
         if not _SAFE_NAME.fullmatch(goal):
             raise Unknown(f"the goal {goal!r} is a name make may splice into a recipe")
+    for raw in mk.vpaths:  # a file found there is named dir/file in $< $^ (spliced as is)
+        for text in expand(raw, scope, {}):
+            if not all(_SAFE_NAME.fullmatch(w) for w in text.replace(":", " ").split()):
+                raise Unknown(f"a vpath directory {text.strip()[:60]!r} may be spliced into a "
+                              "recipe")
     named: list[tuple[list[str], Rule]] = []
     for rule in mk.rules:
         targets: list[str] = []
@@ -184,36 +244,50 @@ def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
                 if any(ch in text for ch in ":;=#"):
                     raise Unknown(f"the target {raw!r} becomes {text!r}")
                 targets += text.split()
+        if rule.always:  # (a pattern rule's names make $@ $< $* of whatever it makes)
+            for word in [*targets, *(w for raw in rule.prereqs
+                                     for t in expand(raw, scope, {}) for w in t.split())]:
+                if not _SAFE_NAME.fullmatch(word):
+                    raise Unknown(f"the pattern {word[:60]!r} may be spliced into a recipe")
         named.append((targets, rule))
-    if not goals:
-        first = mk.values.get(".DEFAULT_GOAL")
-        goals = first[-1:] if first else next(
-            ([t] for ts, r in named if not r.always for t in ts[:1]
-             if not t.startswith(".") or "/" in t), [])
-    reached, todo = set(), list(goals)
+    if not goals:  # .DEFAULT_GOAL (each value it may hold, expanded), else the first target
+        goals = [w for v in mk.values.get(".DEFAULT_GOAL", []) for t in expand(v, scope, {})
+                 for w in t.split()]
+        if not goals or ".DEFAULT_GOAL" in mk.in_branch:
+            goals += next(([t] for ts, r in named if not r.always for t in ts[:1]
+                           if not t.startswith(".") or "/" in t), [])
+    # make first brings each Makefile it read up to date (running the rules that make it)
+    reached, todo = set(), [*goals, *makefiles]
+    merged: dict[str, list[str]] = {}  # a target's prerequisites from every rule naming it
     while todo:
         target = todo.pop()
         if target in reached:
             continue
+        if not _SAFE_NAME.fullmatch(target):  # ($@, $<, a pattern's stem: spliced as is)
+            raise Unknown(f"the target {target[:60]!r} is a name make may splice into a recipe")
         reached.add(target)
         for targets, rule in named:
             if target in targets:
                 for raw in rule.prereqs:
                     for text in expand(raw, scope, {"@": target}):
                         todo += text.split()
+                        merged.setdefault(target, []).extend(text.split())
     every = mk.second_expansion  # (prerequisites expanded twice: not followed)
     out: list[str] = []
     for targets, rule in named:
         hits = [t for t in targets if t in reached] or (
             targets[:1] if rule.always or every else [])
         for target in hits:
-            prereqs = " ".join(rule.prereqs)
-            if "$" in prereqs:  # (their values: not followed here)
-                prereqs = "${MAKE_AUTOMATIC}"
+            # $< $^ $+ $? hold the prerequisites of every rule naming the target, in an order
+            # not followed here (x: rm, then x: echo ; $(lastword $^) runs rm)
+            words = merged.get(target, [])
+            own = " ".join(rule.prereqs)
+            if "$" in own or set(words) != set(own.split()):
+                own = "${MAKE_AUTOMATIC}"
             auto = {} if rule.always else {"@": target, "@F": os.path.basename(target),
                                            "@D": os.path.dirname(target) or ".",
-                                           "<": prereqs.split(" ", 1)[0], "^": prereqs,
-                                           "+": prereqs, "?": prereqs}
+                                           "<": own.split(" ", 1)[0], "^": own, "+": own,
+                                           "?": own}
             texts = [_strip(line) for line in rule.recipe]
             for line in (["\n".join(texts)] if mk.oneshell and texts else texts):
                 out += expand(line, scope, auto)

@@ -16,6 +16,10 @@ __all__ = ["BUILTIN", "Scope", "expand"]
 
 _MAX_TEXTS = 32  # the texts one line may become (each variable's values, multiplied)
 _MAX_DEPTH = 16
+# the references one make's reading may expand, and the longest text: A = $(B)$(B)...
+# nested 14 deep is 10^14 references for a 1 KiB Makefile (never a hang: not provable)
+_MAX_REFERENCES = 20_000
+_MAX_TEXT = 64 * 1024
 # GNU make's own values (``make -p``): the environment (or the line) may override them
 BUILTIN = {
     "AR": "ar", "AS": "as", "CC": "cc", "CXX": "g++", "CPP": "$(CC) -E", "FC": "f77",
@@ -36,7 +40,9 @@ class Scope:
     line may set: not provable)."""
 
     def __init__(self, mk: Makefile, given: Mapping[str, str], made: Mapping[str, str],
-                 env_set: frozenset[str] | None, env_wins: bool) -> None:
+                 env_set: frozenset[str] | None, env_wins: bool,
+                 spent: list[int] | None = None) -> None:
+        self.spent = [0] if spent is None else spent  # references expanded (shared)
         self.mk = mk
         self.given = given  # make's command-line assignments: they override the file
         self.made = made  # MAKE, CURDIR, MAKECMDGOALS ...
@@ -48,7 +54,7 @@ class Scope:
         if "$" in value:  # (make does not expand it again; this reading would)
             raise Unknown(f"a foreach word holds a '$' ({value[:40]!r})")
         return Scope(self.mk, {**self.given, name: value}, self.made, self.env_set,
-                     self.env_wins)
+                     self.env_wins, self.spent)
 
     def _from_env(self, name: str) -> list[str]:
         if self.env_set is None or name in self.env_set:
@@ -58,8 +64,11 @@ class Scope:
 
     def values(self, name: str) -> list[str]:
         """Each text ``$(name)`` may hold (unexpanded)."""
-        if name in self.given:
-            return [self.given[name]]
+        if name in self.given:  # (an ``override`` in the Makefile beats the line's value)
+            return [self.given[name], *(self.mk.values.get(name, [])
+                                        if name in self.mk.overrides else [])]
+        if name in self.made and name in self.mk.values:  # (MAKE = rm: the file's wins)
+            raise Unknown(f"the Makefile sets make's own variable {name}")
         if name in self.made:  # (the environment overrides all but CURDIR: MAKE=x make)
             return [self.made[name], *([] if name == "CURDIR" else self._from_env(name))]
         if name in self.mk.values:
@@ -107,6 +116,8 @@ def expand(text: str, scope: Scope, auto: Mapping[str, str], depth: int = 0) -> 
     out: list[str] = []
     for combo in itertools.product(*pieces):
         out.append("".join(combo))
+        if len(out[-1]) > _MAX_TEXT:
+            raise Unknown("a recipe line becomes too long a text to judge")
         if len(out) > _MAX_TEXTS:
             raise Unknown("a recipe line may become too many texts to judge")
     return list(dict.fromkeys(out))
@@ -127,6 +138,9 @@ def _closing(text: str, at: int) -> tuple[int, str]:
 
 def _reference(inner: str, scope: Scope, auto: Mapping[str, str], depth: int) -> list[str]:
     """The texts of one ``$(...)``: a variable, an automatic variable, a substitution."""
+    scope.spent[0] += 1
+    if scope.spent[0] > _MAX_REFERENCES:
+        raise Unknown("its variables refer to each other too many times to follow")
     if inner[:1] in _AUTOMATIC and inner[1:] in ("", "D", "F"):
         if inner in auto:
             return [auto[inner]]

@@ -15,7 +15,9 @@ import re
 import stat
 from dataclasses import dataclass, field
 
-__all__ = ["LIMIT", "Makefile", "Rule", "Unknown", "parse_makefile", "read_text"]
+from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
+
+__all__ = ["LIMIT", "RUNS", "SPECIAL", "Makefile", "Rule", "Unknown", "parse_makefile", "read_text"]
 
 LIMIT = 64 * 1024  # a Makefile longer than this is not read (not provable)
 
@@ -41,15 +43,19 @@ class Makefile:
     rules: list[Rule] = field(default_factory=list)
     values: dict[str, list[str]] = field(default_factory=dict)  # name -> each value it may hold
     weak: set[str] = field(default_factory=set)  # assigned with ?= only: the environment wins
+    overrides: set[str] = field(default_factory=set)  # ``override X``: beats the line's X=
+    in_branch: set[str] = field(default_factory=set)  # assigned in a conditional (may not be)
+    vpaths: list[str] = field(default_factory=list)  # each vpath directive's words
     oneshell: bool = False
     second_expansion: bool = False
 
 
 # what runs while make reads the file, or makes the text mean something else than it says
-_RUNS = re.compile(r"\$[({]\s*(?:shell|eval|file|guile|load)\b")
+RUNS = re.compile(r"\$[({]\s*(?:shell|eval|file|guile|load)\b")
 _BANNED = re.compile(r"(?:-?include|sinclude|-?load|define|endef)(?:\s|$)")
-_SPECIAL = frozenset({"SHELL", ".SHELLFLAGS", ".RECIPEPREFIX", "MAKEFILES", "MAKEFLAGS",
-                      "GNUMAKEFLAGS", "MFLAGS", ".EXTRA_PREREQS", "MAKESHELL", "VPATH"})
+SPECIAL = frozenset({"SHELL", ".SHELLFLAGS", ".RECIPEPREFIX", "MAKEFILES", "MAKEFLAGS",
+                     "GNUMAKEFLAGS", "MFLAGS", ".EXTRA_PREREQS", "MAKESHELL", "VPATH",
+                     "GPATH"})
 _CONDITIONAL = re.compile(r"(?:ifeq|ifneq|ifdef|ifndef|else|endif)(?:\s|$)")
 _ASSIGN = re.compile(r"((?:(?:override|export|private|unexport)\s+)*)"
                      r"([^\s:#=?+!$]+|\$[({][^)}]*[)}])\s*(::?:?=|\?=|\+=|!=|=)\s*(.*)")
@@ -87,7 +93,7 @@ def read_text(path: str) -> tuple[str | None, bool]:
 def parse_makefile(text: str, into: Makefile | None = None) -> Makefile:
     """The rules and variable values of ``text`` (added to ``into``, for ``-f a -f b``)."""
     mk = into or Makefile()
-    if _RUNS.search(text):
+    if RUNS.search(text):
         raise Unknown("it calls a make function that runs something while make reads it")
     depth = 0  # conditionals open: an assignment there adds a value, replaces none
     rule: Rule | None = None
@@ -96,20 +102,22 @@ def parse_makefile(text: str, into: Makefile | None = None) -> Makefile:
     while i < len(lines):
         line = lines[i]
         i += 1
-        if line.startswith("\t") and rule is not None and not _CONDITIONAL.match(
-                line.lstrip()):
-            while line.endswith("\\") and i < len(lines):  # the shell's continuation
+        if line.startswith("\t") and rule is not None:
+            # a recipe line (a tab-indented ifeq/endif too: make hands it to the shell).
+            # make keeps an odd final backslash and the newline for the shell (which joins
+            # the lines outside a comment or quotes), taking the next line's tab away
+            while _continued(line) and i < len(lines):
                 nxt = lines[i]
                 i += 1
-                line = line[:-1] + (nxt[1:] if nxt.startswith("\t") else nxt)
+                line = line + "\n" + (nxt[1:] if nxt.startswith("\t") else nxt)
             rule.recipe.append(line[1:])
             continue
-        while line.endswith("\\") and i < len(lines):
-            line = line[:-1] + " " + lines[i].lstrip()
+        while _continued(line) and i < len(lines):  # (an even count is no continuation)
+            line = line[:-1].rstrip() + " " + lines[i].lstrip()
             i += 1
         if "\\#" in line:
             raise Unknown("an escaped '#' outside a recipe")
-        stripped = line.split("#", 1)[0].strip()
+        stripped = _split_rule_line(line, semicolon=False)[0].strip()
         if not stripped:
             continue
         if _CONDITIONAL.match(stripped):
@@ -128,23 +136,64 @@ def parse_makefile(text: str, into: Makefile | None = None) -> Makefile:
             continue
         if stripped.split(None, 1)[0] in ("export", "unexport", "vpath", "undefine"):
             rule = None  # (no value, or a search path: nothing runs)
+            if stripped.startswith("vpath"):  # (its directories prefix $< $^: latermake)
+                mk.vpaths.append(stripped[len("vpath"):])
             continue
         if ":" not in stripped:
             # a line only a variable's value can make a rule of, or no line make knows
             raise Unknown(f"the line {stripped[:60]!r} is not read as a rule or an assignment")
-        rule = _rule(mk, stripped)
+        head, first = _split_rule_line(line)
+        rule = _rule(mk, head.strip(), first)
     return mk
+
+
+def _continued(line: str) -> bool:
+    """Whether make joins the next line to ``line`` (an odd number of final backslashes)."""
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 1
+
+
+def _split_rule_line(line: str, semicolon: bool = True) -> tuple[str, str | None]:
+    """(the line up to its comment or its first unquoted ``;``, the recipe after the ``;``):
+    make looks for whichever comes first outside ``$(...)``/``${...}``, and keeps the recipe's
+    ``#`` for the shell (``x: ; echo $$#; rm y`` runs rm)."""
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == "$" and line[i + 1:i + 2] in ("(", "{"):
+            close, level, j = ")" if line[i + 1] == "(" else "}", 0, i + 1
+            while j < len(line):
+                level += line[j] == line[i + 1]
+                level -= line[j] == close
+                if level == 0:
+                    break
+                j += 1
+            i = j + 1
+            continue
+        if ch == "#":
+            return line[:i], None
+        if ch == ";" and semicolon:
+            return line[:i], line[i + 1:]
+        i += 1
+    return line, None
 
 
 def _assign(mk: Makefile, found: re.Match[str], branch: bool) -> None:
     name, op, value = found.group(2), found.group(3), found.group(4).strip()
     if "$" in name:
         raise Unknown(f"a variable whose name is computed ({name!r})")
-    if name in _SPECIAL or op == "!=":
+    if DANGEROUS_VARS.fullmatch(name) or name in COMMAND_VARS:
+        # (make passes it to every recipe: PATH from the environment is exported with the
+        # Makefile's value, BASH_ENV when exported; as ``PATH=./bin ls`` on a line)
+        raise Unknown(f"it sets {name!r}, which changes what the recipes' programs run")
+    if name in SPECIAL or op == "!=":
         raise Unknown(f"it sets {name!r}" if op != "!=" else
                       f"{name!r} is assigned a shell command's output")
     if name == ".ONESHELL":
         mk.oneshell = True
+    if "override" in found.group(1).split():
+        mk.overrides.add(name)
+    if branch:
+        mk.in_branch.add(name)
     old = mk.values.get(name, [])
     if op == "+=":
         new = [f"{v} {value}".strip() for v in (old or [""])]
@@ -158,21 +207,19 @@ def _assign(mk: Makefile, found: re.Match[str], branch: bool) -> None:
         mk.weak.discard(name)
 
 
-def _rule(mk: Makefile, line: str) -> Rule:
+def _rule(mk: Makefile, line: str, first: str | None) -> Rule:
     """A rule line ``targets: prereqs ; recipe`` (``::``, ``&:``, a static pattern, target
     specific variables)."""
     head, _, rest = line.partition(":")
     rest = rest.lstrip(":&")
-    recipe: list[str] = []
-    if ";" in rest:
-        rest, _, first = rest.partition(";")
-        recipe.append(first.strip())
+    recipe = [] if first is None else [first.strip()]
     targets = head.split()
     if head.strip() in (".ONESHELL",):
         mk.oneshell = True
     if head.strip() == ".SECONDEXPANSION":
         mk.second_expansion = True
-    target_var = _ASSIGN.fullmatch(rest.strip())
+    # (target: X = a ; b: make puts the ';' back, the value is 'a ; b')
+    target_var = _ASSIGN.fullmatch((rest if first is None else f"{rest};{first}").strip())
     if target_var is not None:  # target: VAR = value (a value it may hold, anywhere)
         _assign(mk, target_var, True)
         return Rule(targets, [], [])

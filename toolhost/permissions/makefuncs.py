@@ -6,6 +6,7 @@ refuses the Makefile)."""
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 import re
@@ -16,6 +17,7 @@ from toolhost.permissions.makefile_read import Unknown
 __all__ = ["ARITY", "apply", "split_args"]
 
 _MAX_WORDS = 512  # a wildcard matching more is not followed
+_MAX_LISTED = 20_000  # directory entries a wildcard may read before it is not followed
 # how many comma-separated arguments each function takes (the last one takes the rest)
 ARITY = {"wildcard": 1, "dir": 1, "notdir": 1, "strip": 1, "sort": 1, "firstword": 1,
          "lastword": 1, "words": 1, "basename": 1, "suffix": 1, "abspath": 1, "info": 1,
@@ -66,6 +68,8 @@ def apply(name: str, args: list[str], where: str) -> str:
     if name == "wildcard":
         found: list[str] = []
         for pattern in words:
+            pattern = os.path.expanduser(pattern)  # (make's wildcard reads ~ as home)
+            _affordable(pattern, where)
             hits = sorted(glob.glob(pattern, root_dir=where))
             found += hits
             if len(found) > _MAX_WORDS:
@@ -99,6 +103,31 @@ def apply(name: str, args: list[str], where: str) -> str:
     if name == "patsubst":
         return _patsubst(args[0].strip(), args[1].strip(), args[2].split())
     raise Unknown(f"a make function in a recipe ($({name} ...))")
+
+
+def _affordable(pattern: str, where: str) -> None:
+    """Raise :class:`Unknown` before globbing ``pattern`` would read more than
+    ``_MAX_LISTED`` directory entries or follow more than ``_MAX_WORDS`` directories at one
+    level (``*/*/*/...`` through a symlink loop, ``/*/*/*/*``: a walk of the whole disk)."""
+    bases = ["/" if pattern.startswith("/") else where]
+    listed = 0
+    parts = [p for p in pattern.split("/") if p]
+    for part in parts[:-1]:
+        if not glob.has_magic(part):
+            bases = [os.path.join(b, part) for b in bases]
+            continue
+        nxt: list[str] = []
+        for base in bases:
+            try:
+                names = os.listdir(base)
+            except OSError:
+                continue
+            listed += len(names)
+            nxt += [os.path.join(base, n) for n in fnmatch.filter(names, part)
+                    if os.path.isdir(os.path.join(base, n))]
+            if listed > _MAX_LISTED or len(nxt) > _MAX_WORDS:
+                raise Unknown(f"$(wildcard {pattern[:60]}) reads too many directories to follow")
+        bases = nxt
 
 
 def _path(name: str, word: str, where: str) -> str:

@@ -14,6 +14,27 @@ _WITH_ARG = frozenset({"-C", "-f", "-I", "-o", "-W", "-E", "--directory", "--fil
                        "--makefile", "--include-dir", "--old-file", "--assume-old",
                        "--what-if", "--new-file", "--assume-new", "--eval"})
 STDIN = ("-", "/dev/stdin")
+# every long option of GNU make 4: getopt takes any unambiguous prefix (``--fil=x`` is
+# ``--file=x``, ``--eva=...`` is ``--eval=...``)
+_LONG = ("--always-make", "--assume-new", "--assume-old", "--check-symlink-times", "--debug",
+         "--directory", "--dry-run", "--environment-overrides", "--eval", "--file", "--help",
+         "--ignore-errors", "--include-dir", "--jobs", "--just-print", "--keep-going",
+         "--load-average", "--makefile", "--max-load", "--new-file", "--no-builtin-rules",
+         "--no-builtin-variables", "--no-keep-going", "--no-print-directory", "--no-silent",
+         "--old-file", "--output-sync", "--print-data-base", "--print-directory", "--question",
+         "--quiet", "--recon", "--silent", "--stop", "--touch", "--trace", "--version",
+         "--warn-undefined-variables", "--what-if", "--shuffle")
+# NAME=v, NAME:=v, NAME::=v, NAME+=v, NAME?=v, NAME!=v (make reads each on its line)
+_ASSIGNMENT = re.compile(r"([^\s=:+?!]*)(::?:?=|\+=|\?=|!=|=)(.*)", re.S)
+
+
+def _long(arg: str) -> str:
+    """``arg``'s option name as make reads it (an unambiguous prefix: the option it names)."""
+    name, eq, value = arg.partition("=")
+    if name in _LONG:
+        return arg
+    hits = [o for o in _LONG if o.startswith(name)]
+    return hits[0] + eq + value if len(hits) == 1 else arg
 
 
 def reads_input(args: list[str]) -> bool:
@@ -32,6 +53,8 @@ def make_options(args: list[str]) -> tuple[str, list[str], list[str], dict[str, 
     given: dict[str, str] = {}
     it = iter(args)
     for arg in it:
+        if arg.startswith("--") and len(arg) > 2:
+            arg = _long(arg)
         if arg == "--":
             goals += list(it)
             break
@@ -62,9 +85,11 @@ def make_options(args: list[str]) -> tuple[str, list[str], list[str], dict[str, 
                     break  # (their number, attached)
         elif arg.startswith("--"):
             env_wins = env_wins or arg == "--environment-overrides"
-        elif "=" in arg and re.fullmatch(r"[^\s=:]+:{0,3}=.*", arg, re.S):
-            name, _, value = arg.partition("=")
-            given[name.rstrip(":")] = value
+        elif "=" in arg and _ASSIGNMENT.fullmatch(arg):
+            found = _ASSIGNMENT.fullmatch(arg)
+            assert found is not None
+            # (the name with its operator's first letters: latermake reads X+=, X?=, X!=)
+            given[found.group(1) + found.group(2)[:-1]] = found.group(3)
         else:
             goals.append(arg)
     return where, files, goals, given, env_wins, evals
