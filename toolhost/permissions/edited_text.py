@@ -13,12 +13,10 @@ exist yet holds only what the call puts there.
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
 from collections.abc import Mapping
 from typing import Any
 
+from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.paths import normalize_path, spellings
 from toolhost.permissions.runlater import LONG_CONTENT
 
@@ -55,30 +53,13 @@ def _read(path: str) -> str | object | None:
     """The text of the regular file at ``path`` (CRLF read as LF, as the CLI's Edit reads
     it), ``_MISSING`` if there is none, None if it cannot be read whole: never blocks (a
     FIFO is opened without waiting for a writer, and refused)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        return _MISSING if exc.errno in (errno.ENOENT, errno.ENOTDIR) else None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > LONG_CONTENT:
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while size <= LONG_CONTENT:
-            chunk = os.read(fd, LONG_CONTENT + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if size > LONG_CONTENT:  # (it grew while read)
+    read = read_regular(path, LONG_CONTENT)
+    if read.kind == "missing":
+        return _MISSING
+    if read.kind != "file" or read.too_long:
         return None
     try:
-        return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+        return read.data.decode("utf-8").replace("\r\n", "\n")
     except UnicodeDecodeError:
         return None
 

@@ -12,12 +12,11 @@ the line). A patch naming none is decided as before.
 
 from __future__ import annotations
 
-import errno
 import os
 import re
-import stat
 from collections.abc import Callable
 
+from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.laterwhere import made_before, places
 from toolhost.permissions.runlater import past_wrappers
 from toolhost.permissions.shell import ParsedCommand
@@ -154,22 +153,12 @@ _GONE = object()
 
 
 def _read(path: str) -> str | object | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        return _GONE if exc.errno in (errno.ENOENT, errno.ENOTDIR) else None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_PATCH:
-            return None
-        data = b""
-        while len(data) <= _MAX_PATCH and (chunk := os.read(fd, _MAX_PATCH + 1 - len(data))):
-            data += chunk
-    except OSError:
+    read = read_regular(path, _MAX_PATCH)
+    if read.kind == "missing":
+        return _GONE
+    if read.kind != "file" or read.too_long:
         return None
-    finally:
-        os.close(fd)
-    return None if len(data) > _MAX_PATCH else data.decode("utf-8", "replace")
+    return read.data.decode("utf-8", "replace")
 
 
 def _paths(text: str) -> list[str]:

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Callable
 
 from toolhost.permissions.bashprog import SHELLS
+from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.later_words import unplain_lines
 from toolhost.permissions.runlater import past_wrappers
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
@@ -89,26 +89,15 @@ def _interprets(words: tuple[Word, ...]) -> bool:
 def _read(path: str) -> tuple[str | None, bool]:
     """(the text, whether it is there): None for text that cannot be judged; never blocks
     (a FIFO is opened non-blocking and refused)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except FileNotFoundError:
+    read = read_regular(path, LIMIT)
+    if read.kind in ("missing", "directory"):  # (a directory: not run, bash says so)
         return None, False
-    except OSError:
+    if read.kind == "other":
         return None, True
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            return None, False  # not run: bash says it is a directory
-        if not stat.S_ISREG(info.st_mode):
-            return None, True
-        data = os.read(fd, LIMIT + 1)
-    except OSError:
-        return None, True
-    finally:
-        os.close(fd)
+    data = read.data
     if b"\x00" in data[:1024]:
         return "\x00", True  # a binary (run as itself), or a script bash would cut
-    if len(data) > LIMIT:
+    if read.too_long:
         head = data[:1024].decode("utf-8", "replace")  # the #! line says who runs it
         return (None if _is_shell_text(head) else head), True
     try:

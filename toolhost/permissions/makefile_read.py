@@ -10,12 +10,11 @@ recipes are judged, and a variable assigned in a branch may hold each value it i
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
+from toolhost.permissions.fileread import read_regular
 
 __all__ = ["LIMIT", "RUNS", "SPECIAL", "Makefile", "Rule", "Unknown", "parse_makefile", "read_text"]
 
@@ -65,27 +64,13 @@ _SUFFIX_RULE = re.compile(r"(?:\.[A-Za-z0-9_]+){1,2}")
 def read_text(path: str) -> tuple[str | None, bool]:
     """(the text, whether the file is there): None for a file that cannot be read as text
     here (a FIFO or device: never opened blocking; too long; not UTF-8)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except (FileNotFoundError, NotADirectoryError):
+    read = read_regular(path, LIMIT)
+    if read.kind in ("missing", "directory"):  # (make skips a directory)
         return None, False
-    except OSError:
+    if read.kind == "other" or read.too_long or b"\x00" in read.data:
         return None, True
     try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            return None, False  # (make skips a directory)
-        if not stat.S_ISREG(info.st_mode):
-            return None, True
-        data = os.read(fd, LIMIT + 1)
-    except OSError:
-        return None, True
-    finally:
-        os.close(fd)
-    if len(data) > LIMIT or b"\x00" in data:
-        return None, True
-    try:
-        return data.decode("utf-8"), True
+        return read.data.decode("utf-8"), True
     except UnicodeDecodeError:
         return None, True
 
