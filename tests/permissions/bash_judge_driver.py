@@ -8,18 +8,22 @@ logging shims of the real tools, which append ``RAN:name args`` and exec the rea
 the real program of that name, so a line that finds ``/bin/rm`` by itself (``command -p rm``,
 ``env -i rm``, an absolute path) still reaches the fake. Each line runs in a fresh directory
 (its HOME too) holding the file ``V``, with ``env -i``-like environment and a time limit;
-its whole process group is killed afterwards.
+its whole process group is killed afterwards, and so is anything it left running in another
+session (``setsid``, a double fork): the driver is their subreaper, so they cannot outlive
+their line and log during a later one (a flaky "hole" on a benign line).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 _LIMIT = 3.0  # seconds a line may run
@@ -48,6 +52,7 @@ def _run(line: str, bin_dir: Path, root: Path, count: int) -> dict[str, object]:
         timed_out = True
     _kill_group(proc.pid)
     proc.wait()
+    _kill_leftovers()
     result = {"sentinel": (work / "V").exists(), "timeout": timed_out, "count": count}
     shutil.rmtree(work, ignore_errors=True)
     return result
@@ -58,11 +63,47 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+def _become_subreaper() -> None:
+    # orphans of a line (setsid'd, double-forked) are re-parented to the driver, not init
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    fields = stat.read().rpartition(b")")[2].split()
+            except OSError:
+                continue
+            if len(fields) > 1 and int(fields[1]) == parent:
+                found.append(int(name))
+    return found
+
+
+def _kill_leftovers() -> None:
+    """Kill and reap whatever the last line left running (all re-parented to the driver)."""
+    for _ in range(200):
+        left = _children(os.getpid())
+        if not left:
+            return
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.005)
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+
+
 def main() -> None:
     bin_dir, root = Path(sys.argv[1]), Path(sys.argv[2])
     denied = [p.name for p in bin_dir.iterdir() if p.read_text().startswith("#!/bin/sh\n#fake")]
     if sys.argv[3:] == ["guard"]:
         _guard(bin_dir, denied)
+    _become_subreaper()
     print(json.dumps({"ready": True}), flush=True)
     for count, raw in enumerate(sys.stdin):
         print(json.dumps(_run(json.loads(raw)["line"], bin_dir, root, count)), flush=True)

@@ -124,6 +124,13 @@ def test_the_judge_sees_a_hidden_rm(judge: Judge) -> None:
     assert LIST_POLICY.decide("Bash", {"command": "ls -la"}).behavior == "allow"
 
 
+def test_a_program_a_line_leaves_running_never_logs_into_a_later_line(judge: Judge) -> None:
+    # the harness itself: a setsid'd rm that left its run's folder fired during the next
+    # line and made the benign one a "hole" (the flaky test_generated_lines_agree_with_bash)
+    judge.run("(setsid bash -c 'cd ..; sleep 0.6; rm V' &); sleep 0.2")
+    assert not judge.run("sleep 1").denied_ran
+
+
 def test_fakes_stand_in_for_the_real_programs(judge: Judge) -> None:
     if not judge.guarded:
         pytest.skip("no user and mount namespace here: fakes are on PATH only")
