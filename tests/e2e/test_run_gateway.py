@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ..gateway.conftest import gateway_config, upstream_processes
+from ..gateway.conftest import gateway_config, wait_upstreams_gone
 from .conftest import TOOLHOST
 
 pytestmark = pytest.mark.e2e
@@ -43,4 +43,4 @@ def test_cli_calls_a_governed_upstream_tool(cli: str, tmp_path: Path,
     arrived = [json.loads(line) for line in log.read_text().splitlines()]
     assert arrived == [{"tool": "search_issues",
                         "arguments": {"repo": "acme/app", "query": "flaky test", "limit": 5}}]
-    assert upstream_processes() == []
+    wait_upstreams_gone(15)  # (each ends once toolhost, exited, closed its input)

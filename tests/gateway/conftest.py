@@ -111,9 +111,40 @@ def http_upstream_process(script: Path = UPSTREAM, **env: str
 
 async def upstreams_gone(wait: float) -> None:
     """Until no upstream server of this checkout runs (a closed gateway ends its own)."""
-    with anyio.fail_after(wait):
-        while upstream_processes():
-            await anyio.sleep(0.1)
+    deadline = time.monotonic() + wait
+    while upstream_processes():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"upstreams still running after {wait} s: {who_runs()}")
+        await anyio.sleep(0.1)
+
+
+def wait_upstreams_gone(wait: float) -> None:
+    """``upstreams_gone`` outside an event loop: an upstream ends on its own once its host has
+    closed its input, a moment after the host itself may have exited."""
+    deadline = time.monotonic() + wait
+    while upstream_processes():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"upstreams still running after {wait} s: {who_runs()}")
+        time.sleep(0.1)
+
+
+def who_runs() -> list[str]:
+    """Each upstream of this checkout still running, with its parent (to tell whose it is)."""
+    def described(pid: int) -> str:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                line = handle.read().replace(b"\0", b" ").decode(errors="replace")[:200]
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                parent = int(handle.read().rpartition(b")")[2].split()[1])
+        except (OSError, IndexError, ValueError):
+            return f"{pid} (gone)"
+        return f"{pid} [{line}] child of {parent}"
+    out = []
+    for pid in upstream_processes():
+        here = described(pid)
+        parent = here.rpartition("child of ")[2]
+        out.append(here + (f" <- {described(int(parent))}" if parent.isdigit() else ""))
+    return out
 
 
 HOSTILE = HERE / "hostile_upstream.py"
