@@ -243,7 +243,10 @@ def _judge_tree(root: Path, text: str) -> dict[str, str]:
     for name in ("remake", "gnumake", "bmake"):
         (bin_dir / name).symlink_to(shutil.which("make") or "make")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
-    return {**env, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    # make 4.3 runs a command-line `X!=...` or `X:=$(shell ...)` with $SHELL from the
+    # environment (its own default is set later): without one it fails ("make: -c: No
+    # such file or directory") and the judge would not be real (CI's environment has none)
+    return {**env, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SHELL": "/bin/sh"}
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is the judge")
