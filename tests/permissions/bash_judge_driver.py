@@ -16,7 +16,6 @@ their line and log during a later one (a flaky "hole" on a benign line).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import shutil
@@ -25,6 +24,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+# the subreaper that runs command tools: the same prctl and the same list of our children
+from toolhost.backends.subreaper_main import _PR_SET_CHILD_SUBREAPER, _children, _prctl
 
 _LIMIT = 3.0  # seconds a line may run
 
@@ -63,30 +65,10 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def _become_subreaper() -> None:
-    # orphans of a line (setsid'd, double-forked) are re-parented to the driver, not init
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-
-
-def _children(parent: int) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat", "rb") as stat:
-                    fields = stat.read().rpartition(b")")[2].split()
-            except OSError:
-                continue
-            if len(fields) > 1 and int(fields[1]) == parent:
-                found.append(int(name))
-    return found
-
-
 def _kill_leftovers() -> None:
     """Kill and reap whatever the last line left running (all re-parented to the driver)."""
     for _ in range(200):
-        left = _children(os.getpid())
+        left = _children()
         if not left:
             return
         for pid in left:
@@ -103,7 +85,8 @@ def main() -> None:
     denied = [p.name for p in bin_dir.iterdir() if p.read_text().startswith("#!/bin/sh\n#fake")]
     if sys.argv[3:] == ["guard"]:
         _guard(bin_dir, denied)
-    _become_subreaper()
+    # orphans of a line (setsid'd, double-forked) are re-parented to the driver, not init
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     print(json.dumps({"ready": True}), flush=True)
     for count, raw in enumerate(sys.stdin):
         print(json.dumps(_run(json.loads(raw)["line"], bin_dir, root, count)), flush=True)
