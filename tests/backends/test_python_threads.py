@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -181,6 +182,10 @@ async def test_a_waiting_thread_is_batch_scheduled_and_a_tool_runs_normal() -> N
     policies = await pool.run(policy_here_and_in_a_child, tool="t")
     # the tool, its children and its threads: normal, never the pool's batch policy
     assert policies == (os.SCHED_OTHER,) * 3
+    # a call from a busy loop (something else due, not yielded to): its thread's wake-up
+    # could preempt the loop, so it waits for the next call batch (one from an idle loop
+    # stays normal: tests/backends/test_thread_sched.py)
+    asyncio.get_running_loop().call_soon(lambda: None)
     tid = await pool.run(threading.get_native_id, tool="t")
     with anyio.fail_after(5):  # the thread turns batch just before it waits for work
         while os.sched_getscheduler(tid) != os.SCHED_BATCH:

@@ -128,6 +128,7 @@ class _Job:
     polled: bool = False  # the loop is watching ``handed`` right now: no wake-up is needed
     handed: bool = False  # the thread is done with the job (set under ``lock``)
     queued: bool = False  # waiting in the pool's queue for a place (under the pool's lock)
+    busy: bool = True  # the loop had other work due when the call came (not yielded to)
 
 
 def _flush_pending() -> None:
@@ -159,9 +160,11 @@ class _Worker(threading.Thread):
                 # A call waiting for a place is taken on here at once: under load (more
                 # calls than places) no thread is woken and no wait ends on the loop.
                 after = self.pool._finished(self, job)
-                if after is None:
+                if after is None and job.busy:
                     # batch before the loop is woken: once the loop has the GIL, this thread
-                    # only goes back to its queue, which can wait until the loop sleeps
+                    # only goes back to its queue, which can wait until the loop sleeps.
+                    # (A call from an idle loop was yielded to: the loop is not woken, and
+                    # the thread's next wake-up cannot preempt a loop that yields anyway.)
                     scheduling.waiting()
                 _hand_back(job)
                 job = after
@@ -299,10 +302,11 @@ class SyncPool:
         if self._stuck:
             self._refuse_if_stuck(tool)
         loop, token, waker = self._loop_token()
-        job = _Job(fn=fn, tool=tool, token=token, loop=loop, waker=waker)
+        busy = loop is None or not _idle(loop)
+        job = _Job(fn=fn, tool=tool, token=token, loop=loop, waker=waker, busy=busy)
         # A call runs when the pool and its tool have a place free; otherwise it waits in
         # the pool's queue, and the next thread that frees a place it may take runs it.
-        if self._submit(job) and loop is not None and _idle(loop):
+        if self._submit(job) and not busy:
             _yield_until_done(job)
         try:
             await _until_done(job)
@@ -350,7 +354,7 @@ class SyncPool:
         (False). Places are counted here and freed by the thread (``_finished``)."""
         with self._lock:
             if not self._has_place(job.tool):
-                job.queued = True
+                job.queued = job.busy = True  # handed back through the waker: no yield
                 self._waiting.append(job)
                 return False
             self._take_place(job.tool)
