@@ -138,3 +138,22 @@ def test_calls_from_a_busy_loop_leave_the_thread_waiting_batch(
     calls, waits_as = _pool_calls(True, monkeypatch)
     assert waits_as == os.SCHED_BATCH
     assert calls[-1] == os.SCHED_BATCH and os.SCHED_OTHER in calls
+
+
+def test_a_policy_a_tool_gave_its_thread_is_put_back_before_the_next_call() -> None:
+    if not _batch_allowed():
+        pytest.skip("threads may not turn batch here (a sandbox refused it)")
+    pool = SyncPool()
+
+    def turns_itself_batch() -> int:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+        return threading.get_native_id()
+
+    async def main() -> tuple[int, tuple[int, int]]:
+        first = await pool.run(turns_itself_batch, tool="t")
+        return first, await pool.run(lambda: (threading.get_native_id(),
+                                              os.sched_getscheduler(0)), tool="t")
+
+    first, (then, policy) = anyio.run(main)
+    assert then == first  # the same pool thread (it was the one idle)
+    assert policy == os.SCHED_OTHER
