@@ -190,10 +190,14 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
         # never reaches the event loop.
         def call() -> Any:
             return fn(**prepare(arguments, ctx))
-        run = runner(ctx)
+        name = ctx.tool or tool.wire_name
+        pool_run = pool().run
         HOST_STATE.enter()
         try:
-            value = await run(functools.partial(guarded_call, call, limit))
+            value = await pool_run(functools.partial(guarded_call, call, limit), tool=name)
+            if type(value) is ToolResult:  # mapped in the thread: the usual end
+                return value
+            run = functools.partial(pool_run, tool=name)
             if inspect.isawaitable(value):  # a sync function handing back a coroutine
                 contain_tasks()
                 token = IN_TOOL.set(True)
@@ -213,6 +217,6 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
                     IN_TOOL.reset(token)
                 value = await map_value(items, limit, run)
         finally:
-            HOST_STATE.leave(ctx.tool or tool.wire_name)
+            HOST_STATE.leave(name)
         return value  # type: ignore[no-any-return]
     return invoke_sync

@@ -108,7 +108,7 @@ class PoolStats:
     waiting: int = 0  # calls waiting for a place (the pool's or their tool's)
 
 
-@dataclass(eq=False)  # compared by identity: a job leaves the queue by itself
+@dataclass(eq=False, slots=True)  # compared by identity: a job leaves the queue by itself
 class _Job:
     """One call handed to a pool thread, and what the thread hands back."""
 
@@ -309,7 +309,8 @@ class SyncPool:
         if self._submit(job) and not busy:
             _yield_until_done(job)
         try:
-            await _until_done(job)
+            if not job.done:  # (taken back while the loop yielded: no coroutine to await)
+                await _until_done(job)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await self._stop(job)
