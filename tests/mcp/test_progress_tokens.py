@@ -151,7 +151,7 @@ async def test_tokens_are_told_apart_by_value(server: McpServer, token: Any) -> 
         await anyio.wait_all_tasks_blocked()
         same = await server.handle(request(2, "tools/call", token, slow=False),
                                    notify=quiet, peer="p")
-        other = await server.handle(request(3, "tools/call", [token], slow=False),
+        other = await server.handle(request(3, "tools/call", None, slow=False),
                                     notify=quiet, peer="p")  # no token at all: served
         tg.cancel_scope.cancel()
     assert same is not None and same["error"]["code"] == -32602
