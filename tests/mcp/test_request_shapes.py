@@ -7,7 +7,9 @@ and nothing runs:
 - ``params._meta.progressToken`` is a ``ProgressToken`` (string or number): an object, an
   array or a boolean was ignored (the request ran without progress, the client's mistake
   hidden); null is taken as no token;
-- ``params._meta`` is an object: an array, a string or a number was ignored."""
+- ``params._meta`` is an object: an array, a string or a number was ignored;
+- an ``initialize``'s ``capabilities`` and ``clientInfo`` are objects: anything else was
+  taken as "no capabilities"."""
 
 from __future__ import annotations
 
@@ -144,3 +146,15 @@ def test_tokens_of_the_schema_and_null_are_served(server: McpServer, token: Any,
                  peer="p")
     assert "result" in got, got
     assert RAN
+
+
+@pytest.mark.parametrize("member", ["capabilities", "clientInfo"])
+@pytest.mark.parametrize("bad", list(BAD_METAS))
+def test_an_initialize_whose_capabilities_or_client_info_is_no_object_is_refused(
+        server: McpServer, member: str, bad: str) -> None:
+    got = answer(server, {"jsonrpc": "2.0", "id": 6, "method": "initialize",
+                          "params": {**PARAMS["initialize"], member: BAD_METAS[bad]}})
+    assert got["id"] == 6 and got["error"]["code"] == -32602, got
+    assert got["error"]["message"].startswith(
+        f"Invalid params: initialize '{member}' must be an object (")
+    assert got["error"]["message"].endswith(f"not {KINDS[bad]}")

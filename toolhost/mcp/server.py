@@ -353,6 +353,13 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         if not isinstance(requested, str):
             raise _RpcError(rpc.INVALID_PARAMS,
                             "Invalid params: initialize needs a string 'protocolVersion'")
+        for name, kind in (("capabilities", "ClientCapabilities"), ("clientInfo",
+                                                                     "Implementation")):
+            given = params.get(name)
+            if given is not None and not _is_mapping(given):
+                # what the client can be asked is read from it: garbage is no "nothing"
+                raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: initialize '{name}' "
+                                f"must be an object ({kind}), not {_json_kind(given)}")
         version = (requested if requested in rpc.HANDSHAKE_VERSIONS
                    else rpc.LATEST_HANDSHAKE_VERSION)
         # (peer None: the one client of stdio)
