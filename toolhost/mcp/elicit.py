@@ -91,7 +91,7 @@ async def elicit(channel: Channel | None, message: str,
         raise ClientRequestError(f"got values that do not fit the schema: {where}: "
                                  f"{cut(errors[0].message, 200)}")
     # only what was asked for: a client's extra keys (any number of them) never reach the tool
-    asked: Mapping[str, Any] = requested.get("properties", {})
+    asked: Any = requested.get("properties", {})  # a mapping: the schema was checked
     return Elicited("accept", {k: _as_asked(asked[k], v) for k, v in content.items()
                                if k in asked})
 
