@@ -48,3 +48,47 @@ async def test_the_cli_cancels_a_read_in_flight(server: McpServer) -> None:
         await cli.wait_for(lambda: {"cancel", "read"} <= cli.answers().keys(), timeout=10)
         answer = cli.answer("read")["response"]["mcp_response"]
     assert answer["id"] == 5 and answer["error"]["code"] == -32800
+
+
+GUARDED = {"resources/read": "read_guard", "resources/subscribe": "read_guard",
+           "prompts/get": "prompt_guard", "completion/complete": "prompt_guard"}
+
+
+def _guarded(request_id: int, method: str) -> dict[str, Any]:
+    if method == "resources/subscribe":
+        return {"jsonrpc": "2.0", "id": request_id, "method": method,
+                "params": {"uri": "fast://x"}}
+    if method == "completion/complete":  # on a prompt: the prompt guard decides it
+        return {"jsonrpc": "2.0", "id": request_id, "method": method,
+                "params": {"ref": {"type": "ref/prompt", "name": "quick"},
+                           "argument": {"name": "x", "value": "a"}}}
+    return request(request_id, method, slow=False)
+
+
+async def asking(*args: Any) -> str | None:
+    """A guard that asks a person who takes a minute to answer."""
+    STARTED.append("asked")
+    await anyio.sleep(60)
+    return None
+
+
+@pytest.mark.parametrize("method", list(GUARDED))
+async def test_a_request_whose_guard_is_asking_is_cancelled_and_keeps_its_id(
+        server: McpServer, method: str) -> None:
+    """The guard of a content request may ask a person (an ask rule): a cancel sent meanwhile
+    was lost (the request was not yet in the table cancels look in: the question stayed up,
+    then the request ran and answered), and another request under its id was served."""
+    setattr(server, GUARDED[method], asking)
+    try:
+        async with in_flight(server, _guarded(7, method), peer="cli") as flight:
+            with anyio.fail_after(10):
+                again = await server.handle(request(7, "tools/call", slow=False), peer="cli")
+            assert again is not None and again["error"]["code"] == -32600, again
+            await server.handle({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                 "params": {"requestId": 7}}, peer="cli")
+    finally:
+        setattr(server, GUARDED[method], None)
+    [answer] = flight.answers
+    assert answer is not None and answer["id"] == 7, answer
+    assert answer["error"]["code"] == -32800, answer
+    assert not server._inflight
