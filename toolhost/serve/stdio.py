@@ -199,9 +199,17 @@ class StdioServer:
             await self.send(exc.response())
             return
         if not isinstance(message, dict):
-            # JSON-RPC batches were removed from MCP in 2025-06-18.
-            await self.send(error_response(None, -32600, "Invalid Request: expected one "
-                                           "JSON object per line (batches are not supported)"))
+            # JSON-RPC batches were removed from MCP in 2025-06-18. Each request of one is
+            # refused under its own id (one error with id null answered none of them: the
+            # client waited for each); a line that holds none gets that one error.
+            ids = [item["id"] for item in message if isinstance(item, dict)
+                   and is_request(item) and rpc.is_valid_id(item["id"])] \
+                if isinstance(message, list) else []
+            for request_id in ids or [None]:
+                await self.send(error_response(
+                    request_id, rpc.INVALID_REQUEST, "Invalid Request: expected one JSON "
+                    "object per line (batches are not supported: MCP 2025-06-18 removed "
+                    "them; send each message on a line of its own)"))
             return
         if is_request(message):
             scope = anyio.CancelScope()
