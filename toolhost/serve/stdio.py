@@ -242,7 +242,13 @@ class StdioServer:
             target_id = cancelled_id(message)
             if message["method"] == "notifications/cancelled" and rpc.is_valid_id(target_id):
                 target = self._running.get(target_id)
-                if target is not None:
+                pending = self._initialized  # (its id; True once answered)
+                if pending is not None and pending is not True and target_id == pending:
+                    # the spec: a client MUST NOT cancel its initialize, and a receiver may
+                    # ignore a cancel of what cannot be cancelled: it is answered, once
+                    log.info("ignored a cancel of the initialize request (id %s)",
+                             cut(repr(target_id), 60))
+                elif target is not None:
                     target.cancel()
             # Notifications get no answer; the core may still want to see them.
             tg.start_soon(self._serve_notification, message)
