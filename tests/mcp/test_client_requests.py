@@ -52,6 +52,9 @@ async def test_an_answer_reaches_the_request_with_its_id() -> None:
     (ok({"action": "accept", "content": "n=2"}), "without an object of values"),
     (ok({"action": "accept", "content": {"n": "2"}}), "do not fit the schema: n"),
     (ok({"action": "accept", "content": {}}), "do not fit the schema"),
+    # an error without its message: what there is, not "None"
+    (lambda r: {"jsonrpc": "2.0", "id": r["id"], "error": {"code": -7}},
+     "which the client refused: error -7 without a message$"),
 ])
 async def test_hostile_answers_are_errors_never_data(answer: Any, words: str) -> None:
     with pytest.raises(ClientRequestError, match=words):
@@ -268,6 +271,21 @@ async def test_a_stateless_call_asks_through_input_required_and_runs_again() -> 
     assert bad["error"]["code"] == -32602
     forged = await call(requestState=encode_state({"toolhost-1": {"action": "maybe"}}))
     assert forged["result"]["isError"] is True  # a forged answer is checked like any other
+
+
+@pytest.mark.parametrize(("sent", "got"), [(2.0, 2), (2, 2), (-0.0, 0), (1e3, 1000)])
+async def test_an_integer_asked_for_is_an_int_however_the_client_wrote_it(
+        sent: Any, got: int) -> None:
+    # JSON Schema counts 2.0 as an integer: the tool asked for one and gets an int
+    answer = await elicit(channel(ok({"action": "accept", "content": {"n": sent}})), "n?",
+                          FORM)
+    assert answer.content == {"n": got} and type(answer.content["n"]) is int
+
+
+async def test_a_number_asked_for_keeps_its_fraction() -> None:
+    form = {"type": "object", "properties": {"x": {"type": "number"}}}
+    answer = await elicit(channel(ok({"action": "accept", "content": {"x": 2.0}})), "x?", form)
+    assert type(answer.content["x"]) is float
 
 
 async def test_what_the_client_adds_beyond_the_request_never_reaches_the_tool() -> None:

@@ -29,10 +29,13 @@ def mixed(value: str) -> list:
 def mapping(value: str) -> dict:
     return {"values": ["a"]}
 
+def echo(value: str) -> list:
+    return [value]
+
 def fetch(x: str) -> str:
     return x
 '''
-NAMES = ("many", "endless", "mixed", "mapping")
+NAMES = ("many", "endless", "mixed", "mapping", "echo")
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +75,18 @@ def test_an_object_returned_is_an_error_saying_what_to_return(server: McpServer)
     error = complete(server, "mapping")["error"]
     assert error["code"] == -32603
     assert "a completion function returns a list of strings" in error["message"]
+
+
+@pytest.mark.parametrize("size", [1000, 1001, 3_000_000])
+def test_a_value_to_complete_is_whole_or_refused(server: McpServer, size: int) -> None:
+    # cut at 1,000 characters it reached the function with a note of the rest, and the
+    # values it gave completed a value nobody typed ("xx…2,999,000 more characters...")
+    answer = complete(server, "echo", "x" * size)
+    if size <= 1000:
+        assert answer["result"]["completion"]["values"] == ["x" * size]
+    else:
+        assert answer["error"] == {"code": -32602, "message": "Invalid params: the value of "
+                                   f"'x' to complete is {size:,} characters; at most 1,000"}
 
 
 CONTEXT_MODULE = '''\

@@ -8,16 +8,14 @@ is answered."""
 
 from __future__ import annotations
 
-import functools
 import itertools
-from typing import Any
 
 import anyio
 import pytest
 
 from toolhost.mcp import McpServer
 
-from .test_progress_tokens import METHODS, build, quiet, request
+from .inflight import METHODS, build, in_flight, quiet, request
 
 pytestmark = pytest.mark.anyio
 
@@ -30,14 +28,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
 @pytest.mark.parametrize(("first", "second"), list(itertools.product(METHODS, METHODS)))
 async def test_an_id_in_flight_is_refused_and_the_cancel_reaches_the_first(
         server: McpServer, first: str, second: str) -> None:
-    answers: list[dict[str, Any] | None] = []
-
-    async def run_first() -> None:
-        answers.append(await server.handle(request(7, first, "a"), notify=quiet, peer="p"))
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(run_first)
-        await anyio.wait_all_tasks_blocked()
+    async with in_flight(server, request(7, first, "a"), peer="p") as flight:
         with anyio.fail_after(10):  # served, it would run for a minute
             refused = await server.handle(request(7, second, "b"), notify=quiet, peer="p")
         assert refused is not None and refused["id"] == 7, refused
@@ -48,7 +39,7 @@ async def test_an_id_in_flight_is_refused_and_the_cancel_reaches_the_first(
         assert other is not None and "result" in other, other
         await server.handle({"jsonrpc": "2.0", "method": "notifications/cancelled",
                              "params": {"requestId": 7}}, peer="p")
-    (cancelled,) = answers
+    (cancelled,) = flight.answers
     assert cancelled is not None and cancelled["error"]["code"] == -32800
     again = await server.handle(request(7, second, "a", slow=False), notify=quiet, peer="p")
     assert again is not None and "result" in again, again
@@ -58,11 +49,8 @@ async def test_an_id_in_flight_is_refused_and_the_cancel_reaches_the_first(
 async def test_ids_of_requests_that_are_never_tracked_are_not_refused(
         server: McpServer) -> None:
     # without a peer the transport keeps its ids itself (stdio refuses a repeated one)
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(functools.partial(server.handle, request(7, "tools/call", "a"),
-                                        notify=quiet))
-        await anyio.wait_all_tasks_blocked()
+    async with in_flight(server, request(7, "tools/call", "a"), peer=None) as flight:
         answer = await server.handle(request(7, "resources/read", "b", slow=False),
                                      notify=quiet)
-        tg.cancel_scope.cancel()
+        flight.stop()
     assert answer is not None and "result" in answer, answer

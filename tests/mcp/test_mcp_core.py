@@ -196,7 +196,7 @@ async def test_broken_guard_fails_closed() -> None:
 
 @pytest.mark.parametrize(("token", "heard"), [
     ("tok", True), (7, True), (2.5, True), (-1, True),  # ProgressToken: string | number
-    (True, False), ([1], False), ({"a": 1}, False), (None, False)])
+    (None, False)])  # null: no token (any other kind is refused: test_request_shapes)
 async def test_progress_follows_any_progress_token_the_spec_allows(token: Any,
                                                                    heard: bool) -> None:
     # a number token that was not an int (2.5) was ignored: the client that sent it never

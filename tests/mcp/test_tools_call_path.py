@@ -118,7 +118,7 @@ DEFAULTS = CallContext()
     (ABSENT, True, "", False),
     ({"progressToken": 3, "claudecode/toolUseId": "toolu_9"}, True, "toolu_9", True),
     ({"progressToken": "t"}, False, "", False),  # no one to send progress to
-    ({"progressToken": True, "claudecode/toolUseId": 5}, True, "", False),
+    ({"progressToken": None, "claudecode/toolUseId": 5}, True, "", False),
     ({"progressToken": 1.5}, True, "", True),  # ProgressToken: string | number
     ({**MODERN, "progressToken": 4}, True, "", True),
 ])

@@ -71,3 +71,51 @@ async def test_an_id_is_free_once_its_answer_is_written() -> None:
             await server.run()
     assert [a.get("result") for a in client.answers] == [{"n": n} for n in (5, 4, 3, 2, 1)], \
         client.answers
+
+
+class SlowInitialize:
+    """Answers ``initialize`` only once it has seen the client's cancel of it."""
+
+    def __init__(self) -> None:
+        self.cancel_seen = anyio.Event()
+
+    async def handle(self, message: Mapping[str, Any], notify: Any = None,
+                     peer: Hashable = None) -> dict[str, Any] | None:
+        if message.get("method") == "notifications/cancelled":
+            self.cancel_seen.set()
+            return None
+        await self.cancel_seen.wait()
+        return {"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": "x"}}
+
+
+class Lines(io.RawIOBase):
+    def __init__(self) -> None:
+        self.data = b""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self.data += bytes(data)
+        return len(data)
+
+
+@pytest.mark.parametrize("request_id", [0, 1, "init"])  # (1 == True: no confusion)
+async def test_a_cancel_of_the_initialize_is_ignored_and_it_is_answered(
+        request_id: Any) -> None:
+    """The spec: a client MUST NOT cancel its initialize; cancelled, it was never answered
+    and the client waited on a connection that could not start."""
+    read_end, write_end = os.pipe()
+    out = Lines()
+    with os.fdopen(read_end, "rb") as reader:
+        server = StdioServer(SlowInitialize(), reader, out)  # type: ignore[arg-type]
+        shown = json.dumps(request_id)
+        os.write(write_end, (
+            f'{{"jsonrpc":"2.0","id":{shown},"method":"initialize","params":{{}}}}\n'
+            f'{{"jsonrpc":"2.0","method":"notifications/cancelled",'
+            f'"params":{{"requestId":{shown}}}}}\n').encode())
+        os.close(write_end)
+        with anyio.fail_after(30):
+            await server.run()
+    assert [json.loads(line) for line in out.data.splitlines()] == [
+        {"jsonrpc": "2.0", "id": request_id, "result": {"protocolVersion": "x"}}]

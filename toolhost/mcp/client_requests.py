@@ -134,6 +134,9 @@ class Pending:
         error = answer.get("error")
         if error is not None:
             text = error.get("message") if isinstance(error, Mapping) else error
+            if text is None:  # a JSON-RPC error has a message; say what there is
+                code = error.get("code") if isinstance(error, Mapping) else None
+                text = f"error {cut(repr(code), 40)} without a message"
             raise ClientRequestError(f"sent {method}, which the client refused: "
                                      f"{cut(str(text), 300)}")
         result = answer.get("result")

@@ -34,6 +34,7 @@ MAX_SUBSCRIPTIONS = 1000  # per connection
 MAX_SUBSCRIBERS = 10_000  # connections remembered
 MAX_CHECKED = 1000  # completion values asked of the rules per answer (the rest: hasMore)
 MAX_CONTEXT_ARGUMENTS = 100  # a completion's context.arguments taken into account
+MAX_COMPLETED_CHARS = 1_000  # the value being completed: what a person types, not a document
 _log = logging.getLogger("toolhost.call")
 
 
@@ -240,9 +241,14 @@ class ContentMethods:
         problem = self.content.completion_problem(kind, key, name)
         if problem is not None:  # the spec's -32602 for what names nothing to complete
             raise _invalid(problem)
+        if len(value) > MAX_COMPLETED_CHARS:
+            # cut, it would reach the function as a value nobody typed (its head and a note
+            # of what was left out), and the values it gives would complete that
+            raise _invalid(f"the value of {cut(name, 100)!r} to complete is {len(value):,} "
+                           f"characters; at most {MAX_COMPLETED_CHARS:,}")
         try:
             values, cut_short = await self.content.complete(
-                kind, key, name, cut(value, 1000), ctx,
+                kind, key, name, value, ctx,
                 {k: cut(v, 1000) for k, v in context_arguments(params).items()})
         except PromptError as exc:
             raise MethodError(rpc.INTERNAL_ERROR, str(exc)) from None

@@ -120,6 +120,20 @@ class ContentCalls:
         async def handler(request_id: Any, params: Mapping[str, Any], meta: Any,
                           notify: Notify | None, peer: Hashable, modern: bool,
                           cancel: Cancel | None = None) -> dict[str, Any]:
+            if peer is None or listing:
+                return await answer(request_id, params, meta, notify, peer, modern)
+            # Cancellable and holding its id from the start: its guard may ask a person (an
+            # ask rule), and a cancel meant for it then, or a request under its id, must
+            # find it (tools/call's guard runs in its scope too)
+            key = (peer, request_id)
+            if key in self._inflight:
+                raise id_in_use(request_id)
+            return await self._cancellable(
+                answer(request_id, params, meta, notify, peer, modern), key, cancel)
+
+        async def answer(request_id: Any, params: Mapping[str, Any], meta: Any,
+                         notify: Notify | None, peer: Hashable, modern: bool
+                         ) -> dict[str, Any]:
             method = getattr(self._content, attr)
             if attr in ("resources_read", "subscribe", "unsubscribe", "complete"):
                 try:
@@ -161,7 +175,7 @@ class ContentCalls:
                     result = await method(params, peer)
                 else:
                     result = await self._content_call(attr, method, request_id, params, meta,
-                                                      notify, peer, modern, cancel)
+                                                      notify, peer, modern)
             except MethodError as exc:
                 code = exc.code
                 if modern and code == RESOURCE_NOT_FOUND:  # 2026-07-28 (SEP-2164): -32602
@@ -178,11 +192,11 @@ class ContentCalls:
 
     async def _content_call(self, attr: str, method: Callable[..., Awaitable[dict[str, Any]]],
                             request_id: Any, params: Mapping[str, Any], meta: Any,
-                            notify: Notify | None, peer: Hashable, modern: bool,
-                            cancel: Cancel | None = None) -> dict[str, Any]:
+                            notify: Notify | None, peer: Hashable, modern: bool
+                            ) -> dict[str, Any]:
         """A content method that may run a function: its ``ctx.log`` lines reach the client
-        as a tool's do (at the level the client asked for), sent before the answer; a
-        ``notifications/cancelled`` of it (with ``peer``) cancels it as it does a tools/call."""
+        as a tool's do (at the level the client asked for), sent before the answer. (Its
+        ``notifications/cancelled`` is the handler's: the whole request is cancellable.)"""
         level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and _is_mapping(meta)
                  else self._log_levels.get(peer, "info"))
         # 2026-07-28: a read's or a prompt's function asks through InputRequiredResult, as a
@@ -193,9 +207,8 @@ class ContentCalls:
         try:
             if trip is not None:
                 with client_channel(trip):
-                    return await self._run_content(attr, method, params, ctx, peer,
-                                                   request_id, cancel)
-            return await self._run_content(attr, method, params, ctx, peer, request_id, cancel)
+                    return await self._run_content(attr, method, params, ctx)
+            return await self._run_content(attr, method, params, ctx)
         except BaseException as stopped:  # InputRequired, or a group of them (asked at once)
             need = input_required_in(stopped)
             if need is None:
@@ -209,18 +222,11 @@ class ContentCalls:
                 await client_log.flush()
 
     async def _run_content(self, attr: str, method: Callable[..., Awaitable[dict[str, Any]]],
-                           params: Mapping[str, Any], ctx: Any, peer: Hashable,
-                           request_id: Any, cancel: Cancel | None) -> dict[str, Any]:
-        if peer is not None and (peer, request_id) in self._inflight:
-            raise id_in_use(request_id)  # before the function's coroutine is made
+                           params: Mapping[str, Any], ctx: Any) -> dict[str, Any]:
         if attr == "complete":
-            run = method(params, ctx, completion_filter(
+            return await method(params, ctx, completion_filter(
                 self._content.content, params, self.read_visible, self.prompt_visible))
-        else:
-            run = method(params, ctx)
-        if peer is None:
-            return await run
-        return await self._cancellable(run, (peer, request_id), cancel)
+        return await method(params, ctx)
 
     async def _cancellable(self, run: Awaitable[dict[str, Any]],
                            key: tuple[Hashable, Any], cancel: Cancel | None

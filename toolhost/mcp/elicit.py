@@ -91,8 +91,18 @@ async def elicit(channel: Channel | None, message: str,
         raise ClientRequestError(f"got values that do not fit the schema: {where}: "
                                  f"{cut(errors[0].message, 200)}")
     # only what was asked for: a client's extra keys (any number of them) never reach the tool
-    asked = requested.get("properties", {})
-    return Elicited("accept", {k: v for k, v in content.items() if k in asked})
+    asked: Any = requested.get("properties", {})  # a mapping: the schema was checked
+    return Elicited("accept", {k: _as_asked(asked[k], v) for k, v in content.items()
+                               if k in asked})
+
+
+def _as_asked(prop: Any, value: Any) -> Any:
+    # JSON Schema counts 2.0 as an integer, and a client may send one so: the tool that
+    # asked for an integer gets an int (range(2.0) would fail in its hands)
+    if isinstance(value, float) and isinstance(prop, Mapping) \
+            and prop.get("type") == "integer" and value.is_integer():
+        return int(value)
+    return value
 
 
 _EMAIL = re.compile(r"[^@\s\x00-\x1f]+@[^@\s\x00-\x1f.]+(\.[^@\s\x00-\x1f.]+)*")

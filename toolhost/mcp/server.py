@@ -229,7 +229,9 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
             params = message.get("params")
             request_id = message.get("id")
             version = message.get("jsonrpc")
-            if (type(method) is str and type(params) is dict
+            # (at most the four members of a request: one with more, a 'result' say, takes
+            # the general path, which refuses a request that is also an answer)
+            if (type(method) is str and type(params) is dict and len(message) <= 4
                     and (type(request_id) is int or type(request_id) is str)
                     and type(version) is str and version == "2.0"):
                 meta = params.get("_meta")
@@ -255,6 +257,13 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
             return rpc.error_response(request_id if rpc.is_valid_id(request_id) else None,
                                       rpc.INVALID_REQUEST,
                                       "Invalid Request: 'method' must be a string")
+        if "result" in message or "error" in message:
+            # JSON-RPC: a request or notification has no 'result' or 'error' and an answer
+            # has no 'method'; which this was meant to be cannot be told, so neither is done
+            return rpc.error_response(
+                request_id if rpc.is_valid_id(request_id) else None, rpc.INVALID_REQUEST,
+                f"Invalid Request: a message with 'method' ({cut(method, 100)}) is a request "
+                "or a notification and has no 'result' or 'error' (an answer has no 'method')")
         params = message.get("params")
         if "id" not in message:
             self._notification(method, params, peer)
@@ -300,6 +309,17 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         if handler is None:
             return rpc.error_response(request_id, rpc.METHOD_NOT_FOUND,
                                       f"Method not found: {cut(method, 100)}")
+        if meta is not None:
+            if type(meta) is dict:
+                token = meta.get("progressToken")
+                if token is not None and type(token) is not int and type(token) is not str \
+                        and not rpc.is_valid_id(token):
+                    return rpc.error_response(request_id, rpc.INVALID_PARAMS,
+                                              _bad_token(method, token))
+            else:
+                problem = _meta_problem(method, meta)
+                if problem is not None:
+                    return rpc.error_response(request_id, rpc.INVALID_PARAMS, problem)
         try:
             result = await handler(request_id, params, meta, notify, peer, modern, cancel)
         except _RpcError as exc:
@@ -333,6 +353,13 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         if not isinstance(requested, str):
             raise _RpcError(rpc.INVALID_PARAMS,
                             "Invalid params: initialize needs a string 'protocolVersion'")
+        for name, kind in (("capabilities", "ClientCapabilities"), ("clientInfo",
+                                                                     "Implementation")):
+            given = params.get(name)
+            if given is not None and not _is_mapping(given):
+                # what the client can be asked is read from it: garbage is no "nothing"
+                raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: initialize '{name}' "
+                                f"must be an object ({kind}), not {_json_kind(given)}")
         version = (requested if requested in rpc.HANDSHAKE_VERSIONS
                    else rpc.LATEST_HANDSHAKE_VERSION)
         # (peer None: the one client of stdio)
@@ -389,3 +416,36 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
             return self._tools.page(params.get("cursor"), modern=modern)
         except BadCursor as exc:
             raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: {cut(str(exc))}") from None
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, float):
+        return "a non-finite number"
+    return "a number" if isinstance(value, int) else type(value).__name__
+
+
+def _bad_token(method: str, token: object) -> str:
+    # MCP's ProgressToken is string | number: the server could send progress under nothing
+    # the client would recognise, and ignoring it hides the client's mistake
+    return (f"Invalid params: {cut(method, 100)}: params._meta.progressToken must be a string "
+            f"or a number, not {_json_kind(token)}")
+
+
+def _meta_problem(method: str, meta: object) -> str | None:
+    """Why ``params._meta`` of a request is refused (it is an object whose progressToken, if
+    any, is a string or a number; null counts as absent), or None."""
+    if not _is_mapping(meta):
+        return (f"Invalid params: {cut(method, 100)}: params._meta must be an object, not "
+                f"{_json_kind(meta)}")
+    token = meta.get("progressToken")
+    if token is not None and not rpc.is_valid_id(token):
+        return _bad_token(method, token)
+    return None

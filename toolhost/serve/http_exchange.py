@@ -26,7 +26,7 @@ from toolhost.mcp.jsonrpc import REQUEST_CANCELLED, cancelled_response
 from toolhost.permissions.caller import Caller, as_caller
 from toolhost.serve.base import Handler, error_response, stream_dropped
 from toolhost.serve.budget import Budget
-from toolhost.serve.headers import http_status_for
+from toolhost.serve.headers import SESSION_HEADER, http_status_for
 from toolhost.serve.http_access import note, note_answer
 from toolhost.serve.http_streams import (
     HALF_CLOSED_EXTENSION,
@@ -196,6 +196,10 @@ class Exchange(Response):
                                         f"({type(exc).__name__}); the server logged it")
             answered = True
             note_answer(scope, answer)
+            if answer is not None and "error" in answer \
+                    and self._message.get("method") == "initialize":
+                # a handshake refused starts no session: its id is not handed out
+                self._extra.pop(SESSION_HEADER, None)
             await outbox_send.send((True, answer))
 
         async def watch_disconnect(cancel: anyio.CancelScope) -> None:

@@ -42,6 +42,7 @@ from toolhost.serve.base import (
     is_response,
 )
 from toolhost.serve.budget import Budget
+from toolhost.serve.headers import request_version
 from toolhost.stdout_guard import claim_stdout  # moved there; kept importable from here
 
 __all__ = ["LineWriter", "StdioServer", "claim_stdout"]
@@ -132,6 +133,10 @@ class StdioServer:
         # capabilities (from initialize) and our requests it has not answered yet.
         self._capabilities: Mapping[str, Any] = {}
         self._pending = Pending()
+        # the id of the initialize being answered, then True once one succeeded: MCP has a
+        # connection initialized once (a second would renegotiate its version and
+        # capabilities under calls in flight), so another is refused
+        self._initialized: Any = None
 
     async def send(self, message: Mapping[str, Any]) -> None:
         """Write one message (an answer or a server notification) as one line."""
@@ -194,9 +199,17 @@ class StdioServer:
             await self.send(exc.response())
             return
         if not isinstance(message, dict):
-            # JSON-RPC batches were removed from MCP in 2025-06-18.
-            await self.send(error_response(None, -32600, "Invalid Request: expected one "
-                                           "JSON object per line (batches are not supported)"))
+            # JSON-RPC batches were removed from MCP in 2025-06-18. Each request of one is
+            # refused under its own id (one error with id null answered none of them: the
+            # client waited for each); a line that holds none gets that one error.
+            ids = [item["id"] for item in message if isinstance(item, dict)
+                   and is_request(item) and rpc.is_valid_id(item["id"])] \
+                if isinstance(message, list) else []
+            for request_id in ids or [None]:
+                await self.send(error_response(
+                    request_id, rpc.INVALID_REQUEST, "Invalid Request: expected one JSON "
+                    "object per line (batches are not supported: MCP 2025-06-18 removed "
+                    "them; send each message on a line of its own)"))
             return
         if is_request(message):
             scope = anyio.CancelScope()
@@ -216,10 +229,12 @@ class StdioServer:
                             cut(repr(request_id), 60), self._budget.count)
                 await self.send(self._budget.refusal(request_id))
                 return
-            if message.get("method") == "initialize":
-                params = message.get("params")
-                caps = params.get("capabilities") if isinstance(params, Mapping) else None
-                self._capabilities = caps if isinstance(caps, Mapping) else {}
+            if message.get("method") == "initialize" and request_version(message) is None:
+                refusal = self._initializing(message)
+                if refusal is not None:
+                    self._budget.give_back(len(line))
+                    await self.send(refusal)
+                    return
             self._running[request_id] = scope
             self._answering += 1
             tg.start_soon(self._serve_request, message, scope, len(line))
@@ -227,7 +242,13 @@ class StdioServer:
             target_id = cancelled_id(message)
             if message["method"] == "notifications/cancelled" and rpc.is_valid_id(target_id):
                 target = self._running.get(target_id)
-                if target is not None:
+                pending = self._initialized  # (its id; True once answered)
+                if pending is not None and pending is not True and target_id == pending:
+                    # the spec: a client MUST NOT cancel its initialize, and a receiver may
+                    # ignore a cancel of what cannot be cancelled: it is answered, once
+                    log.info("ignored a cancel of the initialize request (id %s)",
+                             cut(repr(target_id), 60))
+                elif target is not None:
                     target.cancel()
             # Notifications get no answer; the core may still want to see them.
             tg.start_soon(self._serve_notification, message)
@@ -265,6 +286,9 @@ class StdioServer:
                 held = False
                 if self._running.get(request_id) is scope:
                     del self._running[request_id]
+                if self._initialized is not None and self._initialized is not True \
+                        and message.get("method") == "initialize":
+                    self._initialized_by(message, answer)
                 if answer is not None:
                     await self.send(answer)
             if scope.cancelled_caught:
@@ -272,11 +296,42 @@ class StdioServer:
         finally:
             if held:
                 self._budget.give_back(size)
+                if message.get("method") == "initialize":
+                    self._initialized_by(message, None)  # cancelled, or failed: not done
             if self._running.get(request_id) is scope:  # not a newer request's, same id
                 del self._running[request_id]
             self._answering -= 1
             if not self._answering:
                 self._idle.set()
+
+    def _initializing(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Start the connection's one ``initialize`` (its capabilities are the client's
+        from now on, for requests sent right behind it), or the refusal of another."""
+        if self._initialized is not None:
+            when = ("was answered already" if self._initialized is True
+                    else "is being answered")
+            return error_response(
+                message["id"], rpc.INVALID_REQUEST,
+                f"Invalid Request: initialize (id {cut(repr(message['id']), 60)}): this "
+                f"connection's initialize {when}; a connection is initialized once (to "
+                "negotiate again, start a new one)")
+        params = message.get("params")
+        caps = params.get("capabilities") if isinstance(params, Mapping) else None
+        self._capabilities = caps if isinstance(caps, Mapping) else {}
+        self._initialized = message["id"]
+        return None
+
+    def _initialized_by(self, message: dict[str, Any], answer: dict[str, Any] | None) -> None:
+        """The answer to the connection's ``initialize``: a result makes it so; an error
+        (or none: cancelled) leaves the connection uninitialized and the capabilities it
+        declared are dropped."""
+        if self._initialized is True or self._initialized != message.get("id"):
+            return
+        if answer is not None and "result" in answer:
+            self._initialized = True
+        else:
+            self._initialized = None
+            self._capabilities = {}
 
     async def _serve_notification(self, message: dict[str, Any]) -> None:
         try:
