@@ -102,7 +102,6 @@ CIPHERS = {
     # secrets17: keys of 5 to 16 bytes (the key at each place is the secret XOR the data)
     "xor key of 5 bytes | xxd -p": xor_key(RAW, b"abcde").hex(),
     "xor key of 8 bytes | base64": base64.b64encode(xor_key(RAW, bytes(range(1, 9)))).decode(),
-    "xor key of 16 bytes | xxd -p": xor_key(RAW, bytes(range(3, 19))).hex(),
     "xor key of 7 bytes, printable": xor_key(RAW, b"\x01\x02\x03\x01\x02\x03\x04").decode(),
     "xor key of 11 bytes, at its 5th phase": xor_key(b"head" + RAW, b"passphrase!").hex()[8:],
 }
@@ -126,6 +125,17 @@ def test_a_scripts_xored_token_is_hidden_from_its_command() -> None:
 
 
 LONG = "ghp-live-abcdefghijklmnopqrstuv-2026x"  # 26 letters: keys of up to 16 letters
+
+
+def test_a_long_xor_key_is_found_by_its_period() -> None:
+    # a key of up to half the secret's length: each byte of the secret is in a step
+    redactor = Redactor(frozenset({LONG}))
+    for key in (bytes(range(3, 19)), b"abcdefghijklmno", b"\xde\xad\xbe\xef\x01"):
+        assert redactor.redact(xor_key(LONG.encode(), key).hex()) == MASK
+    # a near-miss whose middle (free at a lag past half its length) differs is no secret
+    near = LONG.encode()[:18] + b"X" + LONG.encode()[19:]
+    for lag in (14, 16, 17):
+        assert Xored([LONG[:2 * lag - 2]]).spans(near * 2) == []
 
 
 @pytest.mark.parametrize("key", ["abcde", "secret", "longerkeys", "passphraseofsixt"])

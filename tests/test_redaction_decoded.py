@@ -148,15 +148,17 @@ def test_many_bombs_share_one_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """Forty runs of 1 KiB that each inflate to 1 MiB, between words: together they are
     inflated within one budget (they were inflated whole, level after level: 24 s and 220 MB
     for fifty), each is hidden, the words between them are kept."""
+    from toolhost import redaction_packed
+
     inflated: list[int] = []
-    real = redaction_decoded._inflate
+    real = redaction_packed._inflate
 
     def counted(data: bytes, limit: int) -> bytes | None:
         out = real(data, limit)
         inflated.append(len(out or b""))
         return out
 
-    monkeypatch.setattr(redaction_decoded, "_inflate", counted)
+    monkeypatch.setattr(redaction_packed, "_inflate", counted)
     bomb = b64(gzip.compress(b"A" * MAX_DECODED, 9))
     text = " word ".join([bomb] * 40)
     shown = R.redact(text)

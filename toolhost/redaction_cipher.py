@@ -79,8 +79,10 @@ class Xored:
             for lag in LAGS:
                 # its steps: MIN_XOR - 1 at least, of 4 values at least (a secret repeating
                 # every 4 bytes has steps of zeros at lag 4, as any such run has)
+                # and every byte of it in a step (2 x lag bytes at least): else its middle
+                # is free, and a near-miss with its middle changed passes for it
                 ahead = _steps(raw, lag)
-                if len(ahead) >= MIN_XOR - 1 and len(set(ahead)) >= 4:
+                if (len(ahead) >= max(MIN_XOR - 1, lag) and len(set(ahead)) >= 4):
                     steps[lag].add(ahead)
                     self._raws.add(raw)
         self._patterns: list[tuple[int, Any]] = []

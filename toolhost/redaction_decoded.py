@@ -35,14 +35,13 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import bz2
 import contextlib
 import functools
-import lzma
 import re
-import zlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
+
+from toolhost.redaction_packed import compressed, strings, unpacked
 
 if TYPE_CHECKING:
     from toolhost.redaction_cipher import Xored
@@ -175,8 +174,8 @@ def packed_tail(text: str) -> int:
 
 _RUN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-\r\n"
 # compressed data's first bytes in base64 (gzip, zlib at its four levels, bzip2, xz) and hex
-_MAGIC = re.compile(r"H4sI|eJ|eNo|eF4|eAE|QlpoO|/Td6WFo|_Td6WFo|1f8b|789c|78da|785e|7801"
-                    r"|425a68|fd377a585a", re.IGNORECASE)
+_MAGIC = re.compile(r"H4sI|eJ|eNo|eF4|eAE|QlpoO|/Td6WFo|_Td6WFo|XQAA|UEsDB|1f8b|789c|78da"
+                    r"|785e|7801|425a68|fd377a585a|5d000080|504b0304", re.IGNORECASE)
 
 
 class _XorBatch:
@@ -472,16 +471,19 @@ def _payload(start: int, end: int, data: bytes, budget: Budget,
     text = _text(data) if plain else None
     if text is not None:
         yield start, end, text if budget.take(len(text)) else None
-    if not _compressed(data):
-        return
+    elif not plain and not compressed(data):
+        return  # (spaced hex: its bytes, not compressed, are the hex-dump finder's)
     room = min(MAX_DECODED, budget.left)
-    inflated = _inflate(data, room + 1)
-    if inflated is None:
-        return
-    if len(inflated) > room:  # a bomb, or more than is left: what it holds is unread
+    inner = unpacked(data, room, raw=text is None)
+    if inner is None:  # a bomb, or more than is left: what it holds is unread
         budget.take(budget.left + 1)
         yield start, end, None
-    elif (text := _text(inflated)) is not None:
+        return
+    for piece in inner:  # (binary, as a tar archive or a zip's file is: its text view)
+        if xored is not None:
+            xored.add(start, end, piece)
+        text = _text(piece)
+        text = strings(piece) if text is None else text
         yield start, end, text if budget.take(len(text)) else None
 
 
@@ -493,25 +495,3 @@ def _text(data: bytes) -> str | None:
         return None
     text = data.decode("utf-8", "replace")
     return text if text.count("\ufffd") <= 2 else None
-
-
-def _compressed(data: bytes) -> bool:
-    """Whether ``data`` starts as gzip, zlib, bzip2 or xz data does."""
-    return (data[:2] == b"\x1f\x8b" or data[:3] == b"BZh" or data[:6] == b"\xfd7zXZ\x00"
-            or (len(data) > 2 and data[0] == 0x78 and (data[0] << 8 | data[1]) % 31 == 0))
-
-
-def _inflate(data: bytes, limit: int) -> bytes | None:
-    """``data`` decompressed, ``limit`` bytes at most; None: not compressed data."""
-    try:
-        if data[:2] == b"\x1f\x8b":
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, limit)
-        if len(data) > 2 and data[0] == 0x78 and (data[0] << 8 | data[1]) % 31 == 0:
-            return zlib.decompressobj().decompress(data, limit)
-        if data[:3] == b"BZh":
-            return bz2.BZ2Decompressor().decompress(data, limit)
-        if data[:6] == b"\xfd7zXZ\x00":
-            return lzma.LZMADecompressor().decompress(data, limit)
-    except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
-        return None
-    return None
