@@ -99,6 +99,11 @@ CIPHERS = {
     "vigenere, key of 3 letters": vigenere(SECRET, "key"),
     "vigenere, key of 4 over every character": vigenere(SECRET, "abcd", every=True),
     "vigenere, key of 2 | rev": vigenere(SECRET[::-1], "xz"),
+    # secrets17: Atbash (tr a-z zyxwvutsrqponmlkjihgfedcba), reversed too
+    "atbash": SECRET.translate(str.maketrans(string.ascii_lowercase,
+                                             string.ascii_lowercase[::-1])),
+    "atbash | rev": SECRET[::-1].translate(str.maketrans(string.ascii_lowercase,
+                                                         string.ascii_lowercase[::-1])),
     # secrets17: keys of 5 to 16 bytes (the key at each place is the secret XOR the data)
     "xor key of 5 bytes | xxd -p": xor_key(RAW, b"abcde").hex(),
     "xor key of 8 bytes | base64": base64.b64encode(xor_key(RAW, bytes(range(1, 9)))).decode(),

@@ -53,6 +53,8 @@ FORMS = {
     "zlib, base64": lambda: b64(zlib.compress(RAW, 6)),
     "base64 of base32": lambda: shell("base32 -w0 | base64 -w0"),
     "base32 of base64": lambda: shell("base64 -w0 | base32 -w0"),
+    "base32 | tr A-Z a-z": lambda: shell("base32 -w0 | tr A-Z a-z"),
+    "gzip | base32 | tr A-Z a-z": lambda: shell("gzip -c | base32 -w0 | tr A-Z a-z"),
     "base64 of HEX": lambda: b64(RAW.hex().upper().encode()),
     "hex of hex": lambda: RAW.hex().encode().hex(),
     "base64 three times": lambda: b64(b64(b64(RAW).encode()).encode()),

@@ -1,8 +1,8 @@
-"""A secret under a simple cipher: ROT47, a Caesar shift of its letters, XOR with a short key.
+"""A secret under a simple cipher: ROT47, a Caesar shift, Atbash, XOR with a short key.
 
 Each of these has a small, fixed set of outcomes per secret, so none needs a pass of its own:
 
-- ROT47 and the 25 Caesar shifts of a secret's letters (digits and punctuation kept, as
+- ROT47, Atbash and the 25 Caesar shifts of a secret's letters (digits and punctuation kept, as
   ``tr a-z d-za-c`` or a shift cipher writes them), each also reversed, are literal forms
   (``cipher_forms``), found with the secret's other literal forms in the redactor's one pass.
   Only for a secret of ``FOLD_MIN`` characters or more: a shifted short word is another word.
@@ -37,18 +37,20 @@ LAGS = (1, 3, 4, *range(5, MAX_KEY + 1))
 _ROT47 = str.maketrans("".join(chr(c) for c in range(33, 127)),
                        "".join(chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)))
 _LOWER, _UPPER = string.ascii_lowercase, string.ascii_uppercase
+_ATBASH = str.maketrans(_LOWER + _UPPER, _LOWER[::-1] + _UPPER[::-1])  # a <-> z, b <-> y
 _SHIFTS = [str.maketrans(_LOWER + _UPPER, _LOWER[k:] + _LOWER[:k] + _UPPER[k:] + _UPPER[:k])
            for k in range(1, 26)]
 
 
 def cipher_forms(secret: str) -> set[str]:
-    """``secret`` in ROT47 and under each Caesar shift of its letters, each also reversed
+    """``secret`` in ROT47, under each Caesar shift of its letters and under Atbash (``tr
+    a-z zyx...a``), each also reversed
     (none for a secret shorter than ``FOLD_MIN``, or one whose letters are too few to tell)."""
     if len(secret) < FOLD_MIN:
         return set()
     found = {secret.translate(_ROT47)}
     if sum(c in string.ascii_letters for c in secret) >= 4:
-        found |= {secret.translate(shift) for shift in _SHIFTS}
+        found |= {secret.translate(shift) for shift in _SHIFTS} | {secret.translate(_ATBASH)}
     return (found | {f[::-1] for f in found}) - {secret}
 
 

@@ -331,10 +331,11 @@ def _run(start: int, end: int, run: str, budget: Budget,
                                                          validate=True), budget, xored)
     if _MIN_B58 <= len(body) <= _MAX_B58 and _BASE58.fullmatch(body):
         yield from _payload(start, end, _b58decode(body), budget, xored)
-    if len(body) >= 16 and _BASE32.fullmatch(body):
+    if len(body) >= 16 and (_BASE32.fullmatch(body) or (
+            body.islower() and _BASE32.fullmatch(body.upper()))):  # (``| tr A-Z a-z``)
         with contextlib.suppress(binascii.Error, ValueError):
-            yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8)),
-                                budget, xored)
+            yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8),
+                                                             casefold=True), budget, xored)
 
 
 def _b58decode(run: str) -> bytes:
