@@ -99,6 +99,11 @@ CIPHERS = {
     "vigenere, key of 3 letters": vigenere(SECRET, "key"),
     "vigenere, key of 4 over every character": vigenere(SECRET, "abcd", every=True),
     "vigenere, key of 2 | rev": vigenere(SECRET[::-1], "xz"),
+    # secrets17: base85 of other bytes than compressed data's, without <~ ~> (no magic)
+    "xor 0x42 | b85encode": base64.b85encode(xor(RAW, 0x42)).decode(),
+    "xor 0x42 | a85encode": base64.a85encode(xor(RAW, 0x42)).decode(),
+    "xor key of 3 bytes | a85encode": base64.a85encode(xor_key(RAW, b"k3y")).decode(),
+    "rot18 | b85encode": base64.b85encode(rotated(SECRET, 13, 5).encode()).decode(),
     # secrets17: Atbash (tr a-z zyxwvutsrqponmlkjihgfedcba), reversed too
     "atbash": SECRET.translate(str.maketrans(string.ascii_lowercase,
                                              string.ascii_lowercase[::-1])),
@@ -165,6 +170,13 @@ def test_a_long_vigenere_key_is_found_by_its_period(key: str) -> None:
     # keys of 5 to 16 bytes over other data; a text repeating every 5 to 16 bytes
     xor_key(b"a plain log line, nothing in it at all, none", b"passphrase!").hex(),
     "0123456789abcdef" * 8, ("abcde" * 30).encode().hex(),
+    # words with base85's punctuation: minified code and JSON, a URL's query, base85 of
+    # other bytes
+    'if(a){b[c]=d;}else{return(e<f)?g:h;}',
+    '{"id":1,"tags":["a","b"],"ok":true,"next":null}',
+    "https://example.com/search?q=a&page=2&sort=name&dir=asc#top",
+    base64.b85encode(b"other bytes, XORed: " + xor(b"nothing to see here", 0x42)).decode(),
+    base64.a85encode(bytes(range(200))).decode(),
 ])
 def test_ordinary_text_is_left_as_it_is(text: str) -> None:
     assert R.redact(text) == text

@@ -88,12 +88,22 @@ _SPACED = (r"(?:0[xX])?[0-9a-fA-F]{2}(?:(?:[ :,]|\r?\n)[ \t]*(?:0[xX])?[0-9a-fA-
 _HEXPAIR = re.compile(r"(?:0[xX])?([0-9a-fA-F]{2})")
 # uuencode's lines (a length character, then 4 characters per 3 bytes), begin and end cut off
 _UULINES = r"(?m)(?:^[!-M][ -`]{4,84}\r?(?:\n|\z))+"
+# a word that may be base85 of any bytes (an XORed secret's: no magic to start it), with 3 of
+# the characters base85 has and base64, hex and paths have not (a URL's query has a few); 20
+# to 512 characters
+# (longer: minified code, not decoded)
+_SPECIAL85 = "!\"#$&'()*,;<>@[\\]^`{|}"
+_WORD85 = r"[!-~]*[" + re.escape(_SPECIAL85) + r"][!-~]*"
+_NOT85 = str.maketrans("", "", _SPECIAL85)
+_MIN85, _MAX85 = 20, 512
 _A85_ALPHABET = "".join(chr(33 + i) for i in range(85))
 _B85_ALPHABET = ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                  "!#$%&()*+-;<=>?@^_`{|}~")
 _Z85_ALPHABET = ("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                  ".-:+=^!/*?&<>()[]{}@%$#")
 _Z85_TO_B85 = str.maketrans(_Z85_ALPHABET, _B85_ALPHABET)
+_OUT_A85 = str.maketrans("", "", _A85_ALPHABET + "z \t\r\n")  # (what is left: not one)
+_OUT_B85 = str.maketrans("", "", _B85_ALPHABET)
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _HEXCHARS = _HEXDIGITS.decode()  # (a first look, before the whole run)
 _CONTROLS = bytes(c for c in range(32) if chr(c) not in "\t\n\r")
@@ -115,7 +125,7 @@ def _engines() -> tuple[Any, ...]:
     # a ``=``, a ``:``, a quote or an opening bracket
     word = (r"(?:\A|[\s=:\"'(\[])[" + "".join(re.escape(c) for c in sorted(_FIRSTS85))
             + r"][!-~]{19,}")
-    patterns = (_B64, _ESC, _SPACED, _UULINES, word)
+    patterns = (_B64, _ESC, _SPACED, _UULINES, word, _WORD85)
     return (*(re2.compile(p, options) for p in patterns),
             *(re2.compile(p.encode(), options) for p in patterns))
 
@@ -250,10 +260,10 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
     """(start, end, decoded text) for every decoding of every run in ``text``; the text is
     None where the run cannot be read within ``budget`` or its bytes hold a secret XORed
     with one byte (``xored``): hidden whole."""
-    b64, escapes, spaced, uulines, words, *in_bytes = _engines()
+    b64, escapes, spaced, uulines, words, words85, *in_bytes = _engines()
     if text.isascii():  # RE2 on bytes: no offsets to convert (its offsets are ours)
         source: str | bytes = text.encode("ascii")
-        b64, escapes, spaced, uulines, words = in_bytes
+        b64, escapes, spaced, uulines, words, words85 = in_bytes
     else:
         try:
             text.encode("utf-8")
@@ -301,6 +311,18 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
     for match in words.finditer(source):  # base85 of compressed data, no ``<~``
         for start, data in _packed85(text, match.start(), match.end()):
             yield from _payload(start, match.end(), data, budget, xored)
+    for match in words85.finditer(source):  # base85 of other bytes, no ``<~``
+        start, end = match.start(), match.end()
+        word = text[start:end]
+        if (_MIN85 <= len(word) <= _MAX85 and len(word) % 5 != 1  # (no group of one)
+                and len(word) - len(word.translate(_NOT85)) >= 3):
+            done = seen.get(word)  # (code repeats its words: each decoded once)
+            if done is None:
+                done = seen[word] = _Replay()
+                for _, decode in _BASE85:
+                    if (bytes85 := decode(word)) is not None:
+                        done.record(_payload(0, 0, bytes85, budget, done))
+            yield from done.replay(start, end, xored)
     if "<~" in text:  # Ascii85 as PostScript, PDF and ``a85encode(adobe=True)`` write it
         for match in _A85.finditer(text):
             with contextlib.suppress(ValueError):
@@ -373,12 +395,16 @@ def _packed_start(head: bytes) -> bool:
 
 
 def _a85(word: str) -> bytes | None:
+    if word.translate(_OUT_A85):  # (a character no base85 has: no Python decoding)
+        return None
     with contextlib.suppress(ValueError):
         return base64.a85decode(word)
     return None
 
 
 def _b85(word: str) -> bytes | None:
+    if word.translate(_OUT_B85):
+        return None
     with contextlib.suppress(ValueError):
         return base64.b85decode(word)
     return None
