@@ -193,6 +193,12 @@ class Redactor:
         if text.isascii() and self._xored:  # XORed with a key that kept it printable
             runs += self._xored.spans(text.encode("ascii"))
         runs += self._shifted.spans(text)  # letters and digits rotated
+        if not text.isascii():  # in look-alike characters (the same places: one for one)
+            from toolhost.redaction_confusable import folded
+
+            plain = folded(text)
+            if plain != text and self._pattern is not None:
+                runs += [*self._pattern.spans(plain), *self._squeezed.spans(plain)]
         if not runs:
             return []
         if self._pattern is not None:

@@ -93,7 +93,7 @@ _UULINES = r"(?m)(?:^[!-M][ -`]{4,84}\r?(?:\n|\z))+"
 # to 512 characters
 # (longer: minified code, not decoded)
 _SPECIAL85 = "!\"#$&'()*,;<>@[\\]^`{|}"
-_WORD85 = r"[!-~]*[" + re.escape(_SPECIAL85) + r"][!-~]*"
+_WORD85 = r"(?:[!-~]*[" + re.escape(_SPECIAL85) + r"]){3}[!-~]*"  # (prose: "text," is none)
 _NOT85 = str.maketrans("", "", _SPECIAL85)
 _MIN85, _MAX85 = 20, 512
 _A85_ALPHABET = "".join(chr(33 + i) for i in range(85))
