@@ -208,7 +208,8 @@ def kinds(size: int = 1_000_000) -> None:
             "abcdefghijklmnopqrstuvwxyz", k=5)) for _ in range(size // 20))[:size],
         "accented prose with look-alikes": (
             "Ünïcödé text, à la carte, naïve café ① — ok 2026\n" * size)[:size],
-        "Japanese with fullwidth digits": ("日本語のテキストです。東京都、２０２６年。\n" * size)[:size],
+        "Japanese with fullwidth digits": (
+            "日本語のテキストです。東京都、２０２６年。\n" * size)[:size],
         "base64 lines": "\n".join(base64.b64encode(rng.randbytes(57)).decode()
                                   for _ in range(size // 77)),
     }
