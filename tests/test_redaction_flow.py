@@ -52,6 +52,21 @@ def test_messages_without_a_secret_are_as_they_were() -> None:
     assert _shown(["a", SECRET, "b"]) == ["a", MASK, "b"]
 
 
+def test_a_commands_stderr_lines_sent_as_they_come_are_one_flow() -> None:
+    sent: list[str] = []
+
+    async def notify(note: dict[str, Any]) -> None:
+        sent.append(note["params"]["data"])
+
+    async def call() -> None:
+        log = ClientLog(logging.getLogger("toolhost.test"), notify, "debug")
+        for line in ("sk-live-9f", "8e7d6c5b", "4a3921"):  # (``fold -w 8``, live)
+            await log.send_now("info", line)
+
+    asyncio.run(call())
+    assert sent == ["sk-live-9f", MASK, MASK]
+
+
 def test_log_lines_and_progress_messages_are_one_flow_each() -> None:
     sent: list[dict[str, Any]] = []
 
