@@ -24,6 +24,10 @@ LOOKALIKES = {
     "Cyrillic e, a, c, k": SECRET.translate(str.maketrans("eack", "еаск")),
     "Greek o, Cyrillic s in the second secret": "Geheim-pässwörd".replace("e", "е", 1),
     "a piece of it, mathematical sans": _shifted(SECRET[:14], 0x1D5BA, 0x1D7E2),
+    "struck through (U+0336 after each)": "".join(c + "\u0336" for c in SECRET),
+    "underlined, marks stacked": "".join(c + "\u0332\u0301" for c in SECRET),
+    "circled and struck through": "".join(c + "\u0336" for c in _shifted(
+        SECRET, 0x24D0, 0x2460 - 1).replace(chr(0x245F), "⓪")),
 }
 
 
@@ -35,6 +39,7 @@ def test_a_secret_in_look_alike_characters_is_hidden(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "Ünïcödé text ① ② ③, ﬁne, ２０２６年, Ελληνικά, русский текст",
     "𝐛𝐨𝐥𝐝 𝐰𝐨𝐫𝐝𝐬 and ⓒⓘⓡⓒⓛⓔⓢ",
+    "décomposé: e\u0301te\u0301, sk-live-9\u0336 struck",
 ])
 def test_other_text_in_such_characters_is_left(text: str) -> None:
     assert R.redact(text) == text

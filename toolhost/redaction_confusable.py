@@ -7,15 +7,21 @@ maps each such character to the ASCII one it looks like, one character for one (
 in the folded text is the same place in the text): NFKC where it gives one ASCII character
 (mathematical, enclosed, fullwidth, super- and subscript letters and digits), and a table of
 the Cyrillic and Greek letters that are drawn as Latin ones (Unicode's confusables for them).
-The redactor looks for its secrets in the folded text too (only a text that is not ASCII).
+The redactor looks for its secrets in the folded text too (only a text that is not ASCII);
+and in the text without its combining marks (``unmarked``: ``s̶k̶-̶l̶i̶v̶e̶``, a strike or an
+underline over each character), each place mapped back to the text's.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 
-__all__ = ["folded"]
+__all__ = ["folded", "unmarked"]
+
+# combining marks: diacritics, their extensions and supplement, for symbols, half marks
+_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 
 # Cyrillic and Greek letters drawn as Latin ones (from Unicode's confusables.txt)
 _LOOKALIKES = {
@@ -56,3 +62,20 @@ def folded(text: str) -> str:
     if alikes.isdisjoint(text):
         return text
     return text.translate(table)
+
+
+def unmarked(text: str) -> tuple[str, list[int]] | None:
+    """``text`` without its combining marks, and where each of its characters is in
+    ``text`` (one more: the text's end); None: it has none."""
+    if _MARKS.search(text) is None:
+        return None
+    kept: list[str] = []
+    where: list[int] = []
+    at = 0
+    for marks in _MARKS.finditer(text):
+        kept.append(text[at:marks.start()])
+        where += range(at, marks.start())
+        at = marks.end()
+    kept.append(text[at:])
+    where += range(at, len(text) + 1)
+    return "".join(kept), where
