@@ -9,7 +9,10 @@ prose and of near-misses: build seconds, redaction seconds per MB, peak memory.
 ``--passes [SIZE]``: instead, the CPU seconds per MB of the decoding pass and of the rotated-
 shapes pass on prose, on one near-miss repeated, on near-misses that vary and on base64 lines,
 and the ratio of each to the whole redaction of prose: CPU time, since the wall clock of a
-shared machine swings 2-5 times.)
+shared machine swings 2-5 times.
+``--kinds [SIZE]``: instead, the whole redaction's CPU seconds per MB (and MB/s) on prose, on
+code-like words (base85's punctuation), on accented prose with look-alike characters, on
+Japanese with fullwidth digits and on base64 lines; and ``holds_secret`` on a 1 MB PNG.)
 """
 
 from __future__ import annotations
@@ -184,11 +187,53 @@ def passes(size: int = 1_000_000) -> None:
               f"({shifted / whole:.2f}x)")
 
 
+def kinds(size: int = 1_000_000) -> None:
+    """The whole redaction per kind of text (secrets17: XOR lags to 16, base85 words without
+    markers, look-alike characters, packed data) and a binary block's check."""
+    import base64
+    import random
+    import time
+    import zlib
+
+    from toolhost.redaction_binary import holds_secret
+
+    redactor = Redactor(frozenset({"sk-live-9f8e7d6c5b4a3921"}))
+    redactor.redact("warm up ① " * 10)
+    rng = random.Random(1)
+    code = ["if(a){b[c]=d;}else{return(e<f)?g:h;}", '{"id":1,"tags":["a","b"],"ok":true}',
+            "fn(x,y);", "x"]
+    texts = {
+        "prose": ("the quick brown fox jumps over the lazy dog, 12 times\n" * size)[:size],
+        "code-like words": " ".join(rng.choice(code) + "".join(rng.choices(
+            "abcdefghijklmnopqrstuvwxyz", k=5)) for _ in range(size // 20))[:size],
+        "accented prose with look-alikes": (
+            "Ünïcödé text, à la carte, naïve café ① — ok 2026\n" * size)[:size],
+        "Japanese with fullwidth digits": (
+            "日本語のテキストです。東京都、２０２６年。\n" * size)[:size],
+        "base64 lines": "\n".join(base64.b64encode(rng.randbytes(57)).decode()
+                                  for _ in range(size // 77)),
+    }
+    for name, text in texts.items():
+        start = time.process_time()
+        redactor.redact(text)
+        seconds = (time.process_time() - start) / len(text) * 1e6
+        print(f"{name}: {seconds:.3f} s per MB of CPU ({1 / seconds:.1f} MB/s)")
+    png = (b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR" + bytes(17) + b"IDAT"
+           + zlib.compress(rng.randbytes(1 << 20)))
+    data = base64.b64encode(png).decode()
+    start = time.process_time()
+    holds_secret(redactor, data)
+    print(f"holds_secret, a 1 MB PNG: {time.process_time() - start:.3f} s of CPU")
+
+
 if __name__ == "__main__":
     import sys
 
     if "--many" in sys.argv:
         many()
+    elif "--kinds" in sys.argv:
+        at = sys.argv.index("--kinds") + 1
+        kinds(int(sys.argv[at]) if at < len(sys.argv) else 1_000_000)
     elif "--passes" in sys.argv:
         at = sys.argv.index("--passes") + 1
         passes(int(sys.argv[at]) if at < len(sys.argv) else 1_000_000)

@@ -99,6 +99,21 @@ CIPHERS = {
     "vigenere, key of 3 letters": vigenere(SECRET, "key"),
     "vigenere, key of 4 over every character": vigenere(SECRET, "abcd", every=True),
     "vigenere, key of 2 | rev": vigenere(SECRET[::-1], "xz"),
+    # secrets17: base85 of other bytes than compressed data's, without <~ ~> (no magic)
+    "xor 0x42 | b85encode": base64.b85encode(xor(RAW, 0x42)).decode(),
+    "xor 0x42 | a85encode": base64.a85encode(xor(RAW, 0x42)).decode(),
+    "xor key of 3 bytes | a85encode": base64.a85encode(xor_key(RAW, b"k3y")).decode(),
+    "rot18 | b85encode": base64.b85encode(rotated(SECRET, 13, 5).encode()).decode(),
+    # secrets17: Atbash (tr a-z zyxwvutsrqponmlkjihgfedcba), reversed too
+    "atbash": SECRET.translate(str.maketrans(string.ascii_lowercase,
+                                             string.ascii_lowercase[::-1])),
+    "atbash | rev": SECRET[::-1].translate(str.maketrans(string.ascii_lowercase,
+                                                         string.ascii_lowercase[::-1])),
+    # secrets17: keys of 5 to 16 bytes (the key at each place is the secret XOR the data)
+    "xor key of 5 bytes | xxd -p": xor_key(RAW, b"abcde").hex(),
+    "xor key of 8 bytes | base64": base64.b64encode(xor_key(RAW, bytes(range(1, 9)))).decode(),
+    "xor key of 7 bytes, printable": xor_key(RAW, b"\x01\x02\x03\x01\x02\x03\x04").decode(),
+    "xor key of 11 bytes, at its 5th phase": xor_key(b"head" + RAW, b"passphrase!").hex()[8:],
 }
 
 
@@ -119,6 +134,28 @@ def test_a_scripts_xored_token_is_hidden_from_its_command() -> None:
     assert R.redact(out) == f"obfuscated: {MASK}\n"
 
 
+LONG = "ghp-live-abcdefghijklmnopqrstuv-2026x"  # 26 letters: keys of up to 16 letters
+
+
+def test_a_long_xor_key_is_found_by_its_period() -> None:
+    # a key of up to half the secret's length: each byte of the secret is in a step
+    redactor = Redactor(frozenset({LONG}))
+    for key in (bytes(range(3, 19)), b"abcdefghijklmno", b"\xde\xad\xbe\xef\x01"):
+        assert redactor.redact(xor_key(LONG.encode(), key).hex()) == MASK
+    # a near-miss whose middle (free at a lag past half its length) differs is no secret
+    near = LONG.encode()[:18] + b"X" + LONG.encode()[19:]
+    for lag in (14, 16, 17):
+        assert Xored([LONG[:2 * lag - 2]]).spans(near * 2) == []
+
+
+@pytest.mark.parametrize("key", ["abcde", "secret", "longerkeys", "passphraseofsixt"])
+def test_a_long_vigenere_key_is_found_by_its_period(key: str) -> None:
+    redactor = Redactor(frozenset({LONG}))
+    for form in (vigenere(LONG, key), vigenere(LONG, key, every=True),
+                 vigenere(LONG[::-1], key).upper()):
+        assert redactor.redact(f"key: {form} .") == f"key: {MASK} ."
+
+
 @pytest.mark.parametrize("text", [
     "the quick brown fox jumps over the lazy dog, build 2026-11-27 " * 20,
     "a" * 64 + " " + "0" * 64 + " " + "ff" * 40,  # runs of one byte
@@ -130,6 +167,16 @@ def test_a_scripts_xored_token_is_hidden_from_its_command() -> None:
     "12 34 56 78 90 12 34 56 78 90 ab cd",
     rotated(SECRET, 13, 5)[:-1] + "q",  # its shape, but not one pair of shifts
     "ab-cdef-1a2b3c4d5e6f7890, xy-zabc-0z9y8x7w6v5u4321",  # its shape
+    # keys of 5 to 16 bytes over other data; a text repeating every 5 to 16 bytes
+    xor_key(b"a plain log line, nothing in it at all, none", b"passphrase!").hex(),
+    "0123456789abcdef" * 8, ("abcde" * 30).encode().hex(),
+    # words with base85's punctuation: minified code and JSON, a URL's query, base85 of
+    # other bytes
+    'if(a){b[c]=d;}else{return(e<f)?g:h;}',
+    '{"id":1,"tags":["a","b"],"ok":true,"next":null}',
+    "https://example.com/search?q=a&page=2&sort=name&dir=asc#top",
+    base64.b85encode(b"other bytes, XORed: " + xor(b"nothing to see here", 0x42)).decode(),
+    base64.a85encode(bytes(range(200))).decode(),
 ])
 def test_ordinary_text_is_left_as_it_is(text: str) -> None:
     assert R.redact(text) == text

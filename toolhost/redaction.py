@@ -193,11 +193,30 @@ class Redactor:
         if text.isascii() and self._xored:  # XORed with a key that kept it printable
             runs += self._xored.spans(text.encode("ascii"))
         runs += self._shifted.spans(text)  # letters and digits rotated
+        if not text.isascii() and self._pattern is not None:
+            runs += self._look_alike(text)
         if not runs:
             return []
         if self._pattern is not None:
             found = [*found, *self._pattern.spans(text)]
         return [(a, b) for a, b in runs if not any(s < b and e > a for s, e in found)]
+
+    def _look_alike(self, text: str) -> list[tuple[int, int]]:
+        """The secrets in look-alike characters (the same places: one for one), or under
+        combining marks (``toolhost.redaction_confusable``)."""
+        from toolhost.redaction_confusable import folded, unmarked
+
+        assert self._pattern is not None
+        found = []
+        plain = folded(text)
+        if plain != text:
+            found += [*self._pattern.spans(plain), *self._squeezed.spans(plain)]
+        bare = unmarked(plain)
+        if bare is not None:
+            stripped, where = bare
+            found += [(where[a], where[b]) for a, b in [*self._pattern.spans(stripped),
+                                                       *self._squeezed.spans(stripped)]]
+        return found
 
     @functools.cached_property
     def _squeezed(self) -> Squeezed:

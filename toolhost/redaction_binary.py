@@ -13,21 +13,34 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import functools
+import re
+import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.redaction import MASK, Redactor
+from toolhost.redaction_decoded import MAX_DECODED
+from toolhost.redaction_packed import compressed, strings, unpacked
 from toolhost.redaction_values import BINARY_KEYS
 
-__all__ = ["MIN_SPAN", "holds_secret", "without_secret_data"]
+__all__ = ["MIN_RAW", "MIN_SPAN", "holds_secret", "without_secret_data"]
 
 MIN_SPAN = 12  # characters of base64 that spell a secret, at least, to hide binary data
+MIN_RAW = 5  # bytes of a secret looked for as they are (4: 1 MB holds one by chance in 4,000)
+_MAX_STREAMS = 64  # compressed chunks or streams of one file inflated
+_STREAM = re.compile(rb"stream\r?\n(?=x)")
+_TEXT_CHUNK = re.compile(rb"[zi]TXt")  # a PNG's compressed text chunks (any file: by name)
 
 
 def holds_secret(hide: Redactor, data: str) -> bool:
     """Whether base64 ``data`` holds a secret of ``hide``: the secret's base64 at any
-    alignment in it (``MIN_SPAN`` characters at least: a secret of 9 bytes or more), or,
-    when its bytes are text (an SVG, a text blob), any form of the secret in that text."""
+    alignment in it (``MIN_SPAN`` characters at least: a secret of 9 bytes or more); its
+    bytes as they are (``MIN_RAW`` to 8 bytes: their base64 is too short to tell); or, when
+    its bytes are text (an SVG, a text blob), any form of the secret in that text; or in
+    what its bytes hold packed (a gzip or zip file, a PNG's compressed text chunks, a PDF's
+    streams: ``toolhost.redaction_packed``)."""
     if hide._pattern is None or not data:
         return False
     # (a short secret, a PIN, is somewhere in most images' base64 by chance: only a span
@@ -35,10 +48,59 @@ def holds_secret(hide: Redactor, data: str) -> bool:
     if any(end - start >= MIN_SPAN for start, end in hide._pattern.spans(data)):
         return True
     try:
-        text = base64.b64decode(data, validate=False).decode("utf-8")
-    except (binascii.Error, ValueError):  # (UnicodeDecodeError too: bytes, not text)
+        raw = base64.b64decode(data, validate=False)
+    except (binascii.Error, ValueError):
         return False
-    return bool(hide.spans(text))
+    try:
+        return bool(hide.spans(raw.decode("utf-8")))
+    except UnicodeDecodeError:  # bytes, not text
+        pass
+    if any(secret in raw for secret in _short(hide)):
+        return True
+    inner = _inner(raw)
+    if inner is None:  # more than can be read: it may hold one (fail closed)
+        return True
+    return any(hide.spans(strings(piece)) for piece in inner)
+
+
+@functools.lru_cache(maxsize=8)
+def _short(hide: Redactor) -> tuple[bytes, ...]:
+    """The secrets of ``MIN_RAW`` to 8 bytes (UTF-8), looked for in a blob's bytes."""
+    raws = (secret.encode("utf-8", "surrogatepass") for secret in hide.secrets)
+    return tuple(raw for raw in raws if MIN_RAW <= len(raw) < 9)
+
+
+def _inner(raw: bytes) -> list[bytes] | None:
+    """What a file's bytes hold compressed: the whole file unpacked (gzip, zip, ...; None:
+    past ``MAX_DECODED``), or a PNG's ``zTXt`` and ``iTXt`` chunks and a PDF's streams,
+    each inflated up to ``MAX_DECODED`` bytes (pixels and pages: no secret past it is
+    looked for)."""
+    if compressed(raw):
+        return unpacked(raw, MAX_DECODED)
+    found: list[bytes] = []
+    view = memoryview(raw)  # (no copy of the file per stream)
+    for match in _TEXT_CHUNK.finditer(raw):  # (by its name: a length that lies skips none)
+        if len(found) >= _MAX_STREAMS:
+            break
+        # keyword, NUL, then zTXt: method, zlib; iTXt: flag (1: zlib), method, language,
+        # NUL, translated keyword, NUL, text
+        at = raw.find(b"\0", match.end(), match.end() + 80) + 1
+        if at and match.group() == b"iTXt":
+            flagged = raw[at:at + 1] == b"\1"
+            at = raw.find(b"\0", raw.find(b"\0", at + 2, at + 200) + 1) + 1 if flagged else 0
+        if at:
+            found.append(_inflated(view[at + (match.group() == b"zTXt"):]))
+    for match in _STREAM.finditer(raw):  # a PDF's (or PostScript's) FlateDecode streams
+        if len(found) >= _MAX_STREAMS:
+            break
+        found.append(_inflated(view[match.end():]))
+    return found
+
+
+def _inflated(data: memoryview) -> bytes:
+    with contextlib.suppress(zlib.error):
+        return zlib.decompressobj().decompress(data, MAX_DECODED)
+    return b""
 
 
 def without_secret_data(value: Any, redact: Callable[[str], str] | Redactor) -> Any:

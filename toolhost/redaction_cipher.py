@@ -1,8 +1,8 @@
-"""A secret under a simple cipher: ROT47, a Caesar shift of its letters, XOR with a short key.
+"""A secret under a simple cipher: ROT47, a Caesar shift, Atbash, XOR with a short key.
 
 Each of these has a small, fixed set of outcomes per secret, so none needs a pass of its own:
 
-- ROT47 and the 25 Caesar shifts of a secret's letters (digits and punctuation kept, as
+- ROT47, Atbash and the 25 Caesar shifts of a secret's letters (digits and punctuation kept, as
   ``tr a-z d-za-c`` or a shift cipher writes them), each also reversed, are literal forms
   (``cipher_forms``), found with the secret's other literal forms in the redactor's one pass.
   Only for a secret of ``FOLD_MIN`` characters or more: a shifted short word is another word.
@@ -10,12 +10,13 @@ Each of these has a small, fixed set of outcomes per secret, so none needs a pas
   "hides" a token writes it) has 255 outcomes, each in several encodings. Instead of building
   them, the XOR of each byte with the next (which any one-byte key leaves as it is) is looked
   for in decoded data (``Xored``): one RE2 pass over the bytes, whatever the key.
-- XOR with a repeating key of 2, 3 or 4 bytes (``b"\\xde\\xad\\xbe\\xef"``, a word): the
-  XOR of each byte with the one ``lag`` bytes on (``LAGS``: 3 and 4) is the same under any
-  key whose length divides the lag (4: keys of 1, 2 and 4 bytes; 3: of 1 and 3), at any
-  phase. Looked for the same way, for a secret of ``lag + MIN_XOR - 1`` bytes or more. A
-  longer key (5 bytes and more) is not: each length is a pass more, and a key as long as the
-  secret is a one-time pad, which no finder can tell from noise.
+- XOR with a repeating key of 2 to 16 bytes (``b"\\xde\\xad\\xbe\\xef"``, a word, a
+  passphrase): the XOR of each byte with the one ``lag`` bytes on (``LAGS``: 3 to 16) is
+  the same under any key whose length divides the lag (4: keys of 1, 2 and 4 bytes; 3: of 1
+  and 3; 16: of 8 and 16), at any phase: the secret is known, so its steps are too. Looked
+  for the same way, one pass of C-speed big-number XOR per lag, for a secret of
+  ``lag + MIN_XOR - 1`` bytes or more. A longer key is not (a key as long as the secret is
+  a one-time pad, which no finder can tell from noise).
 """
 
 from __future__ import annotations
@@ -27,39 +28,45 @@ from typing import Any
 
 from toolhost.redaction_spell import FOLD_MIN
 
-__all__ = ["LAGS", "MAX_SHAPED", "MIN_XOR", "Shifted", "Xored", "cipher_forms"]
+__all__ = ["LAGS", "MAX_KEY", "MAX_SHAPED", "MIN_XOR", "Shifted", "Xored", "cipher_forms"]
 
 MIN_XOR = 8  # bytes: a shorter secret's run of differences could be anyone's data
-LAGS = (1, 3, 4)  # the key lengths each covers: 1; 1 and 3; 1, 2 and 4
+MAX_KEY = 16  # bytes of a repeating XOR key (Vigenère: letters) found by its period
+# the key lengths each lag covers: 1; 1 and 3; 1, 2 and 4; then each length to MAX_KEY
+LAGS = (1, 3, 4, *range(5, MAX_KEY + 1))
 _ROT47 = str.maketrans("".join(chr(c) for c in range(33, 127)),
                        "".join(chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)))
 _LOWER, _UPPER = string.ascii_lowercase, string.ascii_uppercase
+_ATBASH = str.maketrans(_LOWER + _UPPER, _LOWER[::-1] + _UPPER[::-1])  # a <-> z, b <-> y
 _SHIFTS = [str.maketrans(_LOWER + _UPPER, _LOWER[k:] + _LOWER[:k] + _UPPER[k:] + _UPPER[:k])
            for k in range(1, 26)]
 
 
 def cipher_forms(secret: str) -> set[str]:
-    """``secret`` in ROT47 and under each Caesar shift of its letters, each also reversed
+    """``secret`` in ROT47, under each Caesar shift of its letters and under Atbash (``tr
+    a-z zyx...a``), each also reversed
     (none for a secret shorter than ``FOLD_MIN``, or one whose letters are too few to tell)."""
     if len(secret) < FOLD_MIN:
         return set()
     found = {secret.translate(_ROT47)}
     if sum(c in string.ascii_letters for c in secret) >= 4:
-        found |= {secret.translate(shift) for shift in _SHIFTS}
+        found |= {secret.translate(shift) for shift in _SHIFTS} | {secret.translate(_ATBASH)}
     return (found | {f[::-1] for f in found}) - {secret}
 
 
-def _steps(data: bytes, lag: int = 1) -> bytes:
+def _steps(data: bytes, lag: int = 1, number: int | None = None) -> bytes:
     """Each byte of ``data`` XORed with the one ``lag`` bytes on (``lag`` bytes fewer): the
-    same for ``data`` XORed with any key repeating every ``lag`` bytes."""
+    same for ``data`` XORed with any key repeating every ``lag`` bytes. (``number``: ``data``
+    as a big-endian number, made once for every lag.)"""
     if len(data) <= lag:
         return b""
-    number = int.from_bytes(data, "big")
+    if number is None:
+        number = int.from_bytes(data, "big")
     return (number ^ (number >> 8 * lag)).to_bytes(len(data), "big")[lag:]
 
 
 class Xored:
-    """Where a secret XORed with a key of 1 to 4 bytes, repeated, is in some bytes
+    """Where a secret XORed with a key of 1 to ``MAX_KEY`` bytes, repeated, is in some bytes
     (``spans``)."""
 
     __slots__ = ("_heads", "_patterns", "_raws")
@@ -74,8 +81,10 @@ class Xored:
             for lag in LAGS:
                 # its steps: MIN_XOR - 1 at least, of 4 values at least (a secret repeating
                 # every 4 bytes has steps of zeros at lag 4, as any such run has)
+                # and every byte of it in a step (2 x lag bytes at least): else its middle
+                # is free, and a near-miss with its middle changed passes for it
                 ahead = _steps(raw, lag)
-                if len(ahead) >= MIN_XOR - 1 and len(set(ahead)) >= 4:
+                if (len(ahead) >= max(MIN_XOR - 1, lag) and len(set(ahead)) >= 4):
                     steps[lag].add(ahead)
                     self._raws.add(raw)
         self._patterns: list[tuple[int, Any]] = []
@@ -83,7 +92,7 @@ class Xored:
         # (an RE2 call costs ~40 us from Python: 16,000 runs of near-misses doubled the pass)
         count = sum(len(found) for found in steps.values())
         self._heads = ({lag: {s[:MIN_XOR - 1] for s in found} for lag, found in steps.items()}
-                       if count <= 24 else None)
+                       if count <= 4 * len(LAGS) else None)
         if count:
             import re2  # type: ignore[import-untyped]  # loaded by the Matcher already
 
@@ -105,8 +114,9 @@ class Xored:
         if not self._patterns or len(data) < MIN_XOR:
             return []
         found = []
+        number = int.from_bytes(data, "big")
         for lag, pattern in self._patterns:
-            steps = _steps(data, lag)
+            steps = _steps(data, lag, number)
             if self._heads is not None and not any(head in steps
                                                    for head in self._heads[lag]):
                 continue
@@ -118,7 +128,7 @@ class Xored:
 
 _SHAPE = str.maketrans(_LOWER + _UPPER + string.digits, "a" * 52 + "0" * 10)  # any case
 MAX_SHAPED = 4096  # places one text's shapes are tried at (then no more: see ``Shifted``)
-MAX_PERIOD = 4  # letters of a Vigenère key
+MAX_PERIOD = MAX_KEY  # letters of a Vigenère key
 MIN_CHECKED = 8  # letters a key is checked by, beyond its own
 _NO_LETTERS = str.maketrans("", "", string.ascii_letters)
 

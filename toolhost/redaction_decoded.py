@@ -35,14 +35,13 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import bz2
 import contextlib
 import functools
-import lzma
 import re
-import zlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
+
+from toolhost.redaction_packed import compressed, strings, unpacked
 
 if TYPE_CHECKING:
     from toolhost.redaction_cipher import Xored
@@ -89,12 +88,22 @@ _SPACED = (r"(?:0[xX])?[0-9a-fA-F]{2}(?:(?:[ :,]|\r?\n)[ \t]*(?:0[xX])?[0-9a-fA-
 _HEXPAIR = re.compile(r"(?:0[xX])?([0-9a-fA-F]{2})")
 # uuencode's lines (a length character, then 4 characters per 3 bytes), begin and end cut off
 _UULINES = r"(?m)(?:^[!-M][ -`]{4,84}\r?(?:\n|\z))+"
+# a word that may be base85 of any bytes (an XORed secret's: no magic to start it), with 3 of
+# the characters base85 has and base64, hex and paths have not (a URL's query has a few); 20
+# to 512 characters
+# (longer: minified code, not decoded)
+_SPECIAL85 = "!\"#$&'()*,;<>@[\\]^`{|}"
+_WORD85 = r"(?:[!-~]*[" + re.escape(_SPECIAL85) + r"]){3}[!-~]*"  # (prose: "text," is none)
+_NOT85 = str.maketrans("", "", _SPECIAL85)
+_MIN85, _MAX85 = 20, 512
 _A85_ALPHABET = "".join(chr(33 + i) for i in range(85))
 _B85_ALPHABET = ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                  "!#$%&()*+-;<=>?@^_`{|}~")
 _Z85_ALPHABET = ("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                  ".-:+=^!/*?&<>()[]{}@%$#")
 _Z85_TO_B85 = str.maketrans(_Z85_ALPHABET, _B85_ALPHABET)
+_OUT_A85 = str.maketrans("", "", _A85_ALPHABET + "z \t\r\n")  # (what is left: not one)
+_OUT_B85 = str.maketrans("", "", _B85_ALPHABET)
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _HEXCHARS = _HEXDIGITS.decode()  # (a first look, before the whole run)
 _CONTROLS = bytes(c for c in range(32) if chr(c) not in "\t\n\r")
@@ -116,7 +125,7 @@ def _engines() -> tuple[Any, ...]:
     # a ``=``, a ``:``, a quote or an opening bracket
     word = (r"(?:\A|[\s=:\"'(\[])[" + "".join(re.escape(c) for c in sorted(_FIRSTS85))
             + r"][!-~]{19,}")
-    patterns = (_B64, _ESC, _SPACED, _UULINES, word)
+    patterns = (_B64, _ESC, _SPACED, _UULINES, word, _WORD85)
     return (*(re2.compile(p, options) for p in patterns),
             *(re2.compile(p.encode(), options) for p in patterns))
 
@@ -175,8 +184,8 @@ def packed_tail(text: str) -> int:
 
 _RUN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-\r\n"
 # compressed data's first bytes in base64 (gzip, zlib at its four levels, bzip2, xz) and hex
-_MAGIC = re.compile(r"H4sI|eJ|eNo|eF4|eAE|QlpoO|/Td6WFo|_Td6WFo|1f8b|789c|78da|785e|7801"
-                    r"|425a68|fd377a585a", re.IGNORECASE)
+_MAGIC = re.compile(r"H4sI|eJ|eNo|eF4|eAE|QlpoO|/Td6WFo|_Td6WFo|XQAA|UEsDB|1f8b|789c|78da"
+                    r"|785e|7801|425a68|fd377a585a|5d000080|504b0304", re.IGNORECASE)
 
 
 class _XorBatch:
@@ -251,10 +260,10 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
     """(start, end, decoded text) for every decoding of every run in ``text``; the text is
     None where the run cannot be read within ``budget`` or its bytes hold a secret XORed
     with one byte (``xored``): hidden whole."""
-    b64, escapes, spaced, uulines, words, *in_bytes = _engines()
+    b64, escapes, spaced, uulines, words, words85, *in_bytes = _engines()
     if text.isascii():  # RE2 on bytes: no offsets to convert (its offsets are ours)
         source: str | bytes = text.encode("ascii")
-        b64, escapes, spaced, uulines, words = in_bytes
+        b64, escapes, spaced, uulines, words, words85 = in_bytes
     else:
         try:
             text.encode("utf-8")
@@ -302,6 +311,18 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
     for match in words.finditer(source):  # base85 of compressed data, no ``<~``
         for start, data in _packed85(text, match.start(), match.end()):
             yield from _payload(start, match.end(), data, budget, xored)
+    for match in words85.finditer(source):  # base85 of other bytes, no ``<~``
+        start, end = match.start(), match.end()
+        word = text[start:end]
+        if (_MIN85 <= len(word) <= _MAX85 and len(word) % 5 != 1  # (no group of one)
+                and len(word) - len(word.translate(_NOT85)) >= 3):
+            done = seen.get(word)  # (code repeats its words: each decoded once)
+            if done is None:
+                done = seen[word] = _Replay()
+                for _, decode in _BASE85:
+                    if (bytes85 := decode(word)) is not None:
+                        done.record(_payload(0, 0, bytes85, budget, done))
+            yield from done.replay(start, end, xored)
     if "<~" in text:  # Ascii85 as PostScript, PDF and ``a85encode(adobe=True)`` write it
         for match in _A85.finditer(text):
             with contextlib.suppress(ValueError):
@@ -332,10 +353,11 @@ def _run(start: int, end: int, run: str, budget: Budget,
                                                          validate=True), budget, xored)
     if _MIN_B58 <= len(body) <= _MAX_B58 and _BASE58.fullmatch(body):
         yield from _payload(start, end, _b58decode(body), budget, xored)
-    if len(body) >= 16 and _BASE32.fullmatch(body):
+    if len(body) >= 16 and (_BASE32.fullmatch(body) or (
+            body.islower() and _BASE32.fullmatch(body.upper()))):  # (``| tr A-Z a-z``)
         with contextlib.suppress(binascii.Error, ValueError):
-            yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8)),
-                                budget, xored)
+            yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8),
+                                                             casefold=True), budget, xored)
 
 
 def _b58decode(run: str) -> bytes:
@@ -373,12 +395,16 @@ def _packed_start(head: bytes) -> bool:
 
 
 def _a85(word: str) -> bytes | None:
+    if word.translate(_OUT_A85):  # (a character no base85 has: no Python decoding)
+        return None
     with contextlib.suppress(ValueError):
         return base64.a85decode(word)
     return None
 
 
 def _b85(word: str) -> bytes | None:
+    if word.translate(_OUT_B85):
+        return None
     with contextlib.suppress(ValueError):
         return base64.b85decode(word)
     return None
@@ -472,16 +498,19 @@ def _payload(start: int, end: int, data: bytes, budget: Budget,
     text = _text(data) if plain else None
     if text is not None:
         yield start, end, text if budget.take(len(text)) else None
-    if not _compressed(data):
-        return
+    elif not plain and not compressed(data):
+        return  # (spaced hex: its bytes, not compressed, are the hex-dump finder's)
     room = min(MAX_DECODED, budget.left)
-    inflated = _inflate(data, room + 1)
-    if inflated is None:
-        return
-    if len(inflated) > room:  # a bomb, or more than is left: what it holds is unread
+    inner = unpacked(data, room, raw=text is None)
+    if inner is None:  # a bomb, or more than is left: what it holds is unread
         budget.take(budget.left + 1)
         yield start, end, None
-    elif (text := _text(inflated)) is not None:
+        return
+    for piece in inner:  # (binary, as a tar archive or a zip's file is: its text view)
+        if xored is not None:
+            xored.add(start, end, piece)
+        text = _text(piece)
+        text = strings(piece) if text is None else text
         yield start, end, text if budget.take(len(text)) else None
 
 
@@ -493,25 +522,3 @@ def _text(data: bytes) -> str | None:
         return None
     text = data.decode("utf-8", "replace")
     return text if text.count("\ufffd") <= 2 else None
-
-
-def _compressed(data: bytes) -> bool:
-    """Whether ``data`` starts as gzip, zlib, bzip2 or xz data does."""
-    return (data[:2] == b"\x1f\x8b" or data[:3] == b"BZh" or data[:6] == b"\xfd7zXZ\x00"
-            or (len(data) > 2 and data[0] == 0x78 and (data[0] << 8 | data[1]) % 31 == 0))
-
-
-def _inflate(data: bytes, limit: int) -> bytes | None:
-    """``data`` decompressed, ``limit`` bytes at most; None: not compressed data."""
-    try:
-        if data[:2] == b"\x1f\x8b":
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, limit)
-        if len(data) > 2 and data[0] == 0x78 and (data[0] << 8 | data[1]) % 31 == 0:
-            return zlib.decompressobj().decompress(data, limit)
-        if data[:3] == b"BZh":
-            return bz2.BZ2Decompressor().decompress(data, limit)
-        if data[:6] == b"\xfd7zXZ\x00":
-            return lzma.LZMADecompressor().decompress(data, limit)
-    except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
-        return None
-    return None

@@ -15,8 +15,8 @@ from typing import Any
 
 from toolhost.redaction import MASK, SECRET_KEY, Redactor, active
 
-__all__ = ["BINARY_KEYS", "across_blocks", "mask_arguments", "redact_strings", "scrub_value",
-           "secret_key"]
+__all__ = ["BINARY_KEYS", "across_blocks", "across_leaves", "mask_arguments", "redact_strings",
+           "scrub_value", "secret_key"]
 
 # Keys of MCP content holding base64 (images, audio, blobs): left as they are, never redacted
 BINARY_KEYS = frozenset({"data", "blob"})
@@ -88,6 +88,51 @@ def across_blocks(blocks: Any, shown: list[Any], redact: Callable[[str], str]) -
     for i, text in zip(texts, hidden, strict=True):
         if text != shown[i]["text"]:
             shown[i] = {**shown[i], "text": text}
+    return shown
+
+
+def across_leaves(value: Any, shown: Any, redact: Callable[[str], str]) -> Any:
+    """``shown`` (``value`` redacted by ``redact_strings``) with a secret hidden where the
+    strings of ``value``, in their order, hold it between them: an object's values
+    (``{"a": "sk-live-", "b": "9f8e7d6c", ...}``), nested too. One pass over them joined,
+    not one per object (a result of 10,000 rows)."""
+    raw: list[str] = []
+    seen: list[Any] = []
+    if not _leaves(value, shown, raw, seen) or len(raw) < 2:
+        return shown
+    hidden = _across_items(raw, list(seen), redact)
+    if hidden == seen:
+        return shown
+    return _replaced(shown, iter(hidden))
+
+
+def _leaves(value: Any, shown: Any, raw: list[str], seen: list[Any]) -> bool:
+    """The strings of ``value`` (``raw``) and of ``shown`` (``seen``) in order; False if
+    the two are not the same shape (two keys hidden as one)."""
+    if isinstance(value, str):
+        if isinstance(shown, str):
+            raw.append(value)
+            seen.append(shown)
+        return True
+    if isinstance(value, Mapping):
+        if not isinstance(shown, Mapping) or len(shown) != len(value):
+            return False
+        return all(_leaves(v, s, raw, seen) for v, s in zip(value.values(), shown.values(),
+                                                            strict=True))
+    if isinstance(value, (list, tuple)):
+        if not isinstance(shown, list) or len(shown) != len(value):
+            return False
+        return all(_leaves(v, s, raw, seen) for v, s in zip(value, shown, strict=True))
+    return True
+
+
+def _replaced(shown: Any, hidden: Any) -> Any:
+    if isinstance(shown, str):
+        return next(hidden)
+    if isinstance(shown, Mapping):
+        return {key: _replaced(item, hidden) for key, item in shown.items()}
+    if isinstance(shown, list):
+        return [_replaced(item, hidden) for item in shown]
     return shown
 
 

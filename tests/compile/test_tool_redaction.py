@@ -3,6 +3,11 @@ before the output cut."""
 
 from __future__ import annotations
 
+import gzip
+import io
+import json
+import zipfile
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -88,6 +93,17 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return len(body).to_bytes(4, "big") + kind + body + zlib.crc32(kind + body).to_bytes(4, "big")
+
+
+def _zipped(data: bytes) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("word/document.xml", b"<w:t>" + data + b"</w:t>")
+    return out.getvalue()
+
+
 _PNG = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR" + bytes(13)
 BINARY_LEAKS = {
     "a PNG's text chunk": ("image", "image/png",
@@ -98,6 +114,16 @@ BINARY_LEAKS = {
         "<svg><a href='?k=" + "".join(f"%{b:02X}" for b in LONG_SECRET.encode())
         + "'/></svg>").encode()),
     "an MP3's tag": ("audio", "audio/mpeg", b"ID3\x04\0\0\0\0\0\x20TXXX" + LONG_SECRET.encode()),
+    # secrets17: compressed inside the file (its base64 does not spell the secret)
+    "a PNG's compressed text chunk": ("image", "image/png", _PNG + _chunk(
+        b"zTXt", b"Comment\0\0" + zlib.compress(b"token=" + LONG_SECRET.encode()))),
+    "a PNG's international text chunk": ("image", "image/png", _PNG + _chunk(
+        b"iTXt", b"Comment\0\1\0en\0\0" + zlib.compress(LONG_SECRET.encode()))),
+    "a PDF's stream": ("image", "application/pdf", b"%PDF-1.4\n1 0 obj <</Filter "
+                       b"/FlateDecode>> stream\n" + zlib.compress(
+                           b"BT (key " + LONG_SECRET.encode() + b") Tj ET") + b"\nendstream"),
+    "a gzipped file": ("image", "application/gzip", gzip.compress(LONG_SECRET.encode())),
+    "a zip (.docx)": ("image", "application/zip", _zipped(LONG_SECRET.encode())),
 }
 
 
@@ -118,6 +144,17 @@ def test_binary_data_holding_a_secret_is_hidden_whole(kind: str, mime: str,
     assert _b64(LONG_SECRET.encode())[:12] not in str(shown.to_mcp())
 
 
+@pytest.mark.parametrize("secret", ["Xk9#2p", "hunter2!", "tok-ab"])
+def test_an_image_holding_a_short_secret_as_it_is_is_hidden(secret: str) -> None:
+    # 5 to 8 bytes: its base64 is too short to tell, its bytes are not (secrets17)
+    from toolhost.compile.tool import redact_result
+
+    image = {"type": "image", "mimeType": "image/png",
+             "data": _b64(_PNG + _chunk(b"tEXt", b"Comment\0" + secret.encode()))}
+    shown = redact_result(ToolResult(content=(image,)), Redactor(frozenset({secret})).redact)
+    assert shown.content[0] == {"type": "text", "text": "*** (this image held a secret: hidden)"}
+
+
 def test_an_image_holding_a_short_secret_by_chance_is_kept() -> None:
     # a PIN's digits are in the base64 of many images; only a secret's long spell counts
     from toolhost.compile.tool import redact_result
@@ -125,3 +162,21 @@ def test_an_image_holding_a_short_secret_by_chance_is_kept() -> None:
     image = {"type": "image", "data": _b64(_PNG) + "x1234Ab", "mimeType": "image/png"}
     shown = redact_result(ToolResult(content=(image,)), Redactor(frozenset({"1234"})).redact)
     assert shown.content[0] == image
+
+
+@pytest.mark.parametrize("structured", [
+    {"a": "sk-live-", "b": "9f8e7d6c", "c": "5b4a3921", "kept": "fine", "n": 3},
+    {"rows": [{"k": "sk-live-"}, {"k": "9f8e7d6c"}, {"k": "5b4a3921"}], "kept": "fine"},
+    {"head": {"x": "token sk-live-9f"}, "tail": {"y": "8e7d6c5b4a3921 end"}, "kept": "fine"},
+], ids=["an object's values", "objects in a list", "nested objects"])
+def test_a_secret_cut_over_a_structured_results_values_is_hidden(
+        structured: dict[str, Any]) -> None:
+    # each value held too little of it to be known; joined, the client read it (secrets17)
+    from toolhost.compile.tool import redact_result
+
+    result = ToolResult(content=({"type": "text", "text": "ok"},), structured=structured)
+    shown = redact_result(result, Redactor(frozenset({LONG_SECRET})).redact).structured
+    assert shown is not None and shown["kept"] == "fine"
+    leaves = json.dumps(shown)
+    assert not any(LONG_SECRET[i:i + 6] in leaves for i in range(len(LONG_SECRET) - 5))
+    assert "***" in leaves

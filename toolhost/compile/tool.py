@@ -16,7 +16,7 @@ from toolhost.config.model import UNKNOWN, Origin
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.redaction_binary import without_secret_data
-from toolhost.redaction_values import BINARY_KEYS, across_blocks, redact_strings
+from toolhost.redaction_values import BINARY_KEYS, across_blocks, across_leaves, redact_strings
 from toolhost.results import ToolResult
 
 if TYPE_CHECKING:
@@ -265,7 +265,8 @@ def redact_result(result: ToolResult, redact: Callable[[str], str]) -> ToolResul
     content = tuple(across_blocks(blocks, [
         {k: v if k in BINARY_KEYS else redact_strings(v, redact) for k, v in b.items()}
         for b in blocks], redact))  # a secret cut over two text blocks too
-    structured = (redact_strings(result.structured, redact)
+    structured = (across_leaves(result.structured, redact_strings(result.structured, redact),
+                                redact)  # a secret cut over an object's values too
                   if result.structured is not None else None)
     return ToolResult(content=content, structured=structured, is_error=result.is_error)
 

@@ -15,7 +15,7 @@ import anyio
 
 from toolhost.excerpt import cut
 from toolhost.mcp.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, RpcError
-from toolhost.redaction import scrub
+from toolhost.redaction_flow import Continued
 
 __all__ = ["Cancel", "Notify", "ProgressSender", "cancel_scope", "claim_progress", "id_in_use",
            "is_mapping", "may_exceed", "progress_sender", "send_elicit", "send_roots",
@@ -111,12 +111,13 @@ class ProgressSender:
     that token to its next request (a task a tool left running, a sync tool's thread past
     its timeout, would report into that one)."""
 
-    __slots__ = ("_last", "_notify", "_open", "_release", "_token", "_warned")
+    __slots__ = ("_flow", "_last", "_notify", "_open", "_release", "_token", "_warned")
 
     def __init__(self, notify: Notify, token: str | int | float,
                  release: Callable[[], None] | None = None) -> None:
         self._notify, self._token, self._release = notify, token, release
         self._last, self._warned, self._open = -math.inf, False, True
+        self._flow = Continued()  # (a secret cut between messages is one)
 
     async def __call__(self, progress: float, total: float | None = None,
                        message: str | None = None) -> None:
@@ -132,7 +133,7 @@ class ProgressSender:
         if total is not None:
             params["total"] = total
         if message is not None:  # shown to the client as it is: no secret in it
-            params["message"] = scrub(message)
+            params["message"] = self._flow(message)
         await self._notify({"jsonrpc": "2.0", "method": "notifications/progress",
                             "params": params})
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from toolhost.excerpt import cut
 from toolhost.mcp.jsonrpc import LOG_LEVELS
+from toolhost.redaction_flow import Continued
 
 __all__ = ["LEVELS", "ClientLog", "level_value"]
 
@@ -63,6 +64,7 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
         self._loop_thread = threading.get_ident() if loop_thread is None else loop_thread
         self._queued: deque[dict[str, Any]] = deque(maxlen=MAX_QUEUED + 1)  # + the note
         self._lines = 0  # lines meant for the client so far (sent, queued or over the cap)
+        self._flow = Continued()
 
     @property
     def pending(self) -> bool:
@@ -88,7 +90,9 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
             text = str(msg) % args if args else str(msg)
         except (TypeError, ValueError):
             text = f"{msg} {args}"
-        params: dict[str, Any] = {"level": mcp_level, "data": cut(text, MAX_MESSAGE_CHARS)}
+        # (after the lines before it: a secret cut between lines is one)
+        params: dict[str, Any] = {"level": mcp_level,
+                                  "data": cut(self._flow(text), MAX_MESSAGE_CHARS)}
         if self._name:
             params["logger"] = self._name
         note = {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
@@ -114,7 +118,7 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
         logging.LoggerAdapter.log(self, python, "%s", text)
         if level_value(mcp) < self._threshold:
             return
-        params: dict[str, Any] = {"level": mcp, "data": cut(text, MAX_MESSAGE_CHARS)}
+        params: dict[str, Any] = {"level": mcp, "data": cut(self._flow(text), MAX_MESSAGE_CHARS)}
         if self._name:
             params["logger"] = self._name
         try:
