@@ -254,8 +254,7 @@ def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
         goals = [w for v in mk.values.get(".DEFAULT_GOAL", []) for t in expand(v, scope, {})
                  for w in t.split()]
         if not goals or ".DEFAULT_GOAL" in mk.in_branch:
-            goals += next(([t] for ts, r in named if not r.always for t in ts[:1]
-                           if not t.startswith(".") or "/" in t), [])
+            goals += _first_targets(named)
     # make first brings each Makefile it read up to date (running the rules that make it)
     reached, todo = set(), [*goals, *makefiles]
     merged: dict[str, list[str]] = {}  # a target's prerequisites from every rule naming it
@@ -294,6 +293,20 @@ def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
                 if len(out) > _MAX_LINES:
                     raise Unknown("its recipes are too many to judge")
     return [line for line in dict.fromkeys(out) if line.strip()]
+
+
+def _first_targets(named: list[tuple[list[str], Rule]]) -> list[str]:
+    """The target make takes as its goal when none is given: the first rule's first target
+    (not a pattern, not a ``.NAME``); each one a conditional holds may be the first."""
+    out: list[str] = []
+    for targets, rule in named:
+        first = [t for t in targets[:1] if not t.startswith(".") or "/" in t]
+        if rule.always or not first:
+            continue
+        out += first
+        if not rule.in_branch:
+            break
+    return out
 
 
 def _there(path: str) -> bool:
