@@ -310,3 +310,18 @@ def test_a_makefile_costing_too_much_is_not_provable(tmp_path: Path, text: str,
     decision = policy.decide("Bash", {"command": "make"})
     assert decision.behavior == "deny"
     assert "too many" in decision.message
+
+
+def test_a_makefile_changed_in_place_is_read_again(tmp_path: Path) -> None:
+    """The parsed Makefile is remembered by its text, not by the file: a rewrite of the same
+    size with its times put back (``touch -r``) is a new decision (round 22)."""
+    makefile = tmp_path / "Makefile"
+    makefile.write_text("x: ; echo hi\n")
+    before = makefile.stat()
+    assert decide(tmp_path, "make x", GUARDED) == "allow"
+    makefile.write_text("x: ; rm -r v\n")
+    os.utime(makefile, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert makefile.stat().st_size == before.st_size
+    assert decide(tmp_path, "make x", GUARDED) == "deny"
+    makefile.write_text("x: ; echo hi\n")
+    assert decide(tmp_path, "make x", GUARDED) == "allow"

@@ -28,7 +28,7 @@ from toolhost.permissions.makefile_read import (
     Makefile,
     Rule,
     Unknown,
-    parse_makefile,
+    parsed_makefiles,
     read_text,
 )
 from toolhost.permissions.makeopts import make_options
@@ -117,7 +117,7 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
     # a here-document, a here-string; a file or a pipe is not provable there)
     fed = [f for f in files if f in ("-", "/dev/stdin")]
     files = [f for f in files if f not in fed]
-    mk = Makefile()
+    texts: list[str] = []  # (in the order make reads them)
     if fed:  # read from its input: a literal here-string or here-document is read as the
         # Makefile; what a pipe, a file or an expansion feeds it is not on the line
         documents = _LITERAL_DOCUMENT.findall(command)
@@ -126,7 +126,7 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
         single, strip, _end, body = documents[0]
         if strip:  # <<-: bash takes the leading tabs off each line (recipes' too)
             body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
-        parse_makefile(single or body, mk)
+        texts.append(single or body)
     if any(f.startswith(("/dev/", "/proc/")) for f in files):  # (never read here)
         raise Unknown("it reads a Makefile from a device or a process's file")
     if not files:
@@ -144,7 +144,8 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
             if there:
                 return f"{name!r} cannot be read as a Makefile here"
             continue
-        parse_makefile(text, mk)
+        texts.append(text)
+    mk = parsed_makefiles(tuple(texts))
     why = _builtin_values(given, words, where, judge, unprovable)
     if why is not None:
         return why

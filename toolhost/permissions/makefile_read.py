@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.fileread import read_regular
 
-__all__ = ["LIMIT", "RUNS", "SPECIAL", "Makefile", "Rule", "Unknown", "parse_makefile", "read_text"]
+__all__ = ["LIMIT", "RUNS", "SPECIAL", "Makefile", "Rule", "Unknown", "parse_makefile",
+           "parsed_makefiles", "read_text"]
 
 LIMIT = 64 * 1024  # a Makefile longer than this is not read (not provable)
 _MAX_VALUES = 64  # the values one variable may hold (branches, a target's values)
@@ -77,6 +79,16 @@ def read_text(path: str) -> tuple[str | None, bool]:
         return read.data.decode("utf-8"), True
     except UnicodeDecodeError:
         return None, True
+
+
+@lru_cache(maxsize=64)
+def parsed_makefiles(texts: tuple[str, ...]) -> Makefile:
+    """``texts`` (the Makefiles make reads, in order) parsed into one, remembered by their
+    text (each ``make`` reads the files again: any change is a new text). Read-only."""
+    mk = Makefile()
+    for text in texts:
+        parse_makefile(text, mk)
+    return mk
 
 
 def parse_makefile(text: str, into: Makefile | None = None) -> Makefile:
