@@ -29,7 +29,48 @@ def normalize_path(value: str, cwd: str) -> str | None:
     path = os.path.expanduser(value)
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
-    return os.path.realpath(path)
+    real = os.path.realpath(path)
+    if (real != os.path.normpath(path) or _PER_PROCESS.search(path)) and _through_self(path):
+        return None
+    return real
+
+
+# (round 22) what /proc/self (/dev/fd, /dev/stdin ...) leads to is the reading process's own:
+# its cwd, root, open files; resolved here it is toolhost's (``/proc/self/cwd/secrets/k``
+# is the session's secrets/k when the CLI reads it): not judged
+_PER_PROCESS = re.compile(r"/(?:proc|dev)/")
+
+
+def _through_self(path: str) -> bool:
+    """Whether ``path`` (absolute) passes through ``/proc/self``, ``/proc/thread-self``, this
+    process's ``/proc/PID``, ``/dev/fd`` or ``/dev/std*``, as written or by a symlink on
+    the way (resolved as ``realpath`` does; too many links counts as passing)."""
+    selves = {"/proc/self", "/proc/thread-self", f"/proc/{os.getpid()}", "/dev/fd",
+              "/dev/stdin", "/dev/stdout", "/dev/stderr"}
+    pending = path.split("/")[::-1]
+    resolved, links = "/", 0
+    while pending:
+        part = pending.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            resolved = os.path.dirname(resolved)
+            continue
+        here = os.path.join(resolved, part)
+        if here in selves:
+            return True
+        try:
+            target = os.readlink(here)
+        except OSError:  # (not a link, or not there: the name as it is)
+            resolved = here
+            continue
+        links += 1
+        if links > 40:
+            return True
+        if target.startswith("/"):
+            resolved = "/"
+        pending.extend(target.split("/")[::-1])
+    return False
 
 
 _BELOW = "(?:/.*)?"  # the path itself or anything inside it
