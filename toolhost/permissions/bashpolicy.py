@@ -187,7 +187,7 @@ def _unpacks(text: str) -> bool:
 
 
 def _makes(text: str) -> bool:
-    return "make" in text and _MAKES.search(text) is not None
+    return ("make" in text or "mk" in text) and _MAKES.search(text) is not None
 
 
 def _brings(text: str) -> bool:
