@@ -23,6 +23,7 @@ from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.content import command_forms
 from toolhost.permissions.makeexpand import BUILTIN
 from toolhost.permissions.makefile_read import (
+    GIT_ENV,
     RUNS,
     SPECIAL,
     Unknown,
@@ -177,7 +178,7 @@ def _given(raw: dict[str, str], env_set: frozenset[str] | None,
         if op == "!":
             raise Unknown(f"{name}!= on its line runs a shell command when make starts")
         if not _NAME.fullmatch(name) or name in SPECIAL or DANGEROUS_VARS.fullmatch(
-                name) or name in COMMAND_VARS:
+                name) or name in COMMAND_VARS or GIT_ENV.match(name):
             raise Unknown(f"it sets make's variable {name!r} on its line")
         if RUNS.search(value):
             raise Unknown(f"the value it gives {name} runs something when make reads it")

@@ -17,7 +17,7 @@ from functools import lru_cache
 from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.fileread import read_regular
 
-__all__ = ["LIMIT", "RUNS", "SPECIAL", "Makefile", "Rule", "Unknown", "parse_makefile",
+__all__ = ["GIT_ENV", "LIMIT", "RUNS", "SPECIAL", "Makefile", "Rule", "Unknown", "parse_makefile",
            "parsed_makefiles", "read_text"]
 
 LIMIT = 64 * 1024  # a Makefile longer than this is not read (not provable)
@@ -64,6 +64,9 @@ SPECIAL = frozenset({"SHELL", ".SHELLFLAGS", ".RECIPEPREFIX", "MAKEFILES", "MAKE
 _CONDITIONAL = re.compile(r"(?:ifeq|ifneq|ifdef|ifndef|else|endif)(?:\s|$)")
 _ASSIGN = re.compile(r"((?:(?:override|export|private|unexport)\s+)*)"
                      r"([^\s:#=?+!$]+|\$[({][^)}]*[)}])\s*(::?:?=|\?=|\+=|!=|=)\s*(.*)")
+# (round 22) where a recipe's git finds its repository and config: GIT_DIR=evil/.git
+_GIT_ENV = re.compile(r"GIT_|HOME$")
+GIT_ENV = _GIT_ENV
 _SUFFIX_RULE = re.compile(r"(?:\.[A-Za-z0-9_]+){1,2}")
 
 
@@ -217,7 +220,7 @@ def _assign(mk: Makefile, found: re.Match[str], branch: bool, targeted: bool = F
     name, op, value = found.group(2), found.group(3), found.group(4).strip()
     if "$" in name:
         raise Unknown(f"a variable whose name is computed ({name!r})")
-    if DANGEROUS_VARS.fullmatch(name) or name in COMMAND_VARS:
+    if DANGEROUS_VARS.fullmatch(name) or name in COMMAND_VARS or _GIT_ENV.match(name):
         # (make passes it to every recipe: PATH from the environment is exported with the
         # Makefile's value, BASH_ENV when exported; as ``PATH=./bin ls`` on a line)
         raise Unknown(f"it sets {name!r}, which changes what the recipes' programs run")
