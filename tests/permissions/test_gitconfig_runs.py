@@ -22,6 +22,8 @@ CASES = {
     "diff_external": ("[diff]\n\texternal = ./fs.sh\n", "echo y > r/README; git -C r diff"),
     "hooks_path": ("[core]\n\thooksPath = h\n", "git -C r commit -qm x --allow-empty"),
     "in_repo": ("[core]\n\tfsmonitor = ./fs.sh\n", "cd r && git status"),
+    "git_dir_option": ("[core]\n\tfsmonitor = ./fs.sh\n",
+                       "git --git-dir=r/.git --work-tree r status"),
     "git_dir_env": ("[core]\n\tfsmonitor = ./fs.sh\n", "GIT_DIR=r/.git GIT_WORK_TREE=r git status"),
 }
 

@@ -8,9 +8,9 @@ earlier call wrote (``rm -rf ~/x``), and ``git status`` ran rm under ``deny: Bas
 Under a deny or ask Bash rule each git command of the line is decided with what its
 repository's config (and the user's ``~/.gitconfig``) runs and with its hooks, each judged as
 a Bash command in the work tree (a script named by its path is read: ``laterscript``). What
-the text alone does not say (``GIT_DIR`` or ``--git-dir``, a ``cd`` first, a config that
-cannot be read, includes more than 3 deep) is not provable; every included file is read,
-whatever its ``includeIf`` condition.
+the text alone does not say (``GIT_DIR`` in the environment, ``--exec-path=``, a ``cd $X``
+first, a config that cannot be read, includes more than 3 deep) is not provable; every
+included file is read, whatever its ``includeIf`` condition.
 """
 
 from __future__ import annotations
@@ -86,16 +86,27 @@ def _git(words: tuple[Word, ...]) -> tuple[str, ...]:
 def _one(words: tuple[str, ...], cwd: str, judge: Judge,
          unprovable: Unprovable) -> str | None:
     args = list(words[1:])
-    if any(a.startswith(("--git-dir", "--work-tree", "--exec-path"))
-           for a in args):
-        return "a git command names its repository or programs by an option"
-    where = cwd
-    for i, word in enumerate(args[:-1]):
-        if word == "-C":
-            where = os.path.join(where, os.path.expanduser(args[i + 1]))
     found = git_subcommand(tuple(args))
     sub = found[0] if found else ""
-    repo = _repository(os.path.realpath(where))
+    where, named = cwd, {}
+    options = iter(args[:found[1]] if found else args)
+    for word in options:  # (git's own options, before its subcommand)
+        if word == "-C":
+            where = os.path.join(where, os.path.expanduser(next(options, "")))
+        elif word.startswith("--exec-path="):
+            return "a git command names the folder of its programs (--exec-path=)"
+        elif word in ("--git-dir", "--work-tree"):
+            named[word] = next(options, "")
+        elif word.startswith(("--git-dir=", "--work-tree=")):
+            key, _, value = word.partition("=")
+            named[key] = value
+    where = os.path.realpath(where)
+    if named:  # (git takes each relative to where -C left it)
+        gitdir = os.path.join(where, os.path.expanduser(named.get("--git-dir", ".git")))
+        root = os.path.join(where, os.path.expanduser(named.get("--work-tree", ".")))
+        repo: tuple[str, str, str] | None = (root, gitdir, _common(gitdir))
+    else:
+        repo = _repository(where)
     if repo is None:
         return None  # (no repository: git runs nothing of one)
     root, gitdir, common = repo
