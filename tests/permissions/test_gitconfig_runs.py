@@ -97,3 +97,14 @@ def test_a_makefile_naming_git_s_repository_is_not_provable(tmp_path: Path, make
     subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True,
                    check=False, stdin=subprocess.DEVNULL, timeout=60)
     assert (tmp_path / "ran").exists()
+
+
+def test_only_the_hooks_a_subcommand_runs_are_read(tmp_path: Path) -> None:
+    """husky 9's hook sources a file by ``$0`` (not provable): a commit runs it, a status or
+    a log runs no pre-commit hook."""
+    _tree(tmp_path, "[core]\n\thooksPath = h\n")
+    (tmp_path / "r/h/pre-commit").write_text('#!/usr/bin/env sh\n. "${0%/*}/h"\n')
+    for command in ("git -C r status", "git -C r log -1", "git -C r diff"):
+        assert decide(tmp_path, command, GUARDED) == "allow"
+    for command in ("git -C r commit -m x", "git -C r merge main", "git -C r frobnicate"):
+        assert decide(tmp_path, command, GUARDED) == "deny"

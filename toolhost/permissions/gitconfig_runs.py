@@ -35,6 +35,23 @@ Unprovable = Callable[[str, str, Judge], "str | None"]
 _LIMIT = 64 * 1024
 _MAX_HOOKS = 64
 _MAX_INCLUDES = 3
+# subcommands that write no ref, index or commit: they run no hook (githooks(5))
+_NO_HOOKS = frozenset({"log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "blame",
+                       "describe", "shortlog", "grep", "cat-file", "version", "help",
+                       "whatchanged", "rev-list", "diff-tree", "diff-index", "show-ref",
+                       "for-each-ref", "ls-remote", "check-ignore", "var", "cherry",
+                       "name-rev", "count-objects", "verify-commit", "verify-tag"})
+_EVERY = frozenset({"reference-transaction", "post-index-change", "pre-auto-gc"})
+_COMMITS = _EVERY | {"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+                     "post-rewrite", "pre-merge-commit", "post-merge", "post-checkout"}
+# the hooks a subcommand may run (githooks(5)); one not listed: every hook
+_RUNS_HOOKS = {
+    "status": frozenset({"post-index-change"}), "add": frozenset({"post-index-change"}),
+    "commit": _COMMITS, "merge": _COMMITS, "pull": _COMMITS, "cherry-pick": _COMMITS,
+    "revert": _COMMITS, "rebase": _COMMITS | {"pre-rebase"},
+    "checkout": _EVERY | {"post-checkout"}, "switch": _EVERY | {"post-checkout"},
+    "push": _EVERY | {"pre-push"},
+}
 _DEPTH: ContextVar[int] = ContextVar("gitconfig_depth", default=0)
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SECTION = re.compile(r"\s*\[\s*([A-Za-z0-9.-]+)(?:\s+\"(?:[^\"\\]|\\.)*\")?\s*\]\s*(.*)")
@@ -143,16 +160,21 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
             why = _judged(line, root, judge, unprovable)
             if why is not None:
                 return f"git's config runs {line[:60]!r} ({key}), which {why}"
-    return _hooks(hooks, root, judge, unprovable)
+    return _hooks(hooks, sub, root, judge, unprovable)
 
 
-def _hooks(hooks: str, root: str, judge: Judge, unprovable: Unprovable) -> str | None:
-    """Each hook of ``hooks`` (not a ``.sample``), judged as run by its path."""
+def _hooks(hooks: str, sub: str, root: str, judge: Judge, unprovable: Unprovable
+           ) -> str | None:
+    """Each hook of ``hooks`` that ``git SUB`` may run (not a ``.sample``), judged as run
+    by its path (a subcommand not known here: every hook)."""
+    if sub in _NO_HOOKS or not sub:
+        return None
     try:
         names = sorted(os.listdir(hooks))
     except OSError:
         return None
-    names = [n for n in names if not n.endswith(".sample")]
+    runs = _RUNS_HOOKS.get(sub)
+    names = [n for n in names if not n.endswith(".sample") and (runs is None or n in runs)]
     if len(names) > _MAX_HOOKS:
         return "its hooks are too many to read"
     for name in names:
