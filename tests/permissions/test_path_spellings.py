@@ -99,3 +99,19 @@ def test_a_path_through_the_reading_process_is_not_judged(
     assert guarded.decide("Read", {"file_path": path}).behavior == "deny"
     assert proven.decide("Read", {"file_path": path}).behavior == "ask"
     assert proven.decide("Read", {"file_path": str(proj / "a.py")}).behavior == "allow"
+
+
+# (round 22) Windows drops a name's trailing dots and blanks and reads NAME::$DATA or
+# NAME:stream as NAME: a deny or ask rule meets those spellings, an allow must prove them
+@pytest.mark.parametrize("name,want", [
+    (".env.", "deny"), (".env::$DATA", "deny"), (".env:x", "deny"), (".env .", "deny"),
+    ("secrets./k", "deny"), ("secrets ./k", "deny"), ("src/a.py", "allow"), ("a.b", "allow"),
+    ("x...y", "allow"),
+])
+def test_a_windows_spelling_of_a_denied_name_is_met(tmp_path: Path, name: str,
+                                                    want: str) -> None:
+    pol = compile_policy(PermissionsConfig(rules=(
+        RuleConfig(effect="deny", tool="Read(./.env)"),
+        RuleConfig(effect="deny", tool="Read(./secrets/**)"),
+        RuleConfig(effect="allow", tool="Read(./**)")), default="ask"), cwd=str(tmp_path))
+    assert pol.decide("Read", {"file_path": str(tmp_path / name)}).behavior == want

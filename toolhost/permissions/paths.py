@@ -321,7 +321,23 @@ def spellings(path: str) -> list[str]:
         out.append(unquote(path))
     if "\\" in path:  # a Windows separator (round 14): `~\.ssh\id_rsa` there is ~/.ssh/id_rsa
         out += [p.replace("\\", "/") for p in (path, *out)]
+    if _WINDOWS_NAME.search(path):  # (round 22) Windows drops a name's trailing dots and
+        # blanks and reads `NAME:stream` / `NAME::$DATA` as NAME: `.env.`, `.env::$DATA`
+        out += [w for p in (path, *out) if (w := _windows_name(p)) != p]
     return out
+
+
+_WINDOWS_NAME = re.compile(r"[^/.][. ]+(?:/|$)|:")
+
+
+def _windows_name(path: str) -> str:
+    """``path`` as Windows names it: each name without its trailing dots and blanks (not
+    ``.`` or ``..``), the last without an alternate data stream (``:s``, ``::$DATA``)."""
+    head, sep, last = path.rpartition("/")
+    if ":" in last and not (not head and last[1:2] == ":"):  # (not a drive, `C:`)
+        last = last.split(":", 1)[0] or last
+    names = [*head.split("/"), last] if sep else [last]
+    return "/".join(n if n in ("", ".", "..") else (n.rstrip(". ") or n) for n in names)
 
 
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
