@@ -38,6 +38,7 @@ def test_a_shell_s_command_string_reads_what_it_runs(tmp_path: Path, command: st
 @pytest.mark.parametrize("command", [
     "g''it checkout evil", "git che''ckout evil", "\"git\" checkout evil",
     "bash -c 'git checkout evil'", "m''ake x", "\"make\" x", "bash -c 'm\"\"ake x'",
+    "kmk x", "mk x",  # (round 22: other makes without 'make' in their name)
 ])
 def test_a_program_name_spelled_with_quotes_is_still_read(tmp_path: Path, command: str) -> None:
     """The quick look for ``git``/``make``/``tar``/``patch`` before anything is read took the
@@ -50,14 +51,16 @@ def test_a_program_name_spelled_with_quotes_is_still_read(tmp_path: Path, comman
 # the patterns as they were searched on every Bash decision before the quick tests
 PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
 UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")
-MAKES = re.compile(r"\bg?make\b")
+# (review20: the other makes too, read or refused: gnumake, remake, bmake, colormake, kmk, mk)
+MAKES = re.compile(r"\b(?:g|gnu|re|b|p|bsd|f|pdp|k|d|n|color|s)?make(?:pp)?\b|\bk?mk\b")
 GIT_BRINGS = re.compile(r"\b(?:checkout|switch|reset|merge|pull|rebase|cherry-pick|revert"
                         r"|stash|restore|read-tree|worktree|clone|submodule|bisect)\b")
 
 WORDS = ["git", "am", "apply", "patch", "gpatch", "tar", "gtar", "bsdtar", "unzip", "checkout",
          "switch", "reset", "merge", "pull", "rebase", "cherry-pick", "revert", "stash",
          "restore", "read-tree", "worktree", "clone", "submodule", "bisect", "name", "star",
-         "tarball", "unzipped", "npm", "ls", "Git", "AM", "x", "-", "_", "/", ".", "é", "1"]
+         "tarball", "unzipped", "npm", "ls", "Git", "AM", "x", "-", "_", "/", ".", "é", "1",
+         "make", "colormake", "mk", "kmk", "bmake"]
 GLUE = [" ", "", "-", "_", "/", " && ", "|", ";", "\n", "'", '"', "=", "\t", "é"]
 
 

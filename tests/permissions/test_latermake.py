@@ -220,6 +220,19 @@ MAKE_RUNS_RM = {
     "remake": ("x: ; rm -rf v\n", "remake x"),
     "gnumake": ("x: ; rm -rf v\n", "gnumake x"),
     "bmake": ("x: ; rm -rf v\n", "bmake x"),
+    # conditionals (round 22): a branch make skips holds no rule, so a tab line after its
+    # else belongs to the rule before the ifeq, and its first target is not the default goal
+    "branch_rule_context": ("all: ; echo hi\nifeq (a,b)\nx:\nelse\n\trm -rf v\nendif\n", "make"),
+    "branch_chain_context": ("all: ; echo hi\nifeq (a,b)\nx:\nelse ifeq (a,c)\ny:\nendif\n"
+                             "\trm -rf v\n", "make"),
+    "branch_default_goal": ("ifeq (a,b)\nsafe: ; echo hi\nendif\nevil: ; rm -rf v\n", "make"),
+    "branch_default_nested": ("ifdef NOPE\nifeq (a,a)\nsafe: ; echo hi\nendif\nendif\n"
+                              "evil: ; rm -rf v\n", "make"),
+    "branch_target_value": ("ifeq (a,a)\nall: C = rm\nendif\nC = echo\nall: ; $(C) -rf v\n",
+                            "make"),
+    # a target's value is not replaced by a later global assignment
+    "target_value_then_global": ("all: C = rm\nC = echo\nall: ; $(C) -rf v\n", "make"),
+    "target_append_then_global": ("all: C += ; rm -rf v\nC = echo\nall: ; $(C) hi\n", "make"),
 }
 
 
@@ -267,6 +280,10 @@ def test_a_makefile_make_reads_otherwise_is_not_allowed(tmp_path: Path, name: st
     ("override C += -g\nall: ; echo $(C)\n", "make C=-O2"),
     ("all: ; echo '#' done\n", "make"), ("all:\n\techo a \\\n\t  b\n", "make"),
     ("all: a.o\n%.o: %.c ; cc -c $< -o $@\n", "make"), ("all: ; echo hi\n", "make --dir=. all"),
+    ("all:\nifdef V\n\techo loud\nelse\n\t@echo quiet\nendif\n", "make"),
+    ("ifeq ($(OS),Windows_NT)\nEXE = .exe\nelse ifeq (a,b)\nEXE = .bin\nelse\nEXE =\nendif\n"
+     "all: ; echo x$(EXE)\n", "make"),
+    ("debug: CFLAGS += -g\nCFLAGS = -O2\ndebug all: ; cc $(CFLAGS) -c x.c\n", "make debug"),
 ])
 def test_an_honest_makefile_is_still_allowed(tmp_path: Path, text: str, command: str) -> None:
     (tmp_path / "Makefile").write_text(text)
@@ -293,3 +310,18 @@ def test_a_makefile_costing_too_much_is_not_provable(tmp_path: Path, text: str,
     decision = policy.decide("Bash", {"command": "make"})
     assert decision.behavior == "deny"
     assert "too many" in decision.message
+
+
+def test_a_makefile_changed_in_place_is_read_again(tmp_path: Path) -> None:
+    """The parsed Makefile is remembered by its text, not by the file: a rewrite of the same
+    size with its times put back (``touch -r``) is a new decision (round 22)."""
+    makefile = tmp_path / "Makefile"
+    makefile.write_text("x: ; echo hi\n")
+    before = makefile.stat()
+    assert decide(tmp_path, "make x", GUARDED) == "allow"
+    makefile.write_text("x: ; rm -r v\n")
+    os.utime(makefile, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert makefile.stat().st_size == before.st_size
+    assert decide(tmp_path, "make x", GUARDED) == "deny"
+    makefile.write_text("x: ; echo hi\n")
+    assert decide(tmp_path, "make x", GUARDED) == "allow"

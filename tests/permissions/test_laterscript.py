@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from toolhost.config.model import PermissionsConfig, RuleConfig
+from toolhost.permissions.policy import compile_policy
 
 
 @pytest.fixture
@@ -106,3 +109,49 @@ def test_entering_a_worktree_is_denied_where_a_bash_rule_must_follow_commands(
     assert behavior([*GUARDED, ("allow", "EnterWorktree")], "ask") == "deny"
     assert behavior(OPEN, "allow") == "allow"  # no Bash rule to follow commands for
     assert behavior([("allow", "EnterWorktree")], "deny") == "allow"
+
+
+# (round 22) a script that changes what a name runs: sourced, for the rest of the line too.
+# name: (the script's text, the command); ./evil/ls and ./evil/make log 'rm' to ./ran
+CHANGES_NAMES = {
+    "path_sourced": ('export PATH="$PWD/evil:$PATH"\n', "source a.sh && ls"),
+    "path_dot": ("PATH=evil:$PATH\n", ". ./a.sh; ls"),
+    "path_inside": ('PATH="$PWD/evil:$PATH"\nls\n', "bash a.sh"),
+    "venv_activate": ('VIRTUAL_ENV="$PWD"\nexport VIRTUAL_ENV\n_OLD_PATH="${PATH:-}"\n'
+                      'PATH="$VIRTUAL_ENV/evil:$PATH"\nexport PATH\nhash -r\n',
+                      "source a.sh && make x"),
+    "bash_env": ("export BASH_ENV=f.sh\n", "source a.sh && bash -c ls"),
+    "hash_p": ('hash -p "$PWD/evil/ls" ls\n', "source a.sh; ls"),
+    "declared": ('declare -x PATH="$PWD/evil:$PATH"\n', "source a.sh; ls"),
+}
+
+
+@pytest.mark.parametrize("name", list(CHANGES_NAMES))
+def test_a_script_changing_what_names_run_is_not_provable(tmp_path: Path, name: str) -> None:
+    text, command = CHANGES_NAMES[name]
+    (tmp_path / "a.sh").write_text(text)
+    (tmp_path / "f.sh").write_text('ls() { "$PWD/evil/ls"; }\n')
+    (tmp_path / "Makefile").write_text("x: ; echo hi\n")
+    (tmp_path / "evil").mkdir()
+    for program in ("ls", "make"):
+        (tmp_path / "evil" / program).write_text(f"#!/bin/sh\necho rm >> {tmp_path / 'ran'}\n")
+        (tmp_path / "evil" / program).chmod(0o755)
+    decision = decide(tmp_path, command, GUARDED)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "SHELL": "/bin/sh"}
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True,
+                   check=False, stdin=subprocess.DEVNULL)
+    assert (tmp_path / "ran").exists()  # (the changed name ran ./evil's program: a real case)
+    assert decision == "deny"
+
+
+def test_the_reason_for_an_activate_script_says_what_to_run_instead(tmp_path: Path) -> None:
+    (tmp_path / ".venv/bin").mkdir(parents=True)
+    (tmp_path / ".venv/bin/activate").write_text(
+        'VIRTUAL_ENV="/x/.venv"\nexport VIRTUAL_ENV\nPATH="$VIRTUAL_ENV/bin:$PATH"\nexport PATH\n')
+    (tmp_path / "Makefile").write_text("test: ; .venv/bin/python -m pytest\n")
+    policy = compile_policy(PermissionsConfig(rules=[RuleConfig(effect=e, tool=t) for e, t in
+                                                     GUARDED], default="ask"), cwd=str(tmp_path))
+    decision = policy.decide("Bash", {"command": "source .venv/bin/activate && make test"})
+    assert decision.behavior == "deny"
+    assert "run its programs by their path" in decision.message
+    assert policy.decide("Bash", {"command": "make test"}).behavior == "allow"

@@ -70,3 +70,48 @@ def test_a_when_path_condition_meets_the_decoded_path_of_an_mcp_argument(path: s
         RuleConfig(effect="allow", tool="mcp__fs__read")), default="ask"), cwd="/tmp")
     assert pol.decide("mcp__fs__read", {"path": path}).behavior == "deny"
     assert pol.decide("mcp__fs__read", {"path": "/tmp/x%20y"}).behavior == "allow"
+
+
+# (round 22) /proc/self, /dev/fd lead where the reading process is (its cwd, root, open
+# files): resolved by toolhost they lead where toolhost is. Not judged: a deny or ask rule
+# meets them, an allow rule does not prove them; so does a symlink leading there.
+@pytest.mark.parametrize("path", [
+    "/proc/self/cwd/secrets/k", "/proc/thread-self/cwd/secrets/k", "/dev/fd/../cwd/secrets/k",
+    "/proc/self/root{proj}/secrets/k", "{proj}/l/secrets/k", "{proj}/l2/secrets/k",
+    "/proc/{pid}/cwd/secrets/k",
+])
+def test_a_path_through_the_reading_process_is_not_judged(
+        tmp_path: Path, path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    proj, elsewhere = tmp_path / "proj", tmp_path / "elsewhere"
+    (proj / "secrets").mkdir(parents=True)
+    elsewhere.mkdir()
+    (proj / "l").symlink_to("/proc/self/cwd")
+    (proj / "l2").symlink_to(proj / "l")
+    path = path.format(proj=proj, pid=os.getpid())
+    guarded = compile_policy(PermissionsConfig(rules=(
+        RuleConfig(effect="deny", tool="Read(./secrets/**)"),
+        RuleConfig(effect="allow", tool="Read")), default="ask"), cwd=str(proj))
+    proven = compile_policy(PermissionsConfig(rules=(
+        RuleConfig(effect="allow", tool="Read(//**)"),), default="ask"), cwd=str(proj))
+    monkeypatch.chdir(elsewhere)  # (toolhost runs elsewhere than the session)
+    assert guarded.decide("Read", {"file_path": path}).behavior == "deny"
+    assert proven.decide("Read", {"file_path": path}).behavior == "ask"
+    assert proven.decide("Read", {"file_path": str(proj / "a.py")}).behavior == "allow"
+
+
+# (round 22) Windows drops a name's trailing dots and blanks and reads NAME::$DATA or
+# NAME:stream as NAME: a deny or ask rule meets those spellings, an allow must prove them
+@pytest.mark.parametrize("name,want", [
+    (".env.", "deny"), (".env::$DATA", "deny"), (".env:x", "deny"), (".env .", "deny"),
+    ("secrets./k", "deny"), ("secrets ./k", "deny"), ("src/a.py", "allow"), ("a.b", "allow"),
+    ("x...y", "allow"),
+])
+def test_a_windows_spelling_of_a_denied_name_is_met(tmp_path: Path, name: str,
+                                                    want: str) -> None:
+    pol = compile_policy(PermissionsConfig(rules=(
+        RuleConfig(effect="deny", tool="Read(./.env)"),
+        RuleConfig(effect="deny", tool="Read(./secrets/**)"),
+        RuleConfig(effect="allow", tool="Read(./**)")), default="ask"), cwd=str(tmp_path))
+    assert pol.decide("Read", {"file_path": str(tmp_path / name)}).behavior == want

@@ -107,6 +107,10 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.latergit import brought_later
 
             reason = brought_later(parsed, cwd, run_later_path, judge)
+        if reason is None and cwd is not None and judge is not None and "git" in seen:
+            from toolhost.permissions.gitconfig_runs import config_reason
+
+            reason = config_reason(parsed, command, cwd, judge, unprovable)
         if reason is None and cwd is not None and judge is not None:
             reason = _handed_reads(parsed, cwd, judge)
         return reason
@@ -187,7 +191,7 @@ def _unpacks(text: str) -> bool:
 
 
 def _makes(text: str) -> bool:
-    return "make" in text and _MAKES.search(text) is not None
+    return ("make" in text or "mk" in text) and _MAKES.search(text) is not None
 
 
 def _brings(text: str) -> bool:

@@ -19,7 +19,7 @@ from toolhost.permissions.command_strings import _CODE_STRING
 from toolhost.permissions.runlater import quick, run_later_content
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, parse_command
 
-__all__ = ["later_words_reason", "unplain_lines"]
+__all__ = ["RUNS_KEYS", "later_words_reason", "unplain_lines"]
 
 _SECTION = re.compile(r"\s*\[[^\]]*\]\s*")  # an ini section: [alias], [core]
 _SETTING = re.compile(r"\s*[\w.\"-]+\s*[=:]\s*(.*)")  # key = value, key: value
@@ -30,6 +30,7 @@ _RUNS_KEYS = frozenset({"pager", "editor", "sshcommand", "external", "helper", "
                         "askpass", "fsmonitor", "textconv", "command", "clean", "smudge",
                         "process", "driver", "cmd", "packobjectshook", "receivepackhook",
                         "proxycommand", "gitproxy", "sendmailcmd", "smtpserver"})
+RUNS_KEYS = _RUNS_KEYS  # (gitconfig_runs: the same keys in a repository's config)
 _CRON = re.compile(r"(?:@\w+|(?:[0-9*/,-]+\s+){4}[0-9*/,-]+)\s+(.*)")
 _CASE_ARM = re.compile(r"\(?[^\s()]+\)\s*(.*)")  # `*i*) ;;`, `xterm*|rxvt*) cmd`: patterns
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")

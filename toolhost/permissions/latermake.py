@@ -21,17 +21,17 @@ from contextvars import ContextVar
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.content import command_forms
-from toolhost.permissions.makeexpand import BUILTIN, Scope, expand
+from toolhost.permissions.makeexpand import BUILTIN
 from toolhost.permissions.makefile_read import (
+    GIT_ENV,
     RUNS,
     SPECIAL,
-    Makefile,
-    Rule,
     Unknown,
-    parse_makefile,
+    parsed_makefiles,
     read_text,
 )
 from toolhost.permissions.makeopts import make_options
+from toolhost.permissions.makerecipes import recipes
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["ALIKES", "MAKES", "make_reason"]
@@ -47,7 +47,6 @@ _DEPTH: ContextVar[int] = ContextVar("make_depth", default=0)
 _INHERITED: ContextVar[tuple[dict[str, str], bool, frozenset[str] | None]] = ContextVar(
     "make_inherited", default=({}, False, frozenset()))
 _MAX_DEPTH = 3
-_MAX_LINES = 256
 _MOVES = frozenset({"cd", "pushd", "popd"})
 _ENV_CHANGERS = frozenset({"export", "source", ".", "set", "eval", "declare", "typeset",
                            "readonly", "local"})
@@ -56,7 +55,6 @@ _MAKE_ENV = re.compile(r"\b(?:MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|MAKELEVEL)
                        r"|(?:^|\s)\.[A-Za-z_]+=")  # (env .EXTRA_PREREQS=x make: make reads it)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SAFE_VALUE = re.compile(r"[A-Za-z0-9_./=+,:@%\s-]*")
-_SAFE_NAME = re.compile(r"[A-Za-z0-9_./%+,@:-]*")
 # a here-string in single quotes, or a here-document whose delimiter is quoted (no expansion)
 _LITERAL_DOCUMENT = re.compile(r"<<<\s*'([^']*)'(?=[\s;&|)]|$)"
                                r"|<<(-?)\s*['\"](\w+)['\"][^\n]*\n(.*?)\n\3(?:\n|$)", re.S)
@@ -117,7 +115,7 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
     # a here-document, a here-string; a file or a pipe is not provable there)
     fed = [f for f in files if f in ("-", "/dev/stdin")]
     files = [f for f in files if f not in fed]
-    mk = Makefile()
+    texts: list[str] = []  # (in the order make reads them)
     if fed:  # read from its input: a literal here-string or here-document is read as the
         # Makefile; what a pipe, a file or an expansion feeds it is not on the line
         documents = _LITERAL_DOCUMENT.findall(command)
@@ -126,7 +124,7 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
         single, strip, _end, body = documents[0]
         if strip:  # <<-: bash takes the leading tabs off each line (recipes' too)
             body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
-        parse_makefile(single or body, mk)
+        texts.append(single or body)
     if any(f.startswith(("/dev/", "/proc/")) for f in files):  # (never read here)
         raise Unknown("it reads a Makefile from a device or a process's file")
     if not files:
@@ -144,11 +142,12 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
             if there:
                 return f"{name!r} cannot be read as a Makefile here"
             continue
-        parse_makefile(text, mk)
+        texts.append(text)
+    mk = parsed_makefiles(tuple(texts))
     why = _builtin_values(given, words, where, judge, unprovable)
     if why is not None:
         return why
-    lines = _recipes(mk, goals, given, where, env_set, env_wins, [f for f in files if f])
+    lines = recipes(mk, goals, given, where, env_set, env_wins, [f for f in files if f])
     depth = _DEPTH.get()
     if depth >= _MAX_DEPTH and lines:
         return "it runs makes too deep to read"
@@ -179,7 +178,7 @@ def _given(raw: dict[str, str], env_set: frozenset[str] | None,
         if op == "!":
             raise Unknown(f"{name}!= on its line runs a shell command when make starts")
         if not _NAME.fullmatch(name) or name in SPECIAL or DANGEROUS_VARS.fullmatch(
-                name) or name in COMMAND_VARS:
+                name) or name in COMMAND_VARS or GIT_ENV.match(name):
             raise Unknown(f"it sets make's variable {name!r} on its line")
         if RUNS.search(value):
             raise Unknown(f"the value it gives {name} runs something when make reads it")
@@ -221,86 +220,6 @@ def _env_names(segments: list[tuple[Word, ...]], command: str) -> frozenset[str]
     return frozenset(_ASSIGNED.findall(command))
 
 
-def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
-             env_set: frozenset[str] | None, env_wins: bool,
-             makefiles: list[str]) -> list[str]:
-    """The recipe lines the goals may run, each expanded as make would."""
-    made = {"MAKE": "make", "CURDIR": where, "MAKECMDGOALS": " ".join(goals),
-            "MAKELEVEL": "0", "MAKEFILE_LIST": "Makefile", ".DEFAULT_GOAL": ""}
-    scope = Scope(mk, given, made, env_set, env_wins)
-    for goal in goals:
-        if not _SAFE_NAME.fullmatch(goal):
-            raise Unknown(f"the goal {goal!r} is a name make may splice into a recipe")
-    for raw in mk.vpaths:  # a file found there is named dir/file in $< $^ (spliced as is)
-        for text in expand(raw, scope, {}):
-            if not all(_SAFE_NAME.fullmatch(w) for w in text.replace(":", " ").split()):
-                raise Unknown(f"a vpath directory {text.strip()[:60]!r} may be spliced into a "
-                              "recipe")
-    named: list[tuple[list[str], Rule]] = []
-    for rule in mk.rules:
-        targets: list[str] = []
-        for raw in rule.targets:
-            for text in expand(raw, scope, {}):
-                if any(ch in text for ch in ":;=#"):
-                    raise Unknown(f"the target {raw!r} becomes {text!r}")
-                targets += text.split()
-        if rule.always:  # (a pattern rule's names make $@ $< $* of whatever it makes)
-            for word in [*targets, *(w for raw in rule.prereqs
-                                     for t in expand(raw, scope, {}) for w in t.split())]:
-                if not _SAFE_NAME.fullmatch(word):
-                    raise Unknown(f"the pattern {word[:60]!r} may be spliced into a recipe")
-        named.append((targets, rule))
-    if not goals:  # .DEFAULT_GOAL (each value it may hold, expanded), else the first target
-        goals = [w for v in mk.values.get(".DEFAULT_GOAL", []) for t in expand(v, scope, {})
-                 for w in t.split()]
-        if not goals or ".DEFAULT_GOAL" in mk.in_branch:
-            goals += next(([t] for ts, r in named if not r.always for t in ts[:1]
-                           if not t.startswith(".") or "/" in t), [])
-    # make first brings each Makefile it read up to date (running the rules that make it)
-    reached, todo = set(), [*goals, *makefiles]
-    merged: dict[str, list[str]] = {}  # a target's prerequisites from every rule naming it
-    while todo:
-        target = todo.pop()
-        if target in reached:
-            continue
-        if not _SAFE_NAME.fullmatch(target):  # ($@, $<, a pattern's stem: spliced as is)
-            raise Unknown(f"the target {target[:60]!r} is a name make may splice into a recipe")
-        reached.add(target)
-        for targets, rule in named:
-            if target in targets:
-                for raw in rule.prereqs:
-                    for text in expand(raw, scope, {"@": target}):
-                        todo += text.split()
-                        merged.setdefault(target, []).extend(text.split())
-    every = mk.second_expansion  # (prerequisites expanded twice: not followed)
-    out: list[str] = []
-    for targets, rule in named:
-        hits = [t for t in targets if t in reached] or (
-            targets[:1] if rule.always or every else [])
-        for target in hits:
-            # $< $^ $+ $? hold the prerequisites of every rule naming the target, in an order
-            # not followed here (x: rm, then x: echo ; $(lastword $^) runs rm)
-            words = merged.get(target, [])
-            own = " ".join(rule.prereqs)
-            if "$" in own or set(words) != set(own.split()):
-                own = "${MAKE_AUTOMATIC}"
-            auto = {} if rule.always else {"@": target, "@F": os.path.basename(target),
-                                           "@D": os.path.dirname(target) or ".",
-                                           "<": own.split(" ", 1)[0], "^": own, "+": own,
-                                           "?": own}
-            texts = [_strip(line) for line in rule.recipe]
-            for line in (["\n".join(texts)] if mk.oneshell and texts else texts):
-                out += expand(line, scope, auto)
-                if len(out) > _MAX_LINES:
-                    raise Unknown("its recipes are too many to judge")
-    return [line for line in dict.fromkeys(out) if line.strip()]
-
-
 def _there(path: str) -> bool:
     """Whether make would read ``path`` (any file but a directory: a FIFO too)."""
     return os.path.exists(path) and not os.path.isdir(path)
-
-
-def _strip(line: str) -> str:
-    """A recipe line without make's ``@`` (quiet), ``-`` (ignore errors), ``+`` prefixes."""
-    return line.lstrip(" \t@-+")

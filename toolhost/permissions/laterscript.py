@@ -24,6 +24,7 @@ import os
 import re
 from collections.abc import Callable
 
+from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.bashprog import SHELLS
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.later_words import unplain_lines
@@ -45,6 +46,12 @@ _SHELL_ARG_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file
 _INTERPRETERS = frozenset({"python", "perl", "ruby", "node", "nodejs", "php", "lua", "bun",
                            "deno", "Rscript", "tclsh", "awk", "gawk", "mawk", "pypy", "osascript"})
 Judge = Callable[[list[str | None]], bool]
+# (round 22) a script setting what names run: PATH (``export PATH=./evil:$PATH`` then ``ls``
+# runs ./evil/ls; sourced, for the rest of the line too), BASH_ENV, LD_PRELOAD, PAGER ...:
+# the name written other than as an expansion ($PATH, ${PATH:-}), or ``hash -p``, ``enable``
+_SETS = re.compile(r"(?<![\w$#!{])(" + DANGEROUS_VARS.pattern + "|" + "|".join(
+    sorted(COMMAND_VARS)) + r")(?!\w)|(?<![\w-])(?:enable|hash\s+(?:-\w+\s+)*-\w*p)(?![\w-])")
+_READ_IFS = re.compile(r"(?<![\w$])IFS=\S*[ \t]+read\b")  # (while IFS= read -r l: read's own)
 
 
 def _scripts(words: tuple[Word, ...]) -> list[tuple[Word, bool]]:
@@ -162,6 +169,13 @@ def _judged(text: str | None, cwd: str, judge: Judge | None, depth: int) -> str 
         return "cannot be read as a script here" if judge([None]) else None
     if judge([text]):
         return "a deny or ask rule meets"
+    sets = _SETS.search(_READ_IFS.sub("read", text))
+    if sets is not None and judge([None]):
+        why = f"changes what the names after it run ({sets.group(0).split()[0]!r})"
+        if "VIRTUAL_ENV" in text:  # (an activate script: its bin/ comes first on PATH)
+            why += (" (a virtualenv's activate puts its bin/ first on PATH: run its programs "
+                    "by their path, e.g. .venv/bin/python, or make without activating)")
+        return why
     if depth + 1 >= _DEPTH:
         return "runs scripts too deep to read" if judge([None]) else None
     # as a hook's text written on a line is (later_words): each command word plain

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.fileread import read_regular
 
-__all__ = ["LIMIT", "RUNS", "SPECIAL", "Makefile", "Rule", "Unknown", "parse_makefile", "read_text"]
+__all__ = ["GIT_ENV", "LIMIT", "RUNS", "SPECIAL", "Makefile", "Rule", "Unknown", "parse_makefile",
+           "parsed_makefiles", "read_text"]
 
 LIMIT = 64 * 1024  # a Makefile longer than this is not read (not provable)
+_MAX_VALUES = 64  # the values one variable may hold (branches, a target's values)
 
 
 class Unknown(Exception):
@@ -33,6 +36,7 @@ class Rule:
     prereqs: list[str]
     recipe: list[str]
     always: bool = False  # a pattern, suffix, static pattern or .DEFAULT rule: may run anyway
+    in_branch: bool = False  # written in a conditional (make may not read it)
 
 
 @dataclass
@@ -44,6 +48,8 @@ class Makefile:
     weak: set[str] = field(default_factory=set)  # assigned with ?= only: the environment wins
     overrides: set[str] = field(default_factory=set)  # ``override X``: beats the line's X=
     in_branch: set[str] = field(default_factory=set)  # assigned in a conditional (may not be)
+    # values given for a target (``x: C = rm``): a later ``C = echo`` does not replace them
+    targeted: dict[str, list[str]] = field(default_factory=dict)
     vpaths: list[str] = field(default_factory=list)  # each vpath directive's words
     oneshell: bool = False
     second_expansion: bool = False
@@ -58,6 +64,9 @@ SPECIAL = frozenset({"SHELL", ".SHELLFLAGS", ".RECIPEPREFIX", "MAKEFILES", "MAKE
 _CONDITIONAL = re.compile(r"(?:ifeq|ifneq|ifdef|ifndef|else|endif)(?:\s|$)")
 _ASSIGN = re.compile(r"((?:(?:override|export|private|unexport)\s+)*)"
                      r"([^\s:#=?+!$]+|\$[({][^)}]*[)}])\s*(::?:?=|\?=|\+=|!=|=)\s*(.*)")
+# (round 22) where a recipe's git finds its repository and config: GIT_DIR=evil/.git
+_GIT_ENV = re.compile(r"GIT_|HOME$")
+GIT_ENV = _GIT_ENV
 _SUFFIX_RULE = re.compile(r"(?:\.[A-Za-z0-9_]+){1,2}")
 
 
@@ -75,19 +84,34 @@ def read_text(path: str) -> tuple[str | None, bool]:
         return None, True
 
 
+@lru_cache(maxsize=64)
+def parsed_makefiles(texts: tuple[str, ...]) -> Makefile:
+    """``texts`` (the Makefiles make reads, in order) parsed into one, remembered by their
+    text (each ``make`` reads the files again: any change is a new text). Read-only."""
+    mk = Makefile()
+    for text in texts:
+        parse_makefile(text, mk)
+    return mk
+
+
 def parse_makefile(text: str, into: Makefile | None = None) -> Makefile:
     """The rules and variable values of ``text`` (added to ``into``, for ``-f a -f b``)."""
     mk = into or Makefile()
     if RUNS.search(text):
         raise Unknown("it calls a make function that runs something while make reads it")
-    depth = 0  # conditionals open: an assignment there adds a value, replaces none
-    rule: Rule | None = None
+    # conditionals are not evaluated: a branch may be read or not. ``rules``: each rule a
+    # tab line may belong to (None: no rule, the line is read as make text); ``opened``: per
+    # open conditional, the rules before it, those each branch ended with, a plain else seen
+    rules: list[Rule | None] = [None]
+    opened: list[tuple[list[Rule | None], list[Rule | None], bool]] = []
     lines = text.replace("\r\n", "\n").split("\n")
     i = 0
     while i < len(lines):
         line = lines[i]
         i += 1
-        if line.startswith("\t") and rule is not None:
+        if line.startswith("\t") and any(r is not None for r in rules):
+            if None in rules:  # (a recipe line, or a make line: which is not known)
+                raise Unknown("a tab line after a conditional may be a recipe or a make line")
             # a recipe line (a tab-indented ifeq/endif too: make hands it to the shell).
             # make keeps an odd final backslash and the newline for the shell (which joins
             # the lines outside a comment or quotes), taking the next line's tab away
@@ -95,7 +119,9 @@ def parse_makefile(text: str, into: Makefile | None = None) -> Makefile:
                 nxt = lines[i]
                 i += 1
                 line = line + "\n" + (nxt[1:] if nxt.startswith("\t") else nxt)
-            rule.recipe.append(line[1:])
+            for rule in _distinct(rules):
+                if rule is not None:
+                    rule.recipe.append(line[1:])
             continue
         while _continued(line) and i < len(lines):  # (an even count is no continuation)
             line = line[:-1].rstrip() + " " + lines[i].lstrip()
@@ -106,21 +132,18 @@ def parse_makefile(text: str, into: Makefile | None = None) -> Makefile:
         if not stripped:
             continue
         if _CONDITIONAL.match(stripped):
-            word = stripped.split(None, 1)[0]
-            depth += 1 if word.startswith("if") else -1 if word == "endif" else 0
-            if word == "else" and len(stripped.split()) > 1:
-                depth += 1  # (else ifeq: closed by the same endif; counted as opened)
+            rules = _conditional(stripped, rules, opened)
             continue
         if _BANNED.match(stripped):
             raise Unknown(f"a {stripped.split(None, 1)[0]!r} directive (what it brings or "
                           "defines is not read)")
         assign = _ASSIGN.fullmatch(stripped)
         if assign is not None and ":" not in stripped.split("=", 1)[0].rstrip(":"):
-            rule = None
-            _assign(mk, assign, depth > 0)
+            rules = [None]
+            _assign(mk, assign, bool(opened))
             continue
         if stripped.split(None, 1)[0] in ("export", "unexport", "vpath", "undefine"):
-            rule = None  # (no value, or a search path: nothing runs)
+            rules = [None]  # (no value, or a search path: nothing runs)
             if stripped.startswith("vpath"):  # (its directories prefix $< $^: latermake)
                 mk.vpaths.append(stripped[len("vpath"):])
             continue
@@ -128,8 +151,39 @@ def parse_makefile(text: str, into: Makefile | None = None) -> Makefile:
             # a line only a variable's value can make a rule of, or no line make knows
             raise Unknown(f"the line {stripped[:60]!r} is not read as a rule or an assignment")
         head, first = _split_rule_line(line)
-        rule = _rule(mk, head.strip(), first)
+        rules = [_rule(mk, head.strip(), first, bool(opened))]
+    if opened:
+        raise Unknown("a conditional is not closed")
     return mk
+
+
+def _conditional(line: str, rules: list[Rule | None],
+                 opened: list[tuple[list[Rule | None], list[Rule | None], bool]]
+                 ) -> list[Rule | None]:
+    """The rules a tab line may belong to after the conditional directive ``line``: a branch
+    starts with the rules before its ``ifeq``; after ``endif``, any a branch ended with (or
+    those before, when every branch may be skipped)."""
+    word, rest = [*line.split(None, 1), ""][:2]
+    if word.startswith("if"):
+        opened.append((rules, [], False))
+        return rules
+    if not opened:
+        raise Unknown(f"an {word!r} with no conditional open")
+    before, ended, plain_else = opened.pop()
+    ended = [*ended, *rules]
+    if word == "else":
+        if plain_else:
+            raise Unknown("a second 'else' in one conditional")
+        if rest.strip() and not _CONDITIONAL.match(rest.strip()):
+            raise Unknown("text after an 'else'")  # (make warns, then reads it as a plain else)
+        opened.append((before, ended, not rest.strip()))
+        return before
+    return _distinct(ended if plain_else else [*ended, *before])
+
+
+def _distinct(rules: list[Rule | None]) -> list[Rule | None]:
+    """``rules`` with each rule once (rules are compared by identity: two alike are two)."""
+    return list({id(r): r for r in rules}.values())
 
 
 def _continued(line: str) -> bool:
@@ -162,11 +216,11 @@ def _split_rule_line(line: str, semicolon: bool = True) -> tuple[str, str | None
     return line, None
 
 
-def _assign(mk: Makefile, found: re.Match[str], branch: bool) -> None:
+def _assign(mk: Makefile, found: re.Match[str], branch: bool, targeted: bool = False) -> None:
     name, op, value = found.group(2), found.group(3), found.group(4).strip()
     if "$" in name:
         raise Unknown(f"a variable whose name is computed ({name!r})")
-    if DANGEROUS_VARS.fullmatch(name) or name in COMMAND_VARS:
+    if DANGEROUS_VARS.fullmatch(name) or name in COMMAND_VARS or _GIT_ENV.match(name):
         # (make passes it to every recipe: PATH from the environment is exported with the
         # Makefile's value, BASH_ENV when exported; as ``PATH=./bin ls`` on a line)
         raise Unknown(f"it sets {name!r}, which changes what the recipes' programs run")
@@ -190,9 +244,17 @@ def _assign(mk: Makefile, found: re.Match[str], branch: bool) -> None:
     else:
         mk.values[name] = [*old, value] if branch else [value]
         mk.weak.discard(name)
+    if len(mk.values[name]) > _MAX_VALUES:
+        raise Unknown(f"{name!r} may hold too many values to follow")
+    if targeted:  # (a target's value holds wherever that target's recipe runs)
+        mk.targeted.setdefault(name, []).extend(mk.values[name])
+    elif name in mk.targeted and not branch:
+        # a target's ``C += x`` adds to whatever global value C holds when the recipe runs
+        mk.values[name] = list(dict.fromkeys([*mk.targeted[name], *mk.values[name], *(
+            f"{v} {t}" for v in mk.values[name] for t in mk.targeted[name])]))
 
 
-def _rule(mk: Makefile, line: str, first: str | None) -> Rule:
+def _rule(mk: Makefile, line: str, first: str | None, branch: bool) -> Rule:
     """A rule line ``targets: prereqs ; recipe`` (``::``, ``&:``, a static pattern, target
     specific variables)."""
     head, _, rest = line.partition(":")
@@ -206,10 +268,10 @@ def _rule(mk: Makefile, line: str, first: str | None) -> Rule:
     # (target: X = a ; b: make puts the ';' back, the value is 'a ; b')
     target_var = _ASSIGN.fullmatch((rest if first is None else f"{rest};{first}").strip())
     if target_var is not None:  # target: VAR = value (a value it may hold, anywhere)
-        _assign(mk, target_var, True)
+        _assign(mk, target_var, True, targeted=True)
         return Rule(targets, [], [])
     always = ":" in rest or any(
         "%" in t or t == ".DEFAULT" or _SUFFIX_RULE.fullmatch(t) for t in targets)
-    rule = Rule(targets, rest.replace("|", " ").split(), recipe, always)
+    rule = Rule(targets, rest.replace("|", " ").split(), recipe, always, branch)
     mk.rules.append(rule)
     return rule

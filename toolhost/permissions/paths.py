@@ -29,7 +29,48 @@ def normalize_path(value: str, cwd: str) -> str | None:
     path = os.path.expanduser(value)
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
-    return os.path.realpath(path)
+    real = os.path.realpath(path)
+    if (real != os.path.normpath(path) or _PER_PROCESS.search(path)) and _through_self(path):
+        return None
+    return real
+
+
+# (round 22) what /proc/self (/dev/fd, /dev/stdin ...) leads to is the reading process's own:
+# its cwd, root, open files; resolved here it is toolhost's (``/proc/self/cwd/secrets/k``
+# is the session's secrets/k when the CLI reads it): not judged
+_PER_PROCESS = re.compile(r"/(?:proc|dev)/")
+
+
+def _through_self(path: str) -> bool:
+    """Whether ``path`` (absolute) passes through ``/proc/self``, ``/proc/thread-self``, this
+    process's ``/proc/PID``, ``/dev/fd`` or ``/dev/std*``, as written or by a symlink on
+    the way (resolved as ``realpath`` does; too many links counts as passing)."""
+    selves = {"/proc/self", "/proc/thread-self", f"/proc/{os.getpid()}", "/dev/fd",
+              "/dev/stdin", "/dev/stdout", "/dev/stderr"}
+    pending = path.split("/")[::-1]
+    resolved, links = "/", 0
+    while pending:
+        part = pending.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            resolved = os.path.dirname(resolved)
+            continue
+        here = os.path.join(resolved, part)
+        if here in selves:
+            return True
+        try:
+            target = os.readlink(here)
+        except OSError:  # (not a link, or not there: the name as it is)
+            resolved = here
+            continue
+        links += 1
+        if links > 40:
+            return True
+        if target.startswith("/"):
+            resolved = "/"
+        pending.extend(target.split("/")[::-1])
+    return False
 
 
 _BELOW = "(?:/.*)?"  # the path itself or anything inside it
@@ -280,7 +321,23 @@ def spellings(path: str) -> list[str]:
         out.append(unquote(path))
     if "\\" in path:  # a Windows separator (round 14): `~\.ssh\id_rsa` there is ~/.ssh/id_rsa
         out += [p.replace("\\", "/") for p in (path, *out)]
+    if _WINDOWS_NAME.search(path):  # (round 22) Windows drops a name's trailing dots and
+        # blanks and reads `NAME:stream` / `NAME::$DATA` as NAME: `.env.`, `.env::$DATA`
+        out += [w for p in (path, *out) if (w := _windows_name(p)) != p]
     return out
+
+
+_WINDOWS_NAME = re.compile(r"[^/.][. ]+(?:/|$)|:")
+
+
+def _windows_name(path: str) -> str:
+    """``path`` as Windows names it: each name without its trailing dots and blanks (not
+    ``.`` or ``..``), the last without an alternate data stream (``:s``, ``::$DATA``)."""
+    head, sep, last = path.rpartition("/")
+    if ":" in last and not (not head and last[1:2] == ":"):  # (not a drive, `C:`)
+        last = last.split(":", 1)[0] or last
+    names = [*head.split("/"), last] if sep else [last]
+    return "/".join(n if n in ("", ".", "..") else (n.rstrip(". ") or n) for n in names)
 
 
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")

@@ -117,9 +117,43 @@ def held_in_place(rules: Iterable[CompiledRule], bash_guards: Iterable[CompiledR
 
     here = cwd.rstrip("/") + "/"
     for rule in rules:
-        if rule.effect == "allow" or not isinstance(rule.content, PathMatcher):
+        if rule.effect == "allow":
             continue
-        base = rule.content.pattern.base.rstrip("/") + "/"
-        if base.startswith(here):
+        if isinstance(rule.content, PathMatcher):
+            if (rule.content.pattern.base.rstrip("/") + "/").startswith(here):
+                return rule
+            continue
+        # (round 22) the structured form: a path condition anchored there, or an expression
+        # on a file tool (what it tests cannot be read)
+        if rule.expr is not None and any(rule.names.matches(t) for t in _SESSION_FILE_TOOLS):
+            return rule
+        when = rule.config.when if rule.config is not None else None
+        if when and any(_anchored(op, arg, here) for op, arg in _tests(when)):
             return rule
     return None
+
+
+# the CLI's tools that read or write files where the session is (EnterWorktree moves them)
+_SESSION_FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
+                       "Glob", "Grep", "LS")
+
+
+def _tests(when: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:
+    """Each (operator, argument) of a rule's ``when`` (nested argument maps included)."""
+    for key, spec in when.items():
+        if isinstance(spec, Mapping):
+            if key in ("path_under", "path_glob", "glob", "regex"):
+                continue
+            yield from _tests(spec)
+        else:
+            yield key, spec
+
+
+def _anchored(op: str, arg: Any, here: str) -> bool:
+    """Whether a path test names files in the start folder: a relative ``path_under`` /
+    ``path_glob`` (the config's folder), or a value naming the start folder's path."""
+    if op not in ("path_under", "path_glob", "glob", "regex") or not isinstance(arg, str):
+        return False
+    if op in ("path_under", "path_glob") and not arg.startswith(("/", "~", "${")):
+        return True
+    return here.rstrip("/") in arg.replace("\\", "")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from toolhost.permissions.paths import normalize_path, spellings
@@ -76,14 +77,22 @@ def command_lines(texts: list[str] | object) -> list[str] | object:
     word on, what follows a ``!``), less those that do not parse (skipped there too);
     ``UNJUDGED`` past the limits a Bash write has (a line over 1,024 characters, 16 KiB in
     all) or holding a NUL (bash drops one from a script: ``\\0rm x`` runs rm)."""
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        return UNJUDGED
+    lines = _command_lines(tuple(texts))
+    return UNJUDGED if lines is None else list(lines)
+
+
+@lru_cache(maxsize=1024)
+def _command_lines(texts: tuple[str, ...]) -> tuple[str, ...] | None:
+    """``command_lines`` of ``texts`` (None: UNJUDGED), remembered: a function of the text
+    alone (a make's recipe lines are judged again at each ``make``)."""
     from toolhost.permissions.command_strings import CUT, fed_code_strings
     from toolhost.permissions.shell import ShellSyntaxError, parse_command
 
-    if not isinstance(texts, list):
-        return UNJUDGED
     if any("\0" in text for text in texts) or sum(map(len, texts)) > LONG_CONTENT or any(
             len(line) > LONG_LINE for text in texts for line in text.split("\n")):
-        return UNJUDGED
+        return None
     out: list[str] = []
     for text in texts:
         end = "TOOLHOST_EOF"
@@ -93,13 +102,13 @@ def command_lines(texts: list[str] | object) -> list[str] | object:
         try:
             parse_command(written)
         except ShellSyntaxError:
-            return UNJUDGED
+            return None
         for line in fed_code_strings(written, [("cat",)]):
             if line == CUT:  # more than is looked at (round 17)
-                return UNJUDGED
+                return None
             try:
                 parse_command(line)
             except ShellSyntaxError:
                 continue
             out.append(line)
-    return out
+    return tuple(out)

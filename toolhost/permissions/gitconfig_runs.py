@@ -1,0 +1,268 @@
+"""What a git command runs from its repository's configuration and hooks (round 22).
+
+A git config names commands (``core.fsmonitor``, ``core.pager``, ``diff.external``, an
+alias ``!...``, ``filter.*.clean`` ...) and its hooks are scripts: a Write of either is judged
+when written (``written_later``). But a command there may run a script by its path
+(``fsmonitor = ./fs.sh``): the config meets no rule, ``fs.sh`` is an ordinary file an
+earlier call wrote (``rm -rf ~/x``), and ``git status`` ran rm under ``deny: Bash(rm:*)``.
+Under a deny or ask Bash rule each git command of the line is decided with what its
+repository's config (and the user's ``~/.gitconfig``) runs and with its hooks, each judged as
+a Bash command in the work tree (a script named by its path is read: ``laterscript``). What
+the text alone does not say (``GIT_DIR`` in the environment, ``--exec-path=``, a ``cd $X``
+first, a config that cannot be read, includes more than 3 deep) is not provable; every
+included file is read, whatever its ``includeIf`` condition.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable
+from contextvars import ContextVar
+
+from toolhost.permissions.fileread import read_regular
+from toolhost.permissions.gitcommands import git_subcommand
+from toolhost.permissions.later_words import RUNS_KEYS
+from toolhost.permissions.laterwhere import places
+from toolhost.permissions.shell import ParsedCommand, Word
+
+__all__ = ["config_reason"]
+
+Judge = Callable[[list[str | None]], bool]
+Unprovable = Callable[[str, str, Judge], "str | None"]
+
+_LIMIT = 64 * 1024
+_MAX_HOOKS = 64
+_MAX_INCLUDES = 3
+# subcommands that write no ref, index or commit: they run no hook (githooks(5))
+_NO_HOOKS = frozenset({"log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "blame",
+                       "describe", "shortlog", "grep", "cat-file", "version", "help",
+                       "whatchanged", "rev-list", "diff-tree", "diff-index", "show-ref",
+                       "for-each-ref", "ls-remote", "check-ignore", "var", "cherry",
+                       "name-rev", "count-objects", "verify-commit", "verify-tag"})
+_EVERY = frozenset({"reference-transaction", "post-index-change", "pre-auto-gc"})
+_COMMITS = _EVERY | {"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+                     "post-rewrite", "pre-merge-commit", "post-merge", "post-checkout"}
+# the hooks a subcommand may run (githooks(5)); one not listed: every hook
+_RUNS_HOOKS = {
+    "status": frozenset({"post-index-change"}), "add": frozenset({"post-index-change"}),
+    "commit": _COMMITS, "merge": _COMMITS, "pull": _COMMITS, "cherry-pick": _COMMITS,
+    "revert": _COMMITS, "rebase": _COMMITS | {"pre-rebase"},
+    "checkout": _EVERY | {"post-checkout"}, "switch": _EVERY | {"post-checkout"},
+    "push": _EVERY | {"pre-push"},
+}
+_DEPTH: ContextVar[int] = ContextVar("gitconfig_depth", default=0)
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_SECTION = re.compile(r"\s*\[\s*([A-Za-z0-9.-]+)(?:\s+\"(?:[^\"\\]|\\.)*\")?\s*\]\s*(.*)")
+_SETTING = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?")
+# the environment or options that name another repository or config than the one found here
+_ELSEWHERE = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_CEILING",
+              "GIT_DISCOVERY", "HOME", "XDG_CONFIG_HOME")
+
+
+def config_reason(parsed: ParsedCommand, command: str, cwd: str, judge: Judge,
+                  unprovable: Unprovable) -> str | None:
+    """Why a git command of ``parsed`` cannot be proven by what its config and hooks run
+    (None: it runs no git, or each command they name meets no deny or ask Bash rule and is
+    proven by ``unprovable``)."""
+    if not judge([None]) or _DEPTH.get() >= 2:
+        return None
+    segments = parsed.words + parsed.nested_words
+    if not any(_git(words) for words in segments):
+        return None
+    if any(name in command for name in _ELSEWHERE if name not in ("HOME", "XDG_CONFIG_HOME")) \
+            or any(_ASSIGN.match(w.value) and w.value.split("=", 1)[0] in _ELSEWHERE
+                   for s in segments for w in s):
+        return "a git command's repository or config is named by the environment"
+    token = _DEPTH.set(_DEPTH.get() + 1)
+    try:
+        for k, words in enumerate(segments):
+            values = _git(words)
+            if not values:
+                continue
+            bases = places(parsed, k, cwd, ".")  # (each place a cd before it may leave)
+            if bases is None:
+                return "a git command runs after a cd: which repository it reads is not known"
+            for base in dict.fromkeys(bases):
+                why = _one(values, base, judge, unprovable)
+                if why is not None:
+                    return why
+    finally:
+        _DEPTH.reset(token)
+    return None
+
+
+def _git(words: tuple[Word, ...]) -> tuple[str, ...]:
+    """The words from ``git`` on (past assignments and wrappers), as their values."""
+    values = tuple(w.value for w in words)
+    at = next((k for k, v in enumerate(values) if v.rsplit("/", 1)[-1] == "git"), None)
+    return () if at is None else values[at:]
+
+
+def _one(words: tuple[str, ...], cwd: str, judge: Judge,
+         unprovable: Unprovable) -> str | None:
+    args = list(words[1:])
+    found = git_subcommand(tuple(args))
+    sub = found[0] if found else ""
+    where, named = cwd, {}
+    options = iter(args[:found[1]] if found else args)
+    for word in options:  # (git's own options, before its subcommand)
+        if word == "-C":
+            where = os.path.join(where, os.path.expanduser(next(options, "")))
+        elif word.startswith("--exec-path="):
+            return "a git command names the folder of its programs (--exec-path=)"
+        elif word in ("--git-dir", "--work-tree"):
+            named[word] = next(options, "")
+        elif word.startswith(("--git-dir=", "--work-tree=")):
+            key, _, value = word.partition("=")
+            named[key] = value
+    where = os.path.realpath(where)
+    if named:  # (git takes each relative to where -C left it)
+        gitdir = os.path.join(where, os.path.expanduser(named.get("--git-dir", ".git")))
+        root = os.path.join(where, os.path.expanduser(named.get("--work-tree", ".")))
+        repo: tuple[str, str, str] | None = (root, gitdir, _common(gitdir))
+    else:
+        repo = _repository(where)
+    if repo is None:
+        return None  # (no repository: git runs nothing of one)
+    root, gitdir, common = repo
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    hooks = os.path.join(common, "hooks")
+    todo = [(p, 0) for p in (os.path.join(home, ".gitconfig"),
+                             os.path.join(xdg, "git", "config"), os.path.join(common, "config"),
+                             os.path.join(gitdir, "config.worktree"))]
+    while todo:
+        path, depth = todo.pop(0)
+        read = read_regular(path, _LIMIT)
+        if read.kind in ("missing", "directory"):
+            continue  # (git skips a missing include too)
+        if read.kind != "file" or read.too_long:
+            return f"git reads the config {path!r}, which cannot be read here"
+        text = read.data.decode("utf-8", "replace")
+        for key, value in _settings(text):
+            if key.startswith(("include.", "includeif.")) and key.endswith(".path"):
+                if depth >= _MAX_INCLUDES:  # (every included file, whatever its condition)
+                    return f"git's config {path!r} includes files too deep to read"
+                todo.append((os.path.join(os.path.dirname(path), os.path.expanduser(value)),
+                             depth + 1))
+                continue
+            if key == "core.hookspath":
+                hooks = os.path.join(root, os.path.expanduser(value))
+                continue
+            alias = key.startswith("alias.") and key[6:] == sub.lower()
+            if not alias and key.rsplit(".", 1)[-1] not in RUNS_KEYS:
+                continue
+            if alias and not value.startswith("!"):
+                continue  # (an alias of git's own words: git runs itself)
+            line = value[1:] if alias else value
+            why = _judged(line, root, judge, unprovable)
+            if why is not None:
+                return f"git's config runs {line[:60]!r} ({key}), which {why}"
+    return _hooks(hooks, sub, root, judge, unprovable)
+
+
+def _hooks(hooks: str, sub: str, root: str, judge: Judge, unprovable: Unprovable
+           ) -> str | None:
+    """Each hook of ``hooks`` that ``git SUB`` may run (not a ``.sample``), judged as run
+    by its path (a subcommand not known here: every hook)."""
+    if sub in _NO_HOOKS or not sub:
+        return None
+    try:
+        names = sorted(os.listdir(hooks))
+    except OSError:
+        return None
+    runs = _RUNS_HOOKS.get(sub)
+    names = [n for n in names if not n.endswith(".sample") and (runs is None or n in runs)]
+    if len(names) > _MAX_HOOKS:
+        return "its hooks are too many to read"
+    for name in names:
+        path = os.path.join(hooks, name)
+        if os.path.isdir(path) or not os.access(path, os.X_OK):
+            continue  # (git runs only an executable hook)
+        why = _judged(shlex.quote(path), root, judge, unprovable)
+        if why is not None:
+            return f"git may run the hook {path!r}, which {why}"
+    return None
+
+
+def _judged(line: str, root: str, judge: Judge, unprovable: Unprovable) -> str | None:
+    if judge([line]):
+        return "a deny or ask rule meets"
+    why = unprovable(line, root, judge)
+    return None if why is None else f"cannot be proven ({why})"
+
+
+def _repository(where: str) -> tuple[str, str, str] | None:
+    """(work tree, git dir, common dir) of the repository ``where`` is in (None: none)."""
+    here = where
+    while True:
+        dot = os.path.join(here, ".git")
+        if os.path.isdir(dot):
+            return here, dot, _common(dot)
+        if os.path.isfile(dot):
+            read = read_regular(dot, 4096)
+            text = read.data.decode("utf-8", "replace").strip()
+            if read.kind == "file" and text.startswith("gitdir:"):
+                gitdir = os.path.join(here, text[7:].strip())
+                return here, gitdir, _common(gitdir)
+            return here, dot, dot
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _common(gitdir: str) -> str:
+    """A linked work tree's common directory (its ``commondir``), else ``gitdir``."""
+    read = read_regular(os.path.join(gitdir, "commondir"), 4096)
+    if read.kind != "file":
+        return gitdir
+    return os.path.normpath(os.path.join(gitdir, read.data.decode("utf-8", "replace").strip()))
+
+
+def _settings(text: str) -> list[tuple[str, str]]:
+    """Each (``section[.sub].key`` lower case, value) of a git config's text; a continued
+    line joined, quotes taken off (what git hands the shell)."""
+    out: list[tuple[str, str]] = []
+    section = ""
+    lines = text.replace("\\\n", "").split("\n")
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        head = _SECTION.match(line)
+        if head is not None and line.startswith("["):
+            sub = re.search(r"\"((?:[^\"\\]|\\.)*)\"", line.split("]", 1)[0])
+            section = head.group(1).lower() + (f".{sub.group(1)}" if sub else "")
+            line = head.group(2).strip()
+            if not line:
+                continue
+        found = _SETTING.match(line)
+        if found is None:
+            continue
+        value = _unquote(found.group(2) or "")
+        out.append((f"{section}.{found.group(1).lower()}", value))
+    return out
+
+
+def _unquote(value: str) -> str:
+    """A config value as git reads it: ``"..."`` taken off, ``\\"`` ``\\\\`` unescaped, a
+    ``#`` or ``;`` outside quotes ends it."""
+    out, quoted, i = [], False, 0
+    while i < len(value):
+        ch = value[i]
+        if ch == "\\" and i + 1 < len(value):
+            nxt = value[i + 1]
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(nxt, nxt))
+            i += 2
+            continue
+        if ch == '"':
+            quoted = not quoted
+        elif ch in "#;" and not quoted:
+            break
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out).strip()
