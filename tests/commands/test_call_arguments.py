@@ -28,6 +28,9 @@ CASES: dict[str, tuple[list[str], str]] = {
     # a hostile name is quoted back cut, not whole (a 100,000-character line)
     "huge key": (["k" * 100_000 + "=1"], "has no argument 'kkkkk"),
     "huge word": (["k" * 100_000], "arguments are key=value, not 'kkkk"),
+    # n=1 n=2 took the last value without a word: which one was meant is a guess
+    "key twice": (["name=Ada", "name=Bob"], "argument 'name' is given twice: give it once"),
+    "key twice, one empty": (["name=", "name=Bob"], "argument 'name' is given twice"),
 }
 
 
@@ -49,3 +52,6 @@ def test_right_arguments_still_call(tmp_path: Path, capsys: pytest.CaptureFixtur
     config.write_text(CONFIG)
     assert main(["call", str(config), "s.greet", "name=Ada", "excited=true"]) == 0
     assert capsys.readouterr().out.strip() == "Ada !"
+    # a key=value pair still overrides the same key of --json (documented)
+    assert main(["call", str(config), "s.greet", "--json", '{"name": "Bob"}', "name=Ada"]) == 0
+    assert '"Ada' in capsys.readouterr().out

@@ -29,7 +29,8 @@ are shown as visible escapes, never acted on; a pipe gets the result as it is.
 Arguments are key=value pairs, each value read by the parameter's type in the inputSchema:
 integers and numbers as numbers, booleans as true/false (yes/no, 1/0), arrays and objects as
 JSON, strings as they are. --json '{...}' (or --json @FILE, a file holding it) gives them all
-at once as a JSON object (key=value pairs override it) and prints the raw result. JSON given
+at once as a JSON object (key=value pairs override it; a key given twice as key=value is an
+error) and prints the raw result. JSON given
 here is JSON strictly: nested at most 256 deep, integers of at most 4,000 digits, no NaN or
 Infinity, no key twice; @FILE is a regular file of at most 16 MiB.
 The tool may be named SERVER.TOOL or by its wire name mcp__SERVER__TOOL.
@@ -143,10 +144,18 @@ def build_arguments(tool: CompiledTool, pairs: Sequence[str],
             raise UsageError("--json must be a JSON object")
         arguments.update(loaded)
     props = tool.input_schema.get("properties") or {}
+    given: set[str] = set()
     for pair in pairs:
         key, eq, raw = pair.partition("=")
         if not eq or not key:
             raise UsageError(_pair_problem(pair, props))
+        if key in given:  # n=1 n=2: which one was meant is a guess; --json's keys may be
+            # overridden by a pair (documented), a pair by another pair is a typo
+            from toolhost.excerpt import cut
+
+            raise UsageError(f"argument {cut(repr(key))} is given twice: give it once "
+                             "(an array is one JSON value: key='[1, 2]')")
+        given.add(key)
         if key not in props and tool.input_schema.get("additionalProperties") is False:
             raise UsageError(_unknown_argument(key, props, tool.name))
         arguments[key] = parse_value(raw, props.get(key) or {}, key)
