@@ -31,6 +31,10 @@ CASES: dict[str, tuple[list[str], str]] = {
     # n=1 n=2 took the last value without a word: which one was meant is a guess
     "key twice": (["name=Ada", "name=Bob"], "argument 'name' is given twice: give it once"),
     "key twice, one empty": (["name=", "name=Bob"], "argument 'name' is given twice"),
+    "--json twice": (["--json", '{"name": "A"}', "--json", '{"name": "B"}'],
+                     "--json gives the arguments object twice: give it once"),
+    "--json twice, after pairs": (["--json={}", "excited=true", "--json", '{"name": "B"}'],
+                                  "--json gives the arguments object twice"),
 }
 
 
@@ -55,3 +59,6 @@ def test_right_arguments_still_call(tmp_path: Path, capsys: pytest.CaptureFixtur
     # a key=value pair still overrides the same key of --json (documented)
     assert main(["call", str(config), "s.greet", "--json", '{"name": "Bob"}', "name=Ada"]) == 0
     assert '"Ada' in capsys.readouterr().out
+    # a bare --json (raw output) after the object keeps the object: it was dropped
+    assert main(["call", str(config), "s.greet", "--json", '{"name": "Cy"}', "--json"]) == 0
+    assert '"Cy' in capsys.readouterr().out
