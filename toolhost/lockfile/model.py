@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from toolhost.errors import ConfigError, Problem
+from toolhost.jsontext import key_position as _at  # where a wrong value is
 
 __all__ = ["LOCK_VERSION", "MAX_LOCK_BYTES", "Lock", "LockedFile", "NewerLockError",
            "TooLarge", "file_digest", "lock_path", "plain_key", "read_lock", "write_lock"]
@@ -228,23 +229,6 @@ def _parse(path: Path, data: Any, text: str = "") -> Lock:
         raise _bad(path, "'upstreams' must map servers to {tool: definition}",
                    *_at(text, "upstreams", *wrong), key="upstreams")
     return Lock(sources, dict(plugins), upstreams, credentials_in_keys=credentials)
-
-
-def _at(text: str, *keys: str) -> tuple[int, int]:
-    """Line and column of the last of ``keys`` (object keys as JSON writes them, each found
-    after the one before: the path to a wrong value); the first line when none is found."""
-    at, found = 0, 0
-    for key in keys:
-        quoted = json.dumps(key, ensure_ascii=False) + ":"
-        hit = text.find(quoted, at)
-        if hit < 0:  # written with other spacing or escapes: the last key found is close
-            hit = text.find(json.dumps(key, ensure_ascii=False), at)
-        if hit < 0:
-            break
-        at = found = hit
-    if not text:
-        return 0, 0
-    return text.count("\n", 0, found) + 1, found - (text.rfind("\n", 0, found) + 1) + 1
 
 
 def plain_key(key: str) -> str:
