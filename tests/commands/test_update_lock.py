@@ -190,3 +190,20 @@ def test_a_rev_changed_without_the_lock_is_said_with_the_locked_rev(tmp_path: Pa
     assert done.returncode == 1
     assert "one@v2 is not in toolhost.lock (toolhost.lock pins this repo at v1: " in done.stderr
     assert "or put the rev back" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_update_of_a_linked_config_writes_the_file_it_links_to(tmp_path: Path,
+                                                                   toolhost: Run) -> None:
+    """toolhost.yaml -> cfg/team.yaml: the link was replaced by an updated copy, the file
+    the team commits left at the old revs (the lock, beside the link, at the new ones)."""
+    one, _, config = two_repos(tmp_path, toolhost)
+    real = config.parent / "cfg" / "team.yaml"
+    real.parent.mkdir()
+    config.rename(real)
+    config.symlink_to(Path("cfg") / "team.yaml")
+    done = toolhost("update", str(config), "--repo", one.as_uri())
+    assert done.returncode == 0, done.stderr
+    assert config.is_symlink() and config.resolve() == real.resolve()
+    assert "rev: v2, path: one.yaml" in real.read_text()
+    assert "@v2" in lock_path(config).read_text()
+    assert sorted(p.name for p in real.parent.iterdir()) == ["team.yaml"]  # no temp left

@@ -353,6 +353,10 @@ def _stops_raise() -> Iterator[None]:
 def _write_atomically(path: Path, text: str) -> None:
     import tempfile  # here: `toolhost --help` imports every command module
 
+    # a config that is a symlink (toolhost.yaml -> configs/team.yaml) is written through:
+    # the file it was read from changes and the link stays (replacing the link left the
+    # real config at the old revs and the project with a copy)
+    path = Path(os.path.realpath(path))
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".toolhost-update.")  # short
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
