@@ -202,3 +202,26 @@ def test_an_extends_entry_of_the_wrong_shape_says_which_key(tmp_path: Path, entr
     (problem,) = caught.value.problems
     assert (problem.line, problem.column) == (3, 5)
     assert says in f"{problem.message} ({problem.hint})", problem
+
+
+@pytest.mark.parametrize(("fragment", "says"), [
+    ("servers:\n  t:\n    tools:\n      x: {descripton: x, command: [echo, x]}\n",
+     "unknown key"),  # the fragment's own schema error
+    ("servers:\n  t: [\n", "invalid YAML"),  # a fragment that does not parse
+])
+def test_a_problem_in_a_fetched_fragment_names_its_repo_and_rev(
+        tmp_path: Path, make_repo: MakeRepo, fragment: str, says: str) -> None:
+    """It was located in the cache only (.../repos/3f2a.../base.yaml:4:11): correct, and
+    no reader could tell which repository or tag that file is of."""
+    from toolhost.config import load_config
+
+    origin = tmp_path / "team"
+    make_repo(origin, {"sub/base.yaml": fragment}, tag="v1.2.0")
+    config = tmp_path / "c.yaml"
+    config.write_text(f"toolhost: 1\nextends:\n  - {{repo: {origin.as_uri()}, rev: v1.2.0, "
+                      "path: sub/base.yaml}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(config, layers=False)
+    (problem,) = [p for p in caught.value.problems if says in p.message]
+    assert str(tmp_path / "toolhost-cache") in problem.file  # still the file to open
+    assert problem.hint.endswith(f"sub/base.yaml of {origin.as_uri()} at v1.2.0"), problem
