@@ -81,7 +81,7 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     except ConfigError as exc:  # a fragment that does not parse, in the cache: say whose
         from toolhost.config.repolinks import name_checkouts  # (only when it failed)
 
-        raise type(exc)(name_checkouts(exc.problems)) from None
+        raise type(exc)(name_checkouts(exc.problems)) from exc
     if merged_out is not None:
         merged_out.append(merged)
     with guarding(guard), loading_with(env):  # documents pulled while building (OpenAPI
