@@ -63,8 +63,16 @@ def test_a_config_left_out_names_the_ones_here_or_init(
     assert _refused(argv) == 2
     assert capsys.readouterr().err.rstrip().endswith(
         "(there is no config file here: `toolhost init` writes toolhost.yaml)")
+    # files that are no config (a case file `toolhost init` writes, a CI workflow) are not
+    # offered as one
+    (here / "policy-tests.yaml").write_text("config: toolhost.yaml\ncases: []\n")
+    (here / "compose.yml").write_text("services:\n  toolhost:\n    image: x\n")
+    assert _refused(argv) == 2
+    assert capsys.readouterr().err.rstrip().endswith(
+        "(there is no config file here: `toolhost init` writes toolhost.yaml)")
     for name in ("a.toml", "toolhost.yaml", ".hidden.yaml", "notes.txt"):
-        (here / name).write_text("toolhost: 1\n")
+        (here / name).write_text("# a team's\ntoolhost: 1\n" if name != "a.toml"
+                                 else "toolhost = 1\n")
     assert _refused(argv) == 2
     assert capsys.readouterr().err.rstrip().endswith(
         "(name the config file; the ones here: toolhost.yaml, a.toml)")

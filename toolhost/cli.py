@@ -296,7 +296,30 @@ def _failed(raised: BaseException, args: argparse.Namespace) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush cannot fail again
         return 1
+    if isinstance(exc, OSError) and _stdout_fails(exc):  # `toolhost schema > /dev/full`
+        print(f"toolhost: error: stdout: cannot write the output: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
     return _internal_error(raised, debug_wanted(args))
+
+
+def _stdout_fails(exc: OSError) -> bool:
+    """Whether ``exc`` is stdout's own (a full disk, an I/O error on it): flushing what it
+    holds fails with the same error. The rest is dropped, never retried at exit."""
+    try:
+        sys.stdout.flush()
+    except OSError as again:
+        if again.errno != exc.errno:
+            return False
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            sys.stdout.flush()
+        return True
+    except (ValueError, AttributeError):
+        return False
+    return False
 
 
 if __name__ == "__main__":  # pragma: no cover

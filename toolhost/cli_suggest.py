@@ -67,14 +67,34 @@ def _config_hint() -> str:
     try:
         here = sorted(n for n in os.listdir(".")[:1000]
                       if n.endswith((".yaml", ".yml", ".toml")) and not n.startswith(".")
-                      and os.path.isfile(n))
+                      and os.path.isfile(n) and _is_config(n))
     except OSError:
         return ""
-    if not here:
+    if not here:  # (a case file, a CI workflow, a docker-compose.yml: no config)
         return " (there is no config file here: `toolhost init` writes toolhost.yaml)"
     here.sort(key=lambda n: not n.startswith("toolhost."))  # the likely one first
     return (f" (name the config file; the ones here: {', '.join(here[:5])}"
             + (", ..." if len(here) > 5 else "") + ")")
+
+
+_TOP_KEY = re.compile(rb"^toolhost[ \t]*[:=]", re.M)
+
+
+def _is_config(name: str) -> bool:
+    """Whether the file ``name`` sets the top-level ``toolhost:`` key every config has,
+    within its first 8 KiB (a case file, a CI workflow or a docker-compose.yml does not)."""
+    import os
+
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO put there is not awaited
+    except OSError:
+        return False
+    try:
+        return bool(_TOP_KEY.search(os.read(fd, 8192)))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _options(parser: argparse.ArgumentParser) -> set[str]:

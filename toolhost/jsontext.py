@@ -33,7 +33,8 @@ from toolhost.config.limits import MAX_DIGITS, read_bounded, toml_depth
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
-__all__ = ["MAX_JSON_DEPTH", "JsonTextError", "inert_json", "parse_json", "read_json_file"]
+__all__ = ["MAX_JSON_DEPTH", "JsonTextError", "inert_json", "key_position", "parse_json",
+           "read_json_file"]
 
 MAX_JSON_DEPTH = 256  # the wire's own bound (toolhost.limits.Limits.max_depth)
 
@@ -110,6 +111,64 @@ def _locate(text: str, needle: str | re.Pattern[str], nth: int = 1) -> tuple[int
     found = [m.start() for m in (needle.finditer(text) if isinstance(needle, re.Pattern)
                                  else re.finditer(re.escape(needle), text))][:nth]
     return _line_column(text, found[-1]) if len(found) == nth else (0, 0)
+
+
+def key_position(text: str, *keys: str) -> tuple[int, int]:
+    """Line and column of the value at the path ``keys`` in a JSON text that parsed (the
+    last key's; a key of the top-level object, then of the object it holds, ...), for the
+    located error of a value of the wrong type. Where the path ends early, the last key
+    found; with none, the text's first character ((0, 0) for an empty text)."""
+    if not text.strip():
+        return 0, 0
+    at = len(text) - len(text.lstrip())  # the top-level value
+    for key in keys:
+        found = _member(text, at, key)
+        if found < 0:
+            break
+        at = found
+    return _line_column(text, at)
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_SPACE = re.compile(r"[ \t\r\n]*")
+_MARK = re.compile(r'["{}\[\]]')
+
+
+def _member(text: str, at: int, key: str) -> int:
+    """Offset of the key ``key`` of the object that is the value at ``at`` (``at`` on a
+    value, or on a key: its value), or -1."""
+    if text.startswith('"', at):  # a key: step over it and its colon to its value
+        end = _STRING.match(text, at)
+        if end is None:
+            return -1
+        at = _SPACE.match(text, end.end()).end()  # type: ignore[union-attr]
+        if not text.startswith(":", at):
+            return -1
+        at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+    if not text.startswith("{", at):
+        return -1
+    depth, i = 0, at
+    while (next_one := _MARK.search(text, i)) is not None:  # (numbers, words: skipped)
+        i = next_one.start()
+        char = text[i]
+        if char == '"':
+            string = _STRING.match(text, i)
+            if string is None:
+                return -1
+            after = _SPACE.match(text, string.end()).end()  # type: ignore[union-attr]
+            if depth == 1 and text.startswith(":", after) and \
+                    json.loads(string.group()) == key:
+                return i
+            i = string.end()
+            continue
+        if char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth == 0:
+                return -1
+        i += 1
+    return -1
 
 
 def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:

@@ -154,8 +154,15 @@ class HeldStdout:
                     self.stream.flush()
                 finally:
                     os.close(null)
-        with contextlib.suppress(OSError):
-            os.close(self._fd)
+        try:
+            if not for_good:
+                raise OSError
+            # the process ends: a stream kept from sys.stdout during the command and used by
+            # an atexit hook writes to stderr, never into a file that took a freed number
+            os.dup2(2, self._fd)
+        except OSError:  # (or stderr closed)
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
         self._fd = -1
         return failed
 

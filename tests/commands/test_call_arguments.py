@@ -28,6 +28,13 @@ CASES: dict[str, tuple[list[str], str]] = {
     # a hostile name is quoted back cut, not whole (a 100,000-character line)
     "huge key": (["k" * 100_000 + "=1"], "has no argument 'kkkkk"),
     "huge word": (["k" * 100_000], "arguments are key=value, not 'kkkk"),
+    # n=1 n=2 took the last value without a word: which one was meant is a guess
+    "key twice": (["name=Ada", "name=Bob"], "argument 'name' is given twice: give it once"),
+    "key twice, one empty": (["name=", "name=Bob"], "argument 'name' is given twice"),
+    "--json twice": (["--json", '{"name": "A"}', "--json", '{"name": "B"}'],
+                     "--json gives the arguments object twice: give it once"),
+    "--json twice, after pairs": (["--json={}", "excited=true", "--json", '{"name": "B"}'],
+                                  "--json gives the arguments object twice"),
 }
 
 
@@ -49,3 +56,9 @@ def test_right_arguments_still_call(tmp_path: Path, capsys: pytest.CaptureFixtur
     config.write_text(CONFIG)
     assert main(["call", str(config), "s.greet", "name=Ada", "excited=true"]) == 0
     assert capsys.readouterr().out.strip() == "Ada !"
+    # a key=value pair still overrides the same key of --json (documented)
+    assert main(["call", str(config), "s.greet", "--json", '{"name": "Bob"}', "name=Ada"]) == 0
+    assert '"Ada' in capsys.readouterr().out
+    # a bare --json (raw output) after the object keeps the object: it was dropped
+    assert main(["call", str(config), "s.greet", "--json", '{"name": "Cy"}', "--json"]) == 0
+    assert '"Cy' in capsys.readouterr().out

@@ -76,3 +76,33 @@ def test_what_the_code_prints_goes_to_stderr_not_into_the_json(
     assert rc == 0, err
     json.loads(out)  # nothing else on stdout
     assert "JUNK" in err and "JUNK" not in out
+
+
+@pytest.mark.parametrize("collect", [False, True])  # tools/call (raised), validate (listed)
+def test_a_tool_of_a_fetched_fragment_that_does_not_bind_names_its_repo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collect: bool) -> None:
+    """The problem was located in the cache only (.../repos/0fa6.../base.yaml:4:27)."""
+    from toolhost.commands._configs import compile_config
+    from toolhost.config import load_config
+    from toolhost.errors import ConfigError, Problem
+
+    from ..plugins.conftest import _make_repo
+
+    monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "cache"))
+    team = tmp_path / "team"
+    _make_repo(team, {"base.yaml": "servers:\n  t:\n    tools:\n"
+                      "      x: {description: x, python: 'no_such_mod_t13:f'}\n"}, tag="v5")
+    config = tmp_path / "c.yaml"
+    config.write_text(f"toolhost: 1\nextends:\n  - {{repo: {team.as_uri()}, rev: v5, "
+                      "path: base.yaml}\n")
+    loaded = load_config(config, layers=False)
+    found: list[Problem] = []
+    if collect:
+        compile_config(loaded, problems=found)
+    else:
+        with pytest.raises(ConfigError) as caught:
+            compile_config(loaded)
+        found = list(caught.value.problems)
+    (problem,) = found
+    assert "no_such_mod_t13" in problem.message and str(tmp_path / "cache") in problem.file
+    assert problem.hint.endswith(f"; base.yaml of {team.as_uri()} at v5"), problem.hint

@@ -236,3 +236,16 @@ def test_the_scaffolds_env_rule_denies_every_case(tmp_path: Path, path: str,
                  "--no-layers"])
     out = capsys.readouterr().out
     assert out.startswith("deny: ") and "Environment files stay private." in out, out
+
+
+def test_a_directory_name_with_a_line_break_is_shown_on_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """`wrote bad` / `name/toolhost.yaml`: the DIR's line break split each line in two."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "bad\nname"]) == 0
+    out = capsys.readouterr().out
+    assert "wrote bad\\nname/toolhost.yaml\n" in out, out
+    assert main(["init", "bad\nname"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("toolhost init: bad\\nname/toolhost.yaml, ") and err.count("\n") == 1

@@ -92,8 +92,9 @@ def test_user_scope_and_desktop_files(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text, message", [
     ("{not json", "not valid JSON"),
-    ("[1, 2]", "expected a JSON object"),
-    ('{"mcpServers": []}', "'mcpServers' is not an object"),
+    ("\n  [1, 2]", ".mcp.json:2:3: expected a JSON object"),  # located, as every
+    ('{\n  "a": {"mcpServers": 1},\n  "mcpServers": []\n}',  # other problem of the file
+     ".mcp.json:3:3: mcpServers: 'mcpServers' is not an object"),
     ("[" * 50000 + "]" * 50000, "not valid JSON"),
 ])
 def test_bad_client_file_is_left_alone(tmp_path: Path, text: str, message: str) -> None:

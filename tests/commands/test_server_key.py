@@ -77,7 +77,8 @@ def test_the_check_accepts_exactly_the_names_a_wire_name_keeps(name: str) -> Non
 
 @pytest.mark.parametrize(("name", "near"), [("My-Shop", "my-shop"), ("my server", "my-server"),
                                             ("shop--v2", "shop-v2"), ("2shop", "shop"),
-                                            ("123", ""), ("Ünïcode", "n-code")])
+                                            ("123", ""), ("Ünïcode", "unicode"),
+                                            ("Café Crème", "cafe-creme")])
 def test_a_bad_name_suggests_one_that_works(name: str, near: str) -> None:
     from toolhost.commands._argtypes import server_key_problem
 

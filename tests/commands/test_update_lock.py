@@ -137,3 +137,73 @@ def test_an_update_to_a_revision_that_does_not_load_changes_nothing(tmp_path: Pa
     assert f"{config}: left as it was (no rev changed)" in done.stderr
     assert (config.read_text(), lock_path(config).read_text()) == before
     assert toolhost("lock", str(config), "--check").returncode == 0
+
+
+def _interrupt(how: str) -> Callable[..., list[str]]:
+    """``write_for`` stopped by ``how`` while relocking (its dry runs, the stale-lock check,
+    go through)."""
+    import signal
+
+    from toolhost.commands import lock
+
+    real = lock.write_for
+
+    def write_for(config: str, **kw: object) -> list[str]:
+        if kw.get("dry_run"):
+            return real(config, **kw)  # type: ignore[arg-type]
+        if how == "Ctrl-C":
+            raise KeyboardInterrupt
+        # a kill or a closed terminal: without a handler it ends the process (and pytest)
+        assert signal.getsignal(getattr(signal, how)) is not signal.SIG_DFL, \
+            f"{how} would end toolhost here, leaving the new revs beside the old lock"
+        signal.raise_signal(getattr(signal, how))
+        raise AssertionError("not reached")
+
+    return write_for
+
+
+@pytest.mark.parametrize("how", ["Ctrl-C", "SIGTERM", "SIGHUP"])
+def test_an_update_stopped_while_relocking_leaves_the_pair_as_it_was(
+        tmp_path: Path, toolhost: Run, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """The config was written, then the lock computed (a load: fetches, seconds): a stop in
+    between left the new revs beside a lock of the old ones, and every load refused them."""
+    from toolhost.commands import lock
+
+    one, _, config = two_repos(tmp_path, toolhost)
+    before = config.read_text(), lock_path(config).read_text()
+    monkeypatch.setattr(lock, "write_for", _interrupt(how))
+    done = toolhost("update", str(config), "--repo", one.as_uri())
+    assert done.returncode == 130, done.stderr
+    assert "interrupted: left as it was (no rev changed)" in done.stderr
+    assert (config.read_text(), lock_path(config).read_text()) == before
+    monkeypatch.undo()
+    assert toolhost("lock", "--check", str(config)).returncode == 0
+
+
+def test_a_rev_changed_without_the_lock_is_said_with_the_locked_rev(tmp_path: Path,
+                                                                    toolhost: Run) -> None:
+    """What a stop past any handler (SIGKILL, a power cut) between the two files leaves, or a
+    rev edited by hand: the load names the rev the lock pins."""
+    _, _, config = two_repos(tmp_path, toolhost)
+    config.write_text(config.read_text().replace("rev: v1, path: one", "rev: v2, path: one"))
+    done = toolhost("validate", str(config))
+    assert done.returncode == 1
+    assert "one@v2 is not in toolhost.lock (toolhost.lock pins this repo at v1: " in done.stderr
+    assert "or put the rev back" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_update_of_a_linked_config_writes_the_file_it_links_to(tmp_path: Path,
+                                                                   toolhost: Run) -> None:
+    """toolhost.yaml -> cfg/team.yaml: the link was replaced by an updated copy, the file
+    the team commits left at the old revs (the lock, beside the link, at the new ones)."""
+    one, _, config = two_repos(tmp_path, toolhost)
+    real = config.parent / "cfg" / "team.yaml"
+    real.parent.mkdir()
+    config.rename(real)
+    config.symlink_to(Path("cfg") / "team.yaml")
+    done = toolhost("update", str(config), "--repo", one.as_uri())
+    assert done.returncode == 0, done.stderr
+    assert config.is_symlink() and config.resolve() == real.resolve()
+    assert "rev: v2, path: one.yaml" in real.read_text()
+    assert "@v2" in lock_path(config).read_text()
+    assert sorted(p.name for p in real.parent.iterdir()) == ["team.yaml"]  # no temp left

@@ -51,6 +51,10 @@ CASES = {
                                  'write a list, one element per argument: ["echo", "hello", '
                                  '"{{ name }}!"]; there is no shell, so pipes, globs and $VARS '
                                  "are not interpreted")),
+    # one plugin named where the list belongs
+    "plugins a string": ("toolhost: 1\nplugins: toolhost-files\n",
+                         (2, "expected a list of plugin names, got the string 'toolhost-files'",
+                          "write it as a list: plugins: [toolhost-files]")),
 }
 
 YAML_HABIT = ("this line is written as YAML: TOML writes key = value, [servers.NAME] tables "

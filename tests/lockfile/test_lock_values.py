@@ -101,6 +101,44 @@ def test_a_value_lock_never_writes_is_one_located_problem(tmp_path: Path, name: 
     assert "toolhost lock" in problem.hint
 
 
+# a value of the wrong type (a hand edit), and the text of the line the problem must name
+TYPE_EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "commit a number": (_set(["sources", REPO, "commit"], 5), '"commit": 5'),
+    "version a number": (_set(["sources", "pkg:toolhost-files", "version"], 1),
+                         '"version": 1'),
+    "files a list": (_set(["sources", REPO, "files"], ["base.yaml"]), '"files": ['),
+    "a file hash a number": (_set(["sources", REPO, "files", "base.yaml"], 7),
+                             '"base.yaml": 7'),
+    "a source a list": (_set(["sources", "openapi:shop"], []), '"openapi:shop": []'),
+    "sources a list": (_set(["sources"], []), '"sources": []'),
+    "lock format true": (_set(["toolhost_lock"], True), '"toolhost_lock": true'),
+    "lock format 1.0": (_set(["toolhost_lock"], 1.0), '"toolhost_lock": 1.0'),
+    "lock format newer": (_set(["toolhost_lock"], 9), '"toolhost_lock": 9'),
+    "plugins a list": (_set(["plugins"], ["toolhost-files"]), '"plugins": ['),
+    "a plugin version a number": (_set(["plugins", "toolhost-files"], 1), '"toolhost-files": 1'),
+    "upstreams a string": (_set(["upstreams"], "x"), '"upstreams": "x"'),
+    "an upstream's tool a list": (_set(["upstreams"], {"gh": {"a": {}}, "db": {"q": []}}),
+                                  '"db": {'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TYPE_EDITS))
+def test_a_value_of_the_wrong_type_is_located_at_its_line(tmp_path: Path, name: str) -> None:
+    edit, holding = TYPE_EDITS[name]
+    data = good()
+    edit(data)
+    text = json.dumps(data, indent=2)
+    lock = tmp_path / "toolhost.lock"
+    lock.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        read_lock(lock)
+    (problem,) = caught.value.problems
+    lines = text.splitlines()
+    line = next(n for n, shown in enumerate(lines, 1) if holding in shown)
+    assert (problem.line, problem.column) == (line, lines[line - 1].index('"') + 1), problem
+    assert "toolhost" in problem.hint
+
+
 def test_the_good_lock_reads(tmp_path: Path) -> None:
     lock = tmp_path / "toolhost.lock"
     lock.write_text(json.dumps(good()))

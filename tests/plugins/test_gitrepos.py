@@ -179,3 +179,49 @@ def test_a_copy_another_process_fetched_again_meanwhile_is_used(
     assert again.sha == first.sha and again.path.joinpath("base.yaml").read_text() == "v1\n"
     with pytest.raises(ConfigError):  # the copy the caller found is the one in place
         refetch_repo(url, "v1.0.0", cache=cache, seen=record_id(first.path))
+
+
+@pytest.mark.parametrize(("entry", "says"), [
+    ("{repo: ./team, path: base.yaml}", "`rev` is required: pin a tag or a commit"),
+    # YAML reads rev: 1.10 as the number 1.1: quoting it keeps the tag's name
+    ("{repo: ./team, rev: 1.10, path: base.yaml}",
+     "`rev` must be a string, not the number 1.1 (quote it as written: rev: \"...\")"),
+    ("{repo: ./team, rev: v1, path: [a]}", "`path` must be a string, not a list"),
+    ("{repo: ./team, rev: null}", "`rev` must be a string, not null"),
+    ("{rev: v1, path: base.yaml}", "got a mapping without `repo`"),
+])
+def test_an_extends_entry_of_the_wrong_shape_says_which_key(tmp_path: Path, entry: str,
+                                                              says: str) -> None:
+    """Every one of them was '`repo`, `rev` and `path` must be strings' (or 'got dict')."""
+    from toolhost.config import load_config
+
+    config = tmp_path / "c.yaml"
+    config.write_text(f"toolhost: 1\nextends:\n  - {entry}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(config, layers=False)
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.column) == (3, 5)
+    assert says in f"{problem.message} ({problem.hint})", problem
+
+
+@pytest.mark.parametrize(("fragment", "says"), [
+    ("servers:\n  t:\n    tools:\n      x: {descripton: x, command: [echo, x]}\n",
+     "unknown key"),  # the fragment's own schema error
+    ("servers:\n  t: [\n", "invalid YAML"),  # a fragment that does not parse
+])
+def test_a_problem_in_a_fetched_fragment_names_its_repo_and_rev(
+        tmp_path: Path, make_repo: MakeRepo, fragment: str, says: str) -> None:
+    """It was located in the cache only (.../repos/3f2a.../base.yaml:4:11): correct, and
+    no reader could tell which repository or tag that file is of."""
+    from toolhost.config import load_config
+
+    origin = tmp_path / "team"
+    make_repo(origin, {"sub/base.yaml": fragment}, tag="v1.2.0")
+    config = tmp_path / "c.yaml"
+    config.write_text(f"toolhost: 1\nextends:\n  - {{repo: {origin.as_uri()}, rev: v1.2.0, "
+                      "path: sub/base.yaml}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(config, layers=False)
+    (problem,) = [p for p in caught.value.problems if says in p.message]
+    assert str(tmp_path / "toolhost-cache") in problem.file  # still the file to open
+    assert problem.hint.endswith(f"sub/base.yaml of {origin.as_uri()} at v1.2.0"), problem

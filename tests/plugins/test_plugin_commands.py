@@ -224,3 +224,38 @@ def test_a_plugins_long_entry_point_name_is_cut_in_its_line(
     assert human.returncode == 0, human.stderr
     line = next(x for x in human.stdout.splitlines() if "entry points: eee" in x)
     assert len(line) < 1_100 and line.endswith(" more characters")
+
+
+SHARED_KIND = '''\
+from toolhost.backends.base import Binding, ToolResult
+
+class Kind:
+    name = "shared"
+    options_schema = {"type": "object", "properties": {"x": {"type": "string"}}}
+    shorthand = "x"
+
+    def bind(self, tool, ctx):
+        async def invoke(arguments, ctx):
+            return ToolResult.text("ok")
+        return Binding(input_schema={"type": "object", "properties": {}}, invoke=invoke)
+
+def register(registry):
+    registry.add_kind(Kind())
+'''
+
+
+@pytest.mark.parametrize("with_config", [False, True])
+def test_two_plugins_adding_one_kind_blame_the_second(
+        tmp_path: Path, make_plugin: Callable[..., Path], with_config: bool) -> None:
+    """The clash was listed under the plugin that was there first (the first installed name
+    the message quoted), and the one that failed showed no error."""
+    make_plugin("toolhost-aaa", modules={"aaa_plugin": SHARED_KIND})
+    make_plugin("toolhost-bbb", modules={"bbb_plugin": SHARED_KIND})
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-aaa, toolhost-bbb]\n")
+    args = [str(config), "--no-layers"] if with_config else []
+    rows = {r["name"]: r for r in json.loads(toolhost("plugins", "--json", *args).stdout)[
+        "plugins"]}
+    assert rows["toolhost-aaa"]["error"] is None, rows["toolhost-aaa"]
+    assert rows["toolhost-bbb"]["error"] == ("plugin 'toolhost-bbb' adds backend kind "
+                                             "'shared', which 'toolhost-aaa' already provides")

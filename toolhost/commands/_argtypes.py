@@ -40,7 +40,12 @@ def server_key_problem(name: str) -> str:
 def key_like(name: str) -> str:
     """The valid server key closest to ``name`` ("My Shop!" -> "my-shop"); "" if it has
     no letter to start with."""
-    words = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    import unicodedata
+
+    # accents dropped, not the letters they sit on: "Ünïcode" -> "unicode" (was "n-code")
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name[:1000])
+                    if not unicodedata.combining(c))
+    words = re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-")
     words = re.sub(r"^[^a-z]+", "", words)[:40].rstrip("-")
     return words if _SERVER_KEY.match(words) else ""
 

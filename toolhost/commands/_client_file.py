@@ -50,7 +50,7 @@ def read_client_text(path: Path) -> tuple[str, dict[str, Any]]:
     strictly: what ``json.dumps`` would write back differently (NaN, ``1e400`` as Infinity, a
     key given twice, an integer of 4,000+ digits) is refused rather than changed."""
     from toolhost.errors import ConfigError, Problem
-    from toolhost.jsontext import read_json_file
+    from toolhost.jsontext import key_position, read_json_file
 
     try:
         path.stat()
@@ -67,11 +67,13 @@ def read_client_text(path: Path) -> tuple[str, dict[str, Any]]:
     if not text.strip():
         return text, {}
     if not isinstance(data, dict):
-        raise ConfigError([Problem(f"expected a JSON object; {_UNCHANGED}", str(path))])
+        raise ConfigError([Problem(f"expected a JSON object; {_UNCHANGED}", str(path),
+                                   *key_position(text))])
     servers = data.get("mcpServers", {})
     if not isinstance(servers, dict):
         raise ConfigError([Problem(f"'mcpServers' is not an object; {_UNCHANGED}",
-                                   str(path), key_path="mcpServers")])
+                                   str(path), *key_position(text, "mcpServers"),
+                                   key_path="mcpServers")])
     return text, data
 
 

@@ -29,7 +29,8 @@ are shown as visible escapes, never acted on; a pipe gets the result as it is.
 Arguments are key=value pairs, each value read by the parameter's type in the inputSchema:
 integers and numbers as numbers, booleans as true/false (yes/no, 1/0), arrays and objects as
 JSON, strings as they are. --json '{...}' (or --json @FILE, a file holding it) gives them all
-at once as a JSON object (key=value pairs override it) and prints the raw result. JSON given
+at once as a JSON object (key=value pairs override it; a key given twice as key=value, or
+two --json objects, is an error) and prints the raw result. JSON given
 here is JSON strictly: nested at most 256 deep, integers of at most 4,000 digits, no NaN or
 Infinity, no key twice; @FILE is a regular file of at most 16 MiB.
 The tool may be named SERVER.TOOL or by its wire name mcp__SERVER__TOOL.
@@ -53,6 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("arguments", nargs=argparse.REMAINDER, metavar="key=value",
                         help="one argument each, parsed by the parameter's schema type")
     parser.add_argument("--json", dest="json_args", nargs="?", const="", metavar="'{...}'",
+                        action="append",
                         help="print the MCP CallToolResult as JSON; a JSON object (or "
                              "@FILE) after it gives the arguments")
     parser.add_argument("--raw", action="store_true",
@@ -143,10 +145,18 @@ def build_arguments(tool: CompiledTool, pairs: Sequence[str],
             raise UsageError("--json must be a JSON object")
         arguments.update(loaded)
     props = tool.input_schema.get("properties") or {}
+    given: set[str] = set()
     for pair in pairs:
         key, eq, raw = pair.partition("=")
         if not eq or not key:
             raise UsageError(_pair_problem(pair, props))
+        if key in given:  # n=1 n=2: which one was meant is a guess; --json's keys may be
+            # overridden by a pair (documented), a pair by another pair is a typo
+            from toolhost.excerpt import cut
+
+            raise UsageError(f"argument {cut(repr(key))} is given twice: give it once "
+                             "(an array is one JSON value: key='[1, 2]')")
+        given.add(key)
         if key not in props and tool.input_schema.get("additionalProperties") is False:
             raise UsageError(_unknown_argument(key, props, tool.name))
         arguments[key] = parse_value(raw, props.get(key) or {}, key)
@@ -203,6 +213,7 @@ def _options_after_pairs(args: argparse.Namespace) -> None:
     """Move --raw / --json / --no-layers written after the key=value pairs onto ``args``."""
     pairs: list[str] = []
     rest = list(args.arguments)
+    given: list[str] = list(args.json_args or [])  # each --json, in order ("": a bare one)
     while rest:
         item = rest.pop(0)
         if item == "--raw":
@@ -214,12 +225,18 @@ def _options_after_pairs(args: argparse.Namespace) -> None:
             nxt = rest[0] if rest else ""
             takes_value = nxt.lstrip()[:1] in ("{", "[", '"') or (
                 bool(nxt) and "=" not in nxt and not nxt.startswith("--"))
-            args.json_args = rest.pop(0) if takes_value else ""
+            given.append(rest.pop(0) if takes_value else "")
         elif item.startswith("--json="):
-            args.json_args = item[len("--json="):]
+            given.append(item[len("--json="):])
         else:
             pairs.append(item)
     args.arguments = pairs
+    objects = [value for value in given if value]
+    if len(objects) > 1:  # the last one won without a word (and a bare --json after one
+        # dropped it): which was meant is a guess
+        raise UsageError("--json gives the arguments object twice: give it once (key=value "
+                         "pairs may add to it)")
+    args.json_args = objects[0] if objects else ("" if given else None)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -233,9 +250,9 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.serve.redact_telemetry import redact_telemetry
 
     redact_telemetry()  # under opentelemetry-instrument: spans and logs redacted as serve's
-    _options_after_pairs(args)
-    raw = args.raw or args.json_args is not None
     try:
+        _options_after_pairs(args)
+        raw = args.raw or args.json_args is not None
         config = load_config(args.config, layers=not args.no_layers)
         try:
             compiled = compile_config(config)

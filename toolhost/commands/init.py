@@ -156,6 +156,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands._argtypes import server_key_problem
+    from toolhost.errors import shown  # a DIR holding a line break or an escape: one line
 
     if problem := server_key_problem(args.name):  # the same check as install/mcp-config
         print(f"toolhost init: {problem}", file=sys.stderr)
@@ -168,12 +169,13 @@ def main(args: argparse.Namespace) -> int:
     existing = [rel for rel in FILES if os.path.lexists(root / rel)]  # a broken link too
     other = [name for name in OTHER_CONFIGS if os.path.lexists(root / name)]
     if other and not existing and not args.force:  # a second config beside the first
-        print(f"toolhost init: {root / other[0]} is already a toolhost config here; nothing "
+        print(f"toolhost init: {shown(str(root / other[0]))} is already a toolhost config "
+              "here; nothing "
               f"was written (`toolhost validate {sh(str(root / other[0]))}` checks it; "
               "--force writes toolhost.yaml and the rest beside it)", file=sys.stderr)
         return 1
     if existing and not args.force:
-        print(f"toolhost init: {', '.join(str(root / rel) for rel in existing)} already "
+        print(f"toolhost init: {', '.join(shown(str(root / rel)) for rel in existing)} already "
               "exist(s); nothing was written (--force overwrites)", file=sys.stderr)
         return 1
     for rel, template in FILES.items():
@@ -181,10 +183,10 @@ def main(args: argparse.Namespace) -> int:
         try:
             _write_new(path, template.format(name=args.name), replace=args.force)
         except OSError as exc:
-            print(f"toolhost init: cannot write {path}: {exc.strerror or exc}",
+            print(f"toolhost init: cannot write {shown(str(path))}: {exc.strerror or exc}",
                   file=sys.stderr)
             return 1
-        print(f"wrote {path}")
+        print(f"wrote {shown(str(path))}")
     os.chmod(root / "toolhost-ci.sh", 0o755)
     said = _ignore_local(root)
     if said:

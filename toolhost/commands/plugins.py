@@ -137,10 +137,16 @@ def _own_plugins(config_path: str) -> dict[str, PluginRequirement]:
 
 
 def _name_in(message: str, installed: dict[str, InstalledPlugin]) -> str:
+    """The plugin ``message`` is about: the installed name it quotes first ("plugin 'b' adds
+    kind 'k', which 'a' already provides" is b's)."""
+    found: list[tuple[int, str]] = []
     for plugin in installed.values():
-        if f"'{plugin.name}'" in message or message.startswith(f"plugin {plugin.name} "):
+        if message.startswith(f"plugin {plugin.name} "):
             return plugin.name  # (the lock's: "plugin NAME 0.2.0 is installed, locked at")
-    return ""
+        at = message.find(f"'{plugin.name}'")
+        if at >= 0:
+            found.append((at, plugin.name))
+    return min(found)[1] if found else ""
 
 
 def _print_human(rows: list[dict[str, Any]], problems: list[str], with_config: bool,

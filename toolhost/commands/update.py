@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -223,7 +224,18 @@ def main(args: argparse.Namespace) -> int:
             print(f"{where}: cannot write it: {exc.strerror or exc}; nothing changed",
                   file=sys.stderr)
             return 1
-        if _relock(path):  # the config would name revisions it cannot load, beside a lock
+        lock = lock_path(path)
+        locked = _bytes(lock)
+        try:
+            with _stops_raise():  # Ctrl-C, a kill or a closed terminal during the relock
+                relocked = _relock(path)
+        except BaseException:
+            if _bytes(lock) == locked:  # the new revs beside the old lock: every load fails
+                _write_atomically(path, original)
+                print(f"{where}: interrupted: left as it was (no rev changed)",
+                      file=sys.stderr)
+            raise
+        if relocked:  # the config would name revisions it cannot load, beside a lock
             _write_atomically(path, original)  # of the old ones: every load would fail
             print(f"{where}: left as it was (no rev changed)", file=sys.stderr)
             return 1
@@ -307,9 +319,44 @@ def _relock(path: Path) -> int:
     return 0
 
 
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+@contextlib.contextmanager
+def _stops_raise() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt within the block (on the main thread), as
+    Ctrl-C does: the config written before it is put back instead of left beside a lock of
+    the old revisions."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    saved = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)
+             if signal.getsignal(sig) is signal.SIG_DFL}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+
+
 def _write_atomically(path: Path, text: str) -> None:
     import tempfile  # here: `toolhost --help` imports every command module
 
+    # a config that is a symlink (toolhost.yaml -> configs/team.yaml) is written through:
+    # the file it was read from changes and the link stays (replacing the link left the
+    # real config at the old revs and the project with a copy)
+    path = Path(os.path.realpath(path))
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".toolhost-update.")  # short
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

@@ -131,6 +131,11 @@ def _interpolated_path(check: Checker, path: tuple[Any, ...], tool: str) -> None
 def build_plugins(check: Checker, value: Any) -> tuple[PluginRequirement, ...]:
     path = ("plugins",)
     if not isinstance(value, list):
+        if isinstance(value, str) and value.strip():  # plugins: toolhost-files
+            check.problem(path, "expected a list of plugin names, got the string "
+                          f"{cut(repr(value), 80)}",
+                          f"write it as a list: plugins: [{cut(value.strip(), 80)}]")
+            return ()
         check.expected(path, "a list of plugin names ('name' or 'name>=1.0')", value)
         return ()
     out = []

@@ -184,14 +184,34 @@ def resolve_git_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
         raise _error(origin, f"unknown key(s) {', '.join(map(repr, unknown))} in a git "
                      "extends entry", hint="known: repo, rev, path")
     repo, rev, path = entry.get("repo"), entry.get("rev"), entry.get("path", "toolhost.yaml")
-    if not isinstance(repo, str) or not isinstance(rev, str) or not isinstance(path, str):
-        raise _error(origin, "`repo`, `rev` and `path` must be strings",
-                     hint="e.g. {repo: https://git.example/team/config, rev: v1.2.0, "
-                     "path: base.yaml}")
+    for key, value in (("repo", repo), ("rev", rev), ("path", path)):
+        if value is None and key != "path" and key not in entry:
+            raise _error(origin, f"`{key}` is required" + (
+                ": pin a tag or a commit" if key == "rev" else ": the repository's URL"),
+                hint="e.g. {repo: https://git.example/team/config, rev: v1.2.0, "
+                "path: base.yaml}")
+        if not isinstance(value, str):
+            # rev: 1.10 is read as the number 1.1 (YAML): what was written is lost
+            raise _error(origin, f"`{key}` must be a string, not {_kind(value)}",
+                         hint=f"quote it as written: {key}: \"...\"" if isinstance(
+                             value, (int, float)) else "e.g. {repo: https://git.example/"
+                         "team/config, rev: v1.2.0, path: base.yaml}")
+    assert isinstance(repo, str) and isinstance(rev, str) and isinstance(path, str)
     if not rev:
         raise _error(origin, "`rev` is required: pin a tag or a commit")
     remember_credentials(repo)
     return repo_file(normalize_repo(repo, base_dir, origin), rev, path, where=origin)
+
+
+def _kind(value: object) -> str:
+    from toolhost.excerpt import cut
+
+    if isinstance(value, bool) or value is None:
+        return {True: "true", False: "false", None: "null"}[value]
+    if isinstance(value, (int, float)):
+        return f"the number {cut(repr(value), 40)}"
+    return "a list" if isinstance(value, list) else "a mapping" if isinstance(
+        value, Mapping) else type(value).__name__
 
 
 def normalize_repo(repo: str, base_dir: Path, where: Origin = UNKNOWN) -> str:

@@ -75,8 +75,13 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     collect = problems
     problems = []  # ${...} problems, then every other one: all at once
     guard = lock if lock is not None else _guard_beside(path)
-    merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems,
-                                        guard=guard, fragment=fragment)
+    try:
+        merged, secrets, read = load_merged(path, environ=env, layers=layers,
+                                            problems=problems, guard=guard, fragment=fragment)
+    except ConfigError as exc:  # a fragment that does not parse, in the cache: say whose
+        from toolhost.config.repolinks import name_checkouts  # (only when it failed)
+
+        raise type(exc)(name_checkouts(exc.problems)) from exc
     if merged_out is not None:
         merged_out.append(merged)
     with guarding(guard), loading_with(env):  # documents pulled while building (OpenAPI
@@ -84,6 +89,9 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
         config, activation = _build(merged, secrets, kinds, problems, read, guard)
     problems.extend(guard.problems)
     if problems:
+        from toolhost.config.repolinks import name_checkouts
+
+        problems = name_checkouts(problems)
         order = {file: index for index, file in enumerate(read)}
         problems.sort(key=lambda p: (order.get(p.file, len(order)), p.line, p.column))
         if collect is None:  # (validate caps what it prints itself, compile's problems too)

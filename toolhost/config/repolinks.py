@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from toolhost.config.model import UNKNOWN, Origin
+from toolhost.errors import Problem
 
-__all__ = ["checkout_url", "relative_to_url"]
+__all__ = ["checkout_url", "name_checkouts", "relative_to_url"]
 
 _SCP = re.compile(r"^([\w.-]+@[\w.-]+:)(.*)$", re.DOTALL)  # user@host:path
 
@@ -61,3 +63,37 @@ def relative_to_url(base: str, relative: str, where: Origin = UNKNOWN) -> str:
             parts.append(part)
     joined = ("/" if absolute else "") + "/".join(parts)
     return head + joined
+
+
+def name_checkouts(problems: Sequence[Problem]) -> list[Problem]:
+    """``problems`` with each one located in a cached checkout saying which repository and
+    rev that file is of: its path (``~/.cache/toolhost/repos/3f2a.../base.yaml:4:11``, kept
+    for an editor to open) names neither."""
+    from dataclasses import replace
+
+    from toolhost.config.repotree import META, checkout_root
+    from toolhost.config.url_secrets import shown_url
+
+    named: dict[Path, str] = {}
+    out: list[Problem] = []
+    for problem in problems:
+        root = checkout_root(problem.file) if problem.file else None
+        if root is None:
+            out.append(problem)
+            continue
+        if root not in named:
+            try:
+                meta = json.loads(root.joinpath(META).read_text(encoding="utf-8"))
+                url, rev = str(meta["url"]), str(meta["rev"])
+            except (OSError, ValueError, RecursionError, KeyError, TypeError):
+                named[root] = ""
+            else:
+                named[root] = f" of {shown_url(url)} at {rev}"
+        try:
+            rel = Path(problem.file).resolve().relative_to(root).as_posix()
+        except (OSError, ValueError):
+            rel = Path(problem.file).name
+        said = f"{rel}{named[root]}" if named[root] else ""
+        out.append(replace(problem, hint=f"{problem.hint}; {said}" if problem.hint and said
+                           else problem.hint or said))
+    return out

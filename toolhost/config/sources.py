@@ -110,8 +110,10 @@ def resolve_extends(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
         if form == "git":
             raise _problem(origin, "extends: git entries need the git source "
                            "(toolhost.config.gitrepos), which is not available")
+        got = ("a mapping without `repo` (a git entry is {repo: URL, rev: TAG, path: "
+               "FILE})" if form == "dict" else form)
         raise _problem(origin, f"extends: expected a path string or {{repo, rev, path}}, "
-                       f"got {form}")
+                       f"got {got}")
     return resolver(entry, base_dir=base_dir, origin=origin)
 
 

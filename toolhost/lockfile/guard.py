@@ -330,6 +330,19 @@ class LockGuard:
             locked = self.lock.sources.get(source.legacy)  # absolute file:// URL
         return locked
 
+    def _other_revs(self, key: str) -> list[str]:
+        """The revs the lock pins the repository of ``key`` (``repo:URL@REV``) at, cut."""
+        from toolhost.excerpt import cut
+        from toolhost.visible import visible
+
+        assert self.lock is not None
+        repo, at, _ = key.rpartition("@")
+        if not key.startswith("repo:") or not at:
+            return []
+        revs = sorted(k.rpartition("@")[2] for k in self.lock.sources
+                      if k.rpartition("@")[0] == repo)
+        return [visible(cut(rev, 80)) for rev in revs[:3]] + (["..."] if len(revs) > 3 else [])
+
     def _check_pin(self, source: Pulled, rel: str, origin: Origin) -> None:
         """Refuse a source whose commit (or version) is not the locked one, with the diff."""
         locked = self._locked(source)
@@ -345,9 +358,13 @@ class LockGuard:
         name = self.lock_file.name
         if locked is None or rel not in locked.files:
             what = source.key if locked is None else f"{rel} of {source.key}"
+            other = self._other_revs(source.key) if locked is None else []
+            said = (f" ({name} pins this repo at {', '.join(other)}: the config's rev was "
+                    "changed and the lock was not, by hand or by an interrupted `toolhost "
+                    "update`)") if other else ""
             raise ConfigError([origin.problem(
-                f"{what} is not in {name}", hint="review it, then pin it with "
-                "`toolhost lock CONFIG`")])
+                f"{what} is not in {name}{said}", hint="review it, then pin it with "
+                "`toolhost lock CONFIG`" + (" (or put the rev back)" if other else ""))])
         if digest == locked.files[rel]:
             return digest
         if source.key.startswith("repo:"):

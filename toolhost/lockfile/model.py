@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from toolhost.errors import ConfigError, Problem
+from toolhost.jsontext import key_position as _at  # where a wrong value is
 
 __all__ = ["LOCK_VERSION", "MAX_LOCK_BYTES", "Lock", "LockedFile", "NewerLockError",
            "TooLarge", "file_digest", "lock_path", "plain_key", "read_lock", "write_lock"]
@@ -149,7 +150,7 @@ def read_lock(path: Path) -> Lock | None:
         text = _text(path)
         marked = conflict_problem(path, text) if text is not None else None
         raise ConfigError([marked] if marked else [replace(p, hint=_FIX) for p in problems])
-    lock = _parse(path, read[1])
+    lock = _parse(path, read[1], read[0])
     from toolhost.lockfile.values import unknown_keys, value_problems
 
     newer = unknown_keys(path, read[0], read[1])
@@ -178,24 +179,24 @@ class NewerLockError(ConfigError):
     would silently turn a teammate's lock back into an older format)."""
 
 
-def _parse(path: Path, data: Any) -> Lock:
+def _parse(path: Path, data: Any, text: str = "") -> Lock:
     version = data.get("toolhost_lock") if isinstance(data, dict) else None
     if isinstance(version, int) and not isinstance(version, bool) and version > LOCK_VERSION:
         from toolhost import __version__
 
         raise NewerLockError([Problem(
             f"written by a newer toolhost (lock format {version}; toolhost {__version__} reads "
-            f"format {LOCK_VERSION})", str(path), 0, 0, "toolhost_lock",
+            f"format {LOCK_VERSION})", str(path), *_at(text, "toolhost_lock"), "toolhost_lock",
             "upgrade toolhost to the version your team uses (the README's 'Install it into "
             "your project'); `toolhost lock` does not write an older format over it")])
     if not isinstance(data, dict) or type(data.get("toolhost_lock")) is not int or \
             data["toolhost_lock"] != LOCK_VERSION:  # (true and 1.0 are == 1 in Python)
         raise _bad(path, f"not a toolhost lock of version {LOCK_VERSION}",
-                   hint="regenerate it with `toolhost lock CONFIG`")
+                   *_at(text, "toolhost_lock"), hint="regenerate it with `toolhost lock CONFIG`")
     sources: dict[str, LockedFile] = {}
     raw_sources = data.get("sources", {})
     if not isinstance(raw_sources, dict):
-        raise _bad(path, "'sources' must be an object", key="sources")
+        raise _bad(path, "'sources' must be an object", *_at(text, "sources"), key="sources")
     credentials = False
     for raw_key, entry in raw_sources.items():
         key = plain_key(raw_key)
@@ -205,18 +206,28 @@ def _parse(path: Path, data: Any) -> Lock:
         files = entry.get("files", {}) if isinstance(entry, dict) else None
         if (not isinstance(pin, str) or not isinstance(files, dict)
                 or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())):
+            wrong = ([] if not isinstance(entry, dict) else [_pin_name(key)]
+                     if not isinstance(pin, str) else ["files"] if not isinstance(files, dict)
+                     else ["files", next(k for k, v in files.items() if not isinstance(v, str))])
             raise _bad(path, f"expected {{{_pin_name(key)}: string, files: {{path: hash}}}}",
-                       key=where)
+                       *_at(text, "sources", raw_key, *wrong), key=where)
         sources[key] = LockedFile(key, pin, dict(files))
     plugins = data.get("plugins", {})
     if not isinstance(plugins, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in plugins.items()):
-        raise _bad(path, "'plugins' must map distribution names to versions", key="plugins")
+        wrong = [] if not isinstance(plugins, dict) else \
+            [next(k for k, v in plugins.items() if not isinstance(v, str))]
+        raise _bad(path, "'plugins' must map distribution names to versions",
+                   *_at(text, "plugins", *wrong), key="plugins")
     upstreams = data.get("upstreams", {})
     if not isinstance(upstreams, dict) or not all(
             isinstance(tools, dict) and all(isinstance(d, dict) for d in tools.values())
             for tools in upstreams.values()):
-        raise _bad(path, "'upstreams' must map servers to {tool: definition}", key="upstreams")
+        wrong = [] if not isinstance(upstreams, dict) else \
+            [next(k for k, t in upstreams.items()
+                  if not isinstance(t, dict) or not all(isinstance(d, dict) for d in t.values()))]
+        raise _bad(path, "'upstreams' must map servers to {tool: definition}",
+                   *_at(text, "upstreams", *wrong), key="upstreams")
     return Lock(sources, dict(plugins), upstreams, credentials_in_keys=credentials)
 
 
