@@ -175,7 +175,7 @@ def test_a_resume_in_the_background_writes_nothing_into_the_shells_terminal(
         pasting: tuple[int, Terminal], monkeypatch: pytest.MonkeyPatch) -> None:
     # Ctrl-Z, then `bg`: SIGCONT came while the shell owned the terminal, and toolhost wrote
     # ESC[?2004h and its prompt under the shell's (twice); `fg` shows them again
-    from toolhost.runner import terminal
+    from toolhost.runner import terminal_input as terminal
 
     master, term = pasting
 
