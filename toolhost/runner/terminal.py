@@ -160,9 +160,9 @@ class Terminal(PasteInput):
                 self._with_answer = 0
                 with anyio.CancelScope() as scope:
                     self._scope = scope
-                    if self.brackets and not question:
+                    if self.brackets:  # a question too: a paste never answers it
                         self._bracketing = True
-                        self._mark_pastes(True)
+                        self._mark_pastes(True, keys=not question)
                     return await self._read_whole_line(prompt, question)
                 raise TerminalInterrupt
             except anyio.get_cancelled_exc_class():
@@ -201,6 +201,10 @@ class Terminal(PasteInput):
                 self._prompt = prompt
             show = True
             line = await self._read_line()
+            if question and line is not None and self._bracketing and marks.START in line:
+                if await self._skip_paste(line) is None:
+                    return None  # Ctrl-D before the paste's end: no answer
+                continue  # dropped (said so): asked again
             if question and line is not None:
                 self._with_answer = await self._settle()
             elif self._bracketing and line is not None:

@@ -78,7 +78,9 @@ class TerminalInput:
         self._key = 0  # the signal of the key that ended the last line read (0: none)
         self._resume_pending = False  # resumed in the background: reshow once in front
         self._waiting: anyio.CancelScope | None = None  # the read's wait for input
-        self._keys_off = False  # the marks are on with the signal keys read as keys
+        # the signal keys are read as keys while the marks are on (the turn prompt); at a
+        # question they stay signals: a Ctrl-C a paste carries denies it
+        self._keys_too = True
 
     def write(self, text: str) -> None:
         """Write to the terminal; a terminal that went away (hang-up) is not an error."""
@@ -93,10 +95,13 @@ class TerminalInput:
         if self._bracketing:
             self._mark_pastes(False)
 
-    def _mark_pastes(self, on: bool) -> None:
+    def _mark_pastes(self, on: bool, *, keys: bool | None = None) -> None:
         # the watchdog hears of it too: it turns the marks off (and the signal keys back on)
-        # if toolhost is killed outright
-        if on and foreground(self.read_fd):
+        # if toolhost is killed outright. ``keys``: the signal keys read as keys too (None:
+        # as the last time the marks were turned on, e.g. again after ``fg``)
+        if keys is not None:
+            self._keys_too = keys
+        if on and self._keys_too and foreground(self.read_fd):
             self._keys.off()
         elif not on:
             self._keys.on()

@@ -14,11 +14,17 @@ keeps coming (``TerminalInput._drop_with_answer``).
 
 from __future__ import annotations
 
+import errno
+import os
+import termios
+
 from toolhost.runner import paste as marks
 from toolhost.runner.terminal_input import CANON_LIMIT, TerminalInput
-from toolhost.runner.ttyfd import pending, pending_with_partial
+from toolhost.runner.ttyfd import bytewise, pending, pending_with_partial
 
 __all__ = ["PasteInput"]
+
+_END = marks.END.encode()
 
 
 class _TypedKey(Exception):
@@ -87,6 +93,61 @@ class PasteInput(TerminalInput):
         elif paste.count > 1:
             self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
         return paste.text
+
+    async def _skip_paste(self, first: str) -> int | None:
+        """A paste at a question (its first line read): read to its end mark and dropped,
+        said with its size; the bytes dropped, or None when the input ended first (Ctrl-D,
+        a hang-up). Its end is the mark, however long the terminal pauses writing it: the
+        rest of a paste never answers this question, nor the next, nor becomes a turn. An end
+        mark with more of the paste already behind it was carried in the pasted text: the
+        paste goes on. The rest is read byte by byte (``ttyfd.bytewise``): a paste's last
+        line has no newline of its own, and the person's Enter is not needed to end it."""
+        size = len(first.encode()) + 1
+        seen = first.split(marks.START, 1)[1].encode()
+        if _END in seen and not self._more_behind():
+            return self._skipped(size)  # the paste was this line (its Enter typed after it)
+        carried = _END in seen
+        if carried:
+            seen = seen[seen.rindex(_END) + len(_END):]  # carried: read on
+        with bytewise(self.read_fd):
+            while True:
+                # after a carried end mark, what came with it is read: never wait for an
+                # end that may not come (as at the turn prompt)
+                if (seen.endswith(_END) or carried) and pending(self.read_fd) == 0:
+                    return self._skipped(size)
+                if not await self._readable():
+                    continue
+                try:
+                    chunk = os.read(self.read_fd, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError as exc:  # EIO: the terminal hung up
+                    if exc.errno not in (errno.EIO, errno.ENXIO, errno.EBADF):
+                        raise
+                    chunk = b""
+                if not chunk or chunk == self._eof:  # hung up, or the person's Ctrl-D
+                    self.write(f"\n(a paste began at the question but its end never came: "
+                               f"{size:,} bytes of it ignored)\n")
+                    return None
+                size += len(chunk)
+                seen = (seen + chunk)[-len(_END) - 64:]
+                if _END in seen and not seen.endswith(_END):
+                    seen = seen[seen.rindex(_END) + len(_END):]  # carried: read on
+                    carried = True
+
+    @property
+    def _eof(self) -> bytes:
+        """The terminal's end-of-input key (Ctrl-D) as read when line mode is off."""
+        try:
+            key = termios.tcgetattr(self.read_fd)[6][termios.VEOF]
+        except (OSError, termios.error):
+            return b"\x04"
+        return key if isinstance(key, bytes) else b"\x04"
+
+    def _skipped(self, size: int) -> int:
+        self.write(f"\n(ignored a paste of {size:,} bytes at the question: a paste never "
+                   "answers one; type the answer)\n")
+        return size
 
     def _typed_line(self, line: str) -> str:
         """``line`` typed at the prompt (no paste in it): raises ``_TypedKey`` when a signal
