@@ -35,6 +35,7 @@ from typing import IO, TYPE_CHECKING, Any
 from toolhost.redaction_forms import forms, rare_forms
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
+from toolhost.textstream import StreamWrapper
 
 if TYPE_CHECKING:
     from toolhost.redaction_cipher import Shifted, Xored
@@ -448,7 +449,7 @@ def scrub(text: str) -> str:
     return _state.hide.redact(text)
 
 
-class ScrubbingStream:
+class ScrubbingStream(StreamWrapper):
     """A text stream that scrubs what it writes before ``inner`` sees it.
 
     Text is written a line at a time (or past ``HOLD`` characters with no line break), and an
@@ -461,7 +462,7 @@ class ScrubbingStream:
     HOLD = 65_536
 
     def __init__(self, inner: IO[str]) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._held = ""
         self._lock = threading.Lock()
 
@@ -487,10 +488,6 @@ class ScrubbingStream:
         if shown:
             self.inner.write(shown)
 
-    def writelines(self, lines: Iterable[str]) -> None:
-        for line in lines:
-            self.write(line)
-
     def flush(self) -> None:
         if self._held:  # (only written under the lock; nothing held: no lock to take)
             with self._lock:
@@ -505,9 +502,6 @@ class ScrubbingStream:
             if out:
                 self.inner.write(scrub(out))
         self.inner.flush()
-
-    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding, buffer, ...
-        return getattr(self.inner, name)
 
 
 # JSON-like values (and the arguments shown to people) are redacted by redaction_values, which

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
-from typing import IO, Any
+
+from toolhost.textstream import StreamWrapper
 
 __all__ = ["InertStream", "visible"]
 
@@ -64,7 +64,7 @@ def visible(text: str, *, lines: bool = False, name: bool = False) -> str:
     return _SUSPECT.sub(_lines if lines else _text, text)
 
 
-class InertStream:
+class InertStream(StreamWrapper):
     """A text stream that writes ``visible(text, lines=True)`` to ``inner``.
 
     ``toolhost run`` puts it on ``sys.stdout`` and ``sys.stderr`` while the session runs (its
@@ -75,19 +75,6 @@ class InertStream:
     process) are not seen here.
     """
 
-    def __init__(self, inner: IO[str]) -> None:
-        self.inner = inner
-
     def write(self, text: str) -> int:
         self.inner.write(visible(text, lines=True))
         return len(text)
-
-    def writelines(self, lines: Iterable[str]) -> None:
-        for line in lines:
-            self.write(line)
-
-    def flush(self) -> None:
-        self.inner.flush()
-
-    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding, finish, ...
-        return getattr(self.inner, name)

@@ -4,18 +4,13 @@ to fds 1 and 2 below Python (``os.write``, a child process) and ``print`` to ``s
 
 from __future__ import annotations
 
-import fcntl
 import io
 import json
 import os
-import pty
-import subprocess
-import sys
-import termios
 import time
 from pathlib import Path
 
-from tests.runner.test_interrupt_order import TOOLHOST, _read_until
+from tests.runner.cli_harness import at_terminal, read_until
 from toolhost.runner.held_output import MAX_HELD, HeldOutput
 
 # asks about mcp__s__asked; once FAKE_GO exists (the question is on screen), calls
@@ -79,45 +74,23 @@ WRITTEN = ["RAW-FD2", "RAW-FD1", "PRINT-ERR", "PRINT-OUT", "CHILD-ERR"]
 
 def test_what_a_tool_writes_while_a_question_is_open_comes_after_the_answer(
         tmp_path: Path) -> None:
-    cli = tmp_path / "cli.py"
-    cli.write_text(NOISY_CLI.format(python=sys.executable))
-    cli.chmod(0o755)
     (tmp_path / "noisy_tools.py").write_text(NOISY_TOOLS)
-    config = tmp_path / "c.yaml"
-    config.write_text(CONFIG)
     log, go = tmp_path / "cli.log", tmp_path / "go"
-    master, slave = pty.openpty()
-
-    def own_terminal() -> None:
-        os.setsid()
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-    env = {**os.environ, "FAKE_LOG": str(log), "FAKE_GO": str(go), "TERM": "xterm"}
-    try:
-        with subprocess.Popen([TOOLHOST, "run", str(config), "--cli", str(cli)],
-                              stdin=slave, stdout=slave, stderr=slave,
-                              preexec_fn=own_terminal, env=env) as process:
-            try:
-                shown = _read_until(master, "> ")
-                os.write(master, b"go\n")
-                shown += _read_until(master, "Allow?")
-                go.touch()
-                # the tool has run and answered: everything it wrote is in toolhost's hands
-                deadline = time.monotonic() + 30
-                while '"request_id":"c1"' not in log.read_text():
-                    assert time.monotonic() < deadline and process.poll() is None, shown
-                    time.sleep(0.02)
-                os.write(master, b"y\n")
-                shown += _read_until(master, "allowed by default (person)")
-                os.write(master, b"\x04")  # Ctrl-D at the next prompt: the end
-                shown += _read_until(master, "\x1b[?2004l")
-                process.wait(timeout=30)
-            finally:
-                if process.poll() is None:
-                    process.kill()
-    finally:
-        os.close(master)
-        os.close(slave)
+    with at_terminal(tmp_path, CONFIG, NOISY_CLI, FAKE_GO=str(go)) as (process, master):
+        shown = read_until(master, "> ")
+        os.write(master, b"go\n")
+        shown += read_until(master, "Allow?")
+        go.touch()
+        # the tool has run and answered: everything it wrote is in toolhost's hands
+        deadline = time.monotonic() + 30
+        while '"request_id":"c1"' not in log.read_text():
+            assert time.monotonic() < deadline and process.poll() is None, shown
+            time.sleep(0.02)
+        os.write(master, b"y\n")
+        shown += read_until(master, "allowed by default (person)")
+        os.write(master, b"\x04")  # Ctrl-D at the next prompt: the end
+        shown += read_until(master, "\x1b[?2004l")
+        process.wait(timeout=30)
     assert "[n] deny: y\r\n" in shown, shown  # the answer on the question's own line
     answered = shown.index("[n] deny: y\r\n")
     for text in WRITTEN:

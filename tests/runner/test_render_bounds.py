@@ -85,3 +85,15 @@ def test_the_bounds_are_the_renderer_s() -> None:
 
     assert (render.ARGS_SHOWN, render.NAME_CHARS, render.ARG_CHARS) == (
         ARGS_SHOWN, NAME_CHARS, ARG_CHARS)
+
+
+@pytest.mark.parametrize("duration", ["abc", [1], {"a": 1}, True, float("nan"), None, 2500])
+def test_a_result_with_an_odd_duration_still_ends_the_turn(duration: Any) -> None:
+    # a TypeError in the renderer lost the turn's closing line, without a word
+    out = io.StringIO()
+    renderer = TextRenderer(out, io.StringIO(), color=False)
+    renderer.message({"type": "result", "subtype": "success", "is_error": False,
+                      "result": "", "duration_ms": duration})
+    seconds = {2500: "2.5", None: "0.0"}.get(duration, "?") if not isinstance(
+        duration, (list, dict)) else "?"
+    assert f"— done: 0 turns, {seconds} s" in out.getvalue(), out.getvalue()

@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.runner.test_interrupt_order import ECHO_CONFIG
+from tests.runner.cli_harness import ECHO_CONFIG
 from toolhost.errors import RunnerError
 from toolhost.host import load_host
 from toolhost.runner import TextRenderer, run_host

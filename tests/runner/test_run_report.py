@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 
-from tests.runner.test_interrupt_order import ECHO_CONFIG
+from tests.runner.cli_harness import ECHO_CONFIG
 from toolhost.host import load_host
 from toolhost.runner import TextRenderer, run_host
 from toolhost.runner.run import KEPT_RESULTS, RunReport

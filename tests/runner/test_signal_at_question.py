@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.test_interrupt_order import ASKS, CONFIG, at_question
+from tests.runner.cli_harness import ASKS, CONFIG, at_question
 
 # as ASKS, but the turn calls mcp__s__echo without asking first: toolhost asks at tools/call
 CALLS = ASKS.replace('''send({{"type": "control_request", "request_id": "q", "request": {{

@@ -8,13 +8,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.runner.test_interrupt_order import TOOLHOST
+from tests.runner.cli_harness import TOOLHOST, fake_cli
 
 # Logs every line it reads (and the end of its stdin); a turn starts two calls of the slow
 # tool; an interrupt is acknowledged, never acted on (a CLI that ignores it)
@@ -71,9 +70,7 @@ permissions:
 ], ids=["SIGTERM", "SIGHUP", "SIGINT", "slow-reader"])
 def test_tool_calls_running_at_a_signal_are_answered_before_the_cli_stops(
         tmp_path: Path, signum: int, status: int, named: str, slow: bool) -> None:
-    cli = tmp_path / "cli.py"
-    cli.write_text(CALLS.format(python=sys.executable))
-    cli.chmod(0o755)
+    cli = fake_cli(tmp_path, CALLS)
     started, audit, log = tmp_path / "started", tmp_path / "audit.jsonl", tmp_path / "cli.log"
     config = tmp_path / "c.yaml"
     config.write_text(CONFIG.format(started=started, audit=audit))

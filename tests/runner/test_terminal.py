@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolhost.runner import terminal
+from toolhost.runner import terminal_input
 from toolhost.runner.terminal import Terminal, TerminalInterrupt
 
 from .pty_harness import shown as read_shown
@@ -117,7 +117,7 @@ def test_refused_questions_are_interrupted_at_once(tty: tuple[int, Terminal]) ->
 def test_a_huge_line_is_cut_and_said_so(tty: tuple[int, Terminal],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     # memory stays bounded whatever is pasted (a smaller cap: a pty line holds 4095 bytes)
-    monkeypatch.setattr(terminal, "MAX_LINE", 10)
+    monkeypatch.setattr(terminal_input, "MAX_LINE", 10)
     master, term = tty
 
     async def main() -> str | None:

@@ -12,16 +12,19 @@ import os
 import pty
 import select
 import threading
+import time
 from collections.abc import Iterator
 
 import anyio
 import pytest
 
+from toolhost.runner import paste as marks
 from toolhost.runner.terminal import Terminal
-from toolhost.runner.ttyfd import pending_with_partial
+from toolhost.runner.ttyfd import pending, pending_with_partial
 
 from .pty_harness import type_at_prompt
 
+S, E = marks.START.encode(), marks.END.encode()
 LINES = 3000  # "y\n" each: 6,000 bytes, more than the terminal's buffer holds
 
 
@@ -111,25 +114,44 @@ def test_the_rest_of_a_big_paste_at_a_question_is_never_the_next_turn(
     assert f"(ignored {2 * LINES - 2} characters that came with the answer" in screen.text
 
 
-def test_the_rest_of_a_big_paste_never_answers_the_next_question(screen: Screen) -> None:
-    term = Terminal(screen.slave, screen.slave)
+def _pause_mid_paste(screen: Screen) -> None:
+    # A terminal that marks pastes, pausing mid-paste (a slow or loaded emulator): it writes
+    # the rest only once the terminal has taken all it was given (read, or dropped), however
+    # long that takes. Before the marks were read at a question, the answer's drop ended at
+    # the pause and the rest of the paste answered the next question with "y".
+    screen.wait_for("Q1? ")
+    screen.paste(S + b"y\n" * 500 + b"PAUSE\n")
+    screen.wait_for("PAUSE")  # echoed: the line discipline has all of the first part
+    deadline = time.monotonic() + 20  # (a terminal that never gets it read goes on)
+    while pending(screen.slave) > 0 and time.monotonic() < deadline:  # read or dropped
+        time.sleep(0.01)
+    screen.paste(b"y\n" * 500 + E)
+
+
+def test_the_rest_of_a_paste_never_answers_the_next_question(screen: Screen) -> None:
+    term = Terminal(screen.slave, screen.slave, paste=True)
+
+    async def type_at(prompt: str, typed: bytes, after: str = "") -> None:
+        start = await anyio.to_thread.run_sync(screen.wait_for, after) if after else 0
+        await anyio.to_thread.run_sync(screen.wait_for, prompt, start)
+        os.write(screen.master, typed)
 
     async def main() -> list[str | None]:
         got: list[str | None] = []
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(anyio.to_thread.run_sync, _paste_at_question, screen, term)
-            got.append(await term.readline("Q1? ", question=True))
-        async with anyio.create_task_group() as tg:
-            async def answer() -> None:  # once the second question is on the screen
-                await anyio.to_thread.run_sync(screen.wait_for, "Q2? ")
-                os.write(screen.master, b"n\n")
-            tg.start_soon(answer)
-            with anyio.fail_after(20):
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(anyio.to_thread.run_sync, _pause_mid_paste, screen)
+                # the person types once the question is asked again
+                tg.start_soon(type_at, "Q1? ", b"n\n", "type the answer")
+                got.append(await term.readline("Q1? ", question=True))
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(type_at, "Q2? ", b"a\n")
                 got.append(await term.readline("Q2? ", question=True))
-            tg.cancel_scope.cancel()
         return got
 
-    assert anyio.run(main) == ["y", "n"]
+    assert anyio.run(main) == ["n", "a"]
+    size = len(S) + 2 * 500 + len("PAUSE\n") + 2 * 500 + len(E)
+    assert f"(ignored a paste of {size:,} bytes at the question" in screen.text
 
 
 def test_the_rest_of_a_big_paste_is_not_left_for_the_shell(screen: Screen) -> None:

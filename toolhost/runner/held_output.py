@@ -18,9 +18,11 @@ on the event loop would stop the very read that answers the question).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from contextvars import ContextVar
-from typing import IO, Any, Protocol
+from typing import IO, Protocol
+
+from toolhost.textstream import StreamWrapper
 
 __all__ = ["MAX_HELD", "NOTES", "HeldOutput", "HoldingStream", "Sink"]
 
@@ -95,24 +97,14 @@ class HeldOutput:
             pass  # the terminal went away (a hang-up): nothing more can be shown
 
 
-class HoldingStream:
+class HoldingStream(StreamWrapper):
     """A text stream whose writes go through ``held`` to ``inner`` (``sys.stdout`` and
     ``sys.stderr`` under ``toolhost run``); everything else is ``inner``'s."""
 
     def __init__(self, inner: IO[str], held: HeldOutput) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.held = held
 
     def write(self, text: str) -> int:
         self.held.write(self.inner, text)
         return len(text)
-
-    def writelines(self, lines: Iterable[str]) -> None:
-        for line in lines:
-            self.write(line)
-
-    def flush(self) -> None:
-        self.inner.flush()
-
-    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding, ...
-        return getattr(self.inner, name)

@@ -15,21 +15,22 @@ Two streams, two rules:
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import IO, Any
 
 from toolhost.permissions.decision import Decision
 from toolhost.runner.render import Renderer
+from toolhost.textstream import StreamWrapper
 
 __all__ = ["OutputWatch", "QuietStream"]
 
 
-class QuietStream:
+class QuietStream(StreamWrapper):
     """A text stream whose failed writes and flushes are dropped (see the module docstring);
     everything else is ``inner``'s."""
 
     def __init__(self, inner: IO[str]) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.failed = 0  # writes dropped
 
     def write(self, text: str) -> int:
@@ -39,18 +40,11 @@ class QuietStream:
             self.failed += 1
         return len(text)
 
-    def writelines(self, lines: Iterable[str]) -> None:
-        for line in lines:
-            self.write(line)
-
     def flush(self) -> None:
         try:
             self.inner.flush()
         except (OSError, ValueError):
             self.failed += 1
-
-    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding, ...
-        return getattr(self.inner, name)
 
 
 def reader_left(exc: OSError) -> bool:

@@ -1,8 +1,9 @@
 """Bracketed paste at the ``> `` prompt: a multi-line paste is one turn, not one turn a line.
 
-While the turn prompt is read (and only then: never at a permission question, whose answer
-must be typed), toolhost asks the terminal to mark pastes (``ESC[?2004h``); the terminal
-then wraps what is pasted in ``ESC[200~`` ... ``ESC[201~``. The terminal stays in its normal
+While the turn prompt or a permission question is read (at a question a paste is never the
+answer: ``toolhost.runner.terminal_paste``), toolhost asks the terminal to mark pastes
+(``ESC[?2004h``); the terminal then wraps what is pasted in ``ESC[200~`` ... ``ESC[201~``.
+The terminal stays in its normal
 line mode (the kernel still hands over one line at a time, echo and line editing as before),
 so the marks arrive inside the lines read: a line holding the start mark begins a paste, the
 lines up to the one holding the end mark belong to it, and they are sent as one turn. Text

@@ -376,7 +376,10 @@ class TextRenderer:
 
     def _result(self, message: Mapping[str, Any]) -> None:
         ok = message.get("subtype") == "success" and not message.get("is_error")
-        seconds = (message.get("duration_ms") or 0) / 1000
+        # a CLI's odd duration (a string, a list, NaN) is no reason to lose the turn's end
+        ms = message.get("duration_ms") or 0
+        number = isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms == ms
+        seconds = f"{ms / 1000:.1f}" if number else "?"
         cost = message.get("total_cost_usd")
         # no reply at all (the API was never reached): 0, whatever the CLI counted
         turns = len(self._replies) or (message.get("num_turns", "?") if self._unnamed else 0)
@@ -385,7 +388,7 @@ class TextRenderer:
             self._print(self.style("2", "(the model ended the turn with no text: its last "
                                         "reply had none, only thinking or nothing)"))
         self._said, self._last_reply = False, None
-        parts = [f"{turns} turn{'' if turns == 1 else 's'}", f"{seconds:.1f} s"]
+        parts = [f"{turns} turn{'' if turns == 1 else 's'}", f"{seconds} s"]
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             # the CLI's total_cost_usd is the session's so far: this turn's is the difference
             before, self._cost = self._cost, float(cost)

@@ -11,9 +11,11 @@ import struct
 import sys
 import termios
 import time
+from collections.abc import Iterator
 
-__all__ = ["canonical", "drain", "drop", "foreground", "hide_stdin", "job_control", "pending",
-           "pending_with_partial", "release_terminal_before_exit", "reopen", "restore_stdin"]
+__all__ = ["bytewise", "canonical", "drain", "drop", "foreground", "hide_stdin", "job_control",
+           "pending", "pending_with_partial", "release_terminal_before_exit", "reopen",
+           "restore_stdin"]
 
 
 def pending(fd: int) -> int:
@@ -96,6 +98,31 @@ def drain(fd: int, *, quiet: float = DRAIN_QUIET) -> int:
                 dropped += partial
             break
     return dropped
+
+
+@contextlib.contextmanager
+def bytewise(fd: int) -> Iterator[None]:
+    """Line mode off on the terminal ``fd`` while in the block (a read returns what has come,
+    a line not finished included; echo and the signal keys as they were), then back as it
+    was. Only in the foreground: from the background a change of modes stops the process."""
+    try:
+        modes = termios.tcgetattr(fd)
+    except (OSError, termios.error):
+        modes = None
+    if modes is None or not modes[3] & termios.ICANON or not foreground(fd):
+        yield
+        return
+    raw = [*modes[:6], list(modes[6])]
+    raw[3] = modes[3] & ~termios.ICANON
+    raw[6][termios.VMIN], raw[6][termios.VTIME] = 1, 0
+    with contextlib.suppress(OSError, termios.error):
+        termios.tcsetattr(fd, termios.TCSANOW, raw)
+    try:
+        yield
+    finally:
+        if foreground(fd):
+            with contextlib.suppress(OSError, termios.error):
+                termios.tcsetattr(fd, termios.TCSANOW, modes)
 
 
 def canonical(fd: int) -> bool:

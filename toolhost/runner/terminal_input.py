@@ -1,0 +1,237 @@
+"""The terminal's input for ``toolhost.runner.terminal.Terminal``: its state, what it
+writes (prompts, paste marks), what was typed ahead, and reading one line.
+
+``Terminal`` (``terminal.py``) decides what a line read is for (a turn, a question's answer);
+``terminal_paste.py`` reads pastes; this module holds what both build on: the line read from
+the terminal's own non-blocking descriptor on the event loop (``_read_line``), the keys typed
+before a question or pasted with an answer dropped (``discard_typeahead``,
+``_drop_with_answer``), and the paste marks turned on and off (``_mark_pastes``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import sys
+import termios
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from toolhost.backends import watchdog
+from toolhost.runner import paste as marks
+from toolhost.runner.signal_keys import SignalKeys
+from toolhost.runner.ttyfd import canonical, drain, drop, foreground, pending_with_partial
+
+__all__ = ["CANON_LIMIT", "MAX_LINE", "OVERFLOW", "TerminalInput"]
+
+MAX_LINE = 64 * 1024  # a longer line is cut (said so): memory stays bounded
+# The longest line a terminal in its normal (canonical) mode hands over: the kernel keeps
+# 4,096 bytes of a line being typed on Linux (1,024 on macOS and the BSDs), newline
+# included, and silently drops what is typed or pasted past that. A line that long lost its
+# end: it is never sent as a turn (said so), and a question's answer that long is said cut.
+CANON_LIMIT = 4095 if sys.platform.startswith("linux") else 1023
+# Typed ahead this much, the terminal's input buffer was (about) full: a paste larger than it
+# was still being written, and what follows is dropped while it keeps coming (``drain``)
+OVERFLOW = CANON_LIMIT // 2
+
+class TerminalInput:
+    """The state of a ``Terminal`` and its line reading (see the module docstring)."""
+
+    def __init__(self, read_fd: int, write_fd: int, *, owned: tuple[int, ...] = (),
+                 typed: bool | None = None, stdin: int | None = None,
+                 paste: bool | None = None) -> None:
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+        self._owned = owned
+        self._typed = read_fd == 0 if typed is None else typed
+        self._stdin = stdin  # fd 0 as it was (``hide_stdin``): put back by ``close``
+        self._modes: list[Any] | None = None  # the terminal's modes at open, for ``close``
+        with contextlib.suppress(OSError, termios.error):
+            self._modes = termios.tcgetattr(read_fd)
+        self._lock = anyio.Lock()
+        self._scope: anyio.CancelScope | None = None
+        self._interrupted = False
+        self.question = False  # a permission question is being read now
+        # called as each question's read ends (answered, Ctrl-C, withdrawn): what was held
+        # while it was open goes out (``held_output``)
+        self.after_question: list[Callable[[], None]] = []
+        self._prompt = ""  # what the read in progress showed (``reshow``)
+        self.ending = False  # the session is stopping: an abandoned question is no news
+        # whether the Claude CLI is gone (``run_host`` sets it): a question cancelled then
+        # was not withdrawn by the CLI, and is not said to be
+        self.cli_gone: Callable[[], bool] | None = None
+        self._withdrawn = False  # a question was cancelled from outside (see ``readline``)
+        self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
+        self._with_answer = 0  # bytes of lines that came with a question's answer (a paste)
+        self._cut = False  # the last line read reached CANON_LIMIT: the terminal cut it
+        # bracketed paste at the turn prompt (``toolhost.runner.paste``): a paste is one turn
+        self.brackets = (self._typed and marks.wanted(write_fd)) if paste is None else paste
+        self._bracketing = False  # the terminal marks pastes now (the turn prompt is read)
+        self._tty_path: str | None = None  # the terminal's name, for the watchdog
+        # Ctrl-C/Ctrl-Z/Ctrl-\ are keys while the turn prompt is read (marks on): a paste
+        # carrying one stays text (``toolhost.runner.signal_keys``)
+        self._keys = SignalKeys(read_fd)
+        self._key = 0  # the signal of the key that ended the last line read (0: none)
+        self._resume_pending = False  # resumed in the background: reshow once in front
+        self._waiting: anyio.CancelScope | None = None  # the read's wait for input
+        # the signal keys are read as keys while the marks are on (the turn prompt); at a
+        # question they stay signals: a Ctrl-C a paste carries denies it
+        self._keys_too = True
+
+    def write(self, text: str) -> None:
+        """Write to the terminal; a terminal that went away (hang-up) is not an error."""
+        data = text.encode("utf-8", errors="replace")
+        with contextlib.suppress(OSError):
+            while data:
+                data = data[os.write(self.write_fd, data):]
+
+    def suspend(self) -> None:
+        """Stop marking pastes (before Ctrl-Z stops toolhost, and at close): the shell's
+        terminal is left as it was. ``reshow`` turns it on again after ``fg``."""
+        if self._bracketing:
+            self._mark_pastes(False)
+
+    def _mark_pastes(self, on: bool, *, keys: bool | None = None) -> None:
+        # the watchdog hears of it too: it turns the marks off (and the signal keys back on)
+        # if toolhost is killed outright. ``keys``: the signal keys read as keys too (None:
+        # as the last time the marks were turned on, e.g. again after ``fg``)
+        if keys is not None:
+            self._keys_too = keys
+        if on and self._keys_too and foreground(self.read_fd):
+            self._keys.off()
+        elif not on:
+            self._keys.on()
+        self.write(marks.ON if on else marks.OFF)
+        if on and self._tty_path is None:
+            try:
+                self._tty_path = os.ttyname(self.read_fd)
+            except OSError:
+                self._tty_path = ""
+        if self._tty_path:
+            watchdog.pastes_marked(self._tty_path if on else None, self._keys.restore)
+
+    def reshow(self) -> bool:
+        """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
+        lines stand under it); False when nothing is being read, or toolhost was resumed in
+        the background."""
+        if self._scope is None or not self._prompt:
+            return False
+        if not foreground(self.read_fd):
+            # resumed in the background (`bg`): the terminal is the shell's (writing now put
+            # stray prompts and ``ESC[?2004h`` under the shell's). ``fg`` of a running job
+            # sends no SIGCONT: the read looks for the terminal coming back (``_read_line``)
+            self._resume_pending = True
+            if self._waiting is not None:
+                self._waiting.cancel()  # the wait in progress: polled from now on
+            return False
+        self._resume_pending = False
+        if self._bracketing:
+            self._mark_pastes(True)
+        self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
+        return True
+
+    def discard_typeahead(self) -> int:
+        """Drop what was typed before now (so it cannot answer a question); how many bytes
+        (a line not finished yet included: a turn being typed when a question came)."""
+        overflow = self._overflowed()
+        typed = pending_with_partial(self.read_fd)
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcflush(self.read_fd, termios.TCIFLUSH)
+        if overflow or typed >= OVERFLOW:
+            # the buffer was full: a paste larger than it is still being written, and its
+            # next line must not answer this question (nor be a turn)
+            typed += drain(self.read_fd)
+        return typed
+
+    def _overflowed(self) -> bool:
+        """Whether the paste that came with the last answer is larger than the terminal's
+        buffer (the buffer is full now: the terminal is still writing the rest)."""
+        return self._with_answer > 0 and pending_with_partial(self.read_fd) >= OVERFLOW
+
+    async def _settle(self) -> int:
+        """Bytes typed behind a question's answer once they stop coming: a paste a terminal
+        hands over in pieces is counted whole (up to the buffer's size), not as the part
+        that had arrived when its first line was read. Only after an answer that came with
+        more (a person's Enter comes alone): no wait for a typed answer."""
+        count = pending_with_partial(self.read_fd)
+        still = 0.0
+        waited = 0.0
+        while count and count < OVERFLOW and still < 0.1 and waited < 1.0:
+            await anyio.sleep(0.02)
+            waited += 0.02
+            now = pending_with_partial(self.read_fd)
+            still = still + 0.02 if now == count else 0.0
+            count = now
+        return count
+
+    def _drop_with_answer(self, more: str = "") -> None:
+        overflow = self._overflowed()
+        dropped = drop(self.read_fd, self._with_answer)
+        if overflow:  # a paste larger than the terminal's buffer: the rest of it came
+            dropped += drain(self.read_fd)  # later, and is no turn either
+        self._with_answer = 0
+        if dropped:
+            self.write(f"(ignored {dropped} characters that came with the answer to a "
+                       f"question: they are not sent{', ' + more if more else ''})\n")
+
+    async def _readable(self) -> bool:
+        """Wait until the terminal can be read; False (at once) when it came back to the
+        foreground after a resume in the background (the prompt shown again)."""
+        if not self._resume_pending:
+            with anyio.CancelScope() as self._waiting:
+                await anyio.wait_readable(self.read_fd)
+            self._waiting = None
+            return not self._resume_pending
+        with anyio.move_on_after(0.25):
+            await anyio.wait_readable(self.read_fd)
+            return True  # a read in the background stops toolhost (SIGTTIN); fg: SIGCONT
+        if self._resume_pending and foreground(self.read_fd):  # not shown by SIGCONT yet
+            self.reshow()
+        return False
+
+    async def _read_line(self) -> str | None:
+        data = bytearray()
+        cut = 0
+        self._cut = False
+        self._key = 0
+        whole_lines = canonical(self.read_fd)
+        while True:
+            if not await self._readable():
+                continue
+            try:
+                chunk = os.read(self.read_fd, 4096)
+            except BlockingIOError:
+                continue
+            except OSError as exc:  # EIO: the terminal hung up
+                if exc.errno not in (errno.EIO, errno.ENXIO, errno.EBADF):
+                    raise
+                chunk = b""
+            if not chunk:  # Ctrl-D on an empty line: end of input
+                # the terminal echoed no newline: what is shown next (the decision of a
+                # question left this way, the shell's prompt) starts a line of its own
+                self.write("\n")
+                if not data:
+                    return None
+                break
+            room = MAX_LINE - len(data)
+            data += chunk[:room]
+            cut += max(0, len(chunk) - room)
+            key = self._keys.keys.get(chunk[-1:], 0)
+            if chunk.endswith(b"\n") or (key and key != signal.SIGQUIT):
+                # a canonical read returns one line whole: at the limit, the kernel cut it
+                self._cut = whole_lines and len(chunk) > CANON_LIMIT
+                self._key = 0 if chunk.endswith(b"\n") else key
+                break
+        first, newline, rest = bytes(data).partition(b"\n")
+        if newline and rest:  # lines a paste's count merged into one read (ttyfd)
+            self._cut = False
+            self.write(f"(ignored {len(rest)} characters that came with the answer to a "
+                       "question: they are not sent)\n")
+        line = first.decode("utf-8", errors="replace")
+        if cut:
+            self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
+        return line.rstrip("\r")
