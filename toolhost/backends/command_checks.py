@@ -217,6 +217,12 @@ def option_notes(config: HostConfig) -> list[Problem]:
                 plan = compile_argv(list(opts.get("argv") or ()), opts.get("allow_dash") or ())
             except Exception:  # reported as an error by the compile step
                 continue
+            if opts.get("allow_remote") is True:
+                notes.append(tool.backend.origin.problem(
+                    "note: allow_remote: true lets a value name another host's file "
+                    "('host:path' in scp, rsync or tar operands): the model chooses the host "
+                    "these programs connect to with your ssh keys", key=".allow_remote",
+                    hint="remove it unless the model must choose the host"))
             notes.extend(_nested_item_notes(plan, tool))
             notes.extend(_list_notes(plan, tool))
             for element, names in _option_elements(plan):
