@@ -18,7 +18,7 @@ from toolhost.backends.argv import (
     compile_argv,
     printed_names,
 )
-from toolhost.backends.code_args import Token, code_slots, program_name, run_program
+from toolhost.backends.code_args import Token, code_slots, program_name, run_programs
 from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
 from toolhost.config.model import HostConfig, ToolConfig
@@ -111,10 +111,16 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     if not (isinstance(stdin, str) and printed_names(stdin)):
         return found
     tokens = plan_tokens(plan)
-    start = run_program(tokens)
-    if start < 0:
-        return found  # a value chooses the program: refused as such elsewhere
-    tokens = tokens[start:]
+    for start in run_programs(tokens):  # an empty list: a value chooses it, refused elsewhere
+        problem = _stdin_code(tokens[start:])
+        if problem is not None:
+            found.append(problem)
+            break
+    return found
+
+
+def _stdin_code(tokens: list[Token]) -> Found | None:
+    """The problem of a placeholder in the stdin of ``tokens[0]``, if it reads code there."""
     name = program_name(tokens[0].text)
     stem = name.rstrip("0123456789.")
     what = None
@@ -123,12 +129,12 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
         what = "commands"
     elif (name in _STDIN_CODE or stem in _STDIN_CODE) and _reads_program_from_stdin(tokens):
         what = "program"
-    if what is not None:
-        found.append((f"a placeholder in the stdin of {tokens[0].text}, which reads its "
-                      f"{what} from stdin: a value would become code", ".stdin",
-                      "give the program as an argument (a script file or -c) and pass values "
-                      "as arguments after it"))
-    return found
+    if what is None:
+        return None
+    return (f"a placeholder in the stdin of {tokens[0].text}, which reads its {what} from "
+            "stdin: a value would become code", ".stdin",
+            "give the program as an argument (a script file or -c) and pass values as "
+            "arguments after it")
 
 
 def _sql_from_stdin(tokens: list[Token]) -> bool:

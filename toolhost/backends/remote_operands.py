@@ -44,9 +44,15 @@ def _name(program: str) -> str:
 def remote_operand(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str | None:
     """The operand a value made remote, or None. ``valued``: (index in ``out``, length of the
     literal text before the value) of each argument a value is printed in."""
-    start = _program(out, valued)
-    if start < 0:
-        return None
+    for start in _programs(out, valued):
+        remote = _remote(out, valued, start)
+        if remote is not None:
+            return remote
+    return None
+
+
+def _remote(out: Sequence[str], valued: Sequence[tuple[int, int]], start: int) -> str | None:
+    """The operand a value made remote, for the program at ``out[start]``."""
     name = _name(out[start])
     starts = {index - start: begin for index, begin in valued if index >= start}
     args = out[start:]
@@ -67,16 +73,16 @@ def remote_operand(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str
     return None
 
 
-def _program(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> int:
-    """The index of the program that runs (through wrappers), or -1 when it is none of
+def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> list[int]:
+    """The indexes the program that runs may be at (through wrappers) that name one of
     ``REMOTE_PROGRAMS``."""
     if not any(_name(text) in REMOTE_PROGRAMS for text in out):
-        return -1  # the common case, without building tokens
-    from toolhost.backends.code_args import Token, run_program
+        return []  # the common case, without building tokens
+    from toolhost.backends.code_args import Token, run_programs
 
     values = {index for index, _ in valued}
-    start = run_program([Token("", text, k in values) for k, text in enumerate(out)])
-    return start if start >= 0 and _name(out[start]) in REMOTE_PROGRAMS else -1
+    starts = run_programs([Token("", text, k in values) for k, text in enumerate(out)])
+    return [k for k in starts if _name(out[k]) in REMOTE_PROGRAMS]
 
 
 def _operands(args: Sequence[str], name: str) -> list[int]:
