@@ -32,6 +32,7 @@ from typing import Any
 
 from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
+from toolhost.backends.file_values import file_read
 from toolhost.backends.remote_operands import remote_operand
 from toolhost.excerpt import cut
 
@@ -180,6 +181,12 @@ class ArgvPlan:
                 "(the config can write the path with a literal directory: \"./{{ name }}\", "
                 "add --force-local for tar, or set allow_remote: true if the model may choose "
                 "the host)")
+        read = file_read(out, state.valued) if state.valued else None
+        if read is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(read, 60)!r} name a file ('@file' or '<file') that "
+                f"'{self.program}' would read and send, a file the config never named (write "
+                "the '@' in the config if the value is meant to be a file name)")
         return out
 
     def _render(self, element: Element, context: Mapping[str, Any], out: list[str],
