@@ -231,7 +231,9 @@ SUB: dict[str, tuple[Wrap, dict[tuple[str, ...], Wrap]]] = {
         ("pyenv", "exec"), ("asdf", "exec"), ("mise", "exec"), ("rtx", "exec"),
         ("pipx", "run"), ("op", "run"), ("doppler", "run"), ("infisical", "run"),
         ("bun", "x"))},
-    **{name: (w(), {(sub,): w("-p --package -w --workspace -c --call", "-y --yes",
+    **{name: (w("--prefix -C --dir --cwd --userconfig --globalconfig --script-shell -w "
+                "--workspace --filter -F --loglevel"),
+              {(sub,): w("-p --package -w --workspace -c --call", "-y --yes",
                                 code="-c --call")
                      for sub in ("exec", "x", "dlx")}) for name in ("npm", "pnpm", "yarn")},
     "direnv": (w(), {("exec",): w(operands=1)}),
