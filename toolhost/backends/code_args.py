@@ -18,7 +18,8 @@ from typing import NamedTuple
 from toolhost.backends.code_opts import option_code_slots
 from toolhost.backends.code_wrappers import is_wrapper, wrapper_targets
 
-__all__ = ["CodeSlot", "Token", "code_slots", "program_name", "run_program", "run_programs"]
+__all__ = ["CodeSlot", "Token", "code_slots", "program_name", "run_chain", "run_program",
+           "run_programs"]
 
 
 class Token(NamedTuple):
@@ -91,21 +92,33 @@ def run_programs(tokens: Sequence[Token]) -> list[int]:
     """Every index the program that really runs may be at (a wrapper's option the table
     does not know may take an argument or not: both readings); empty when a value or a
     shell command line (``env -S``, ``sg``) decides it."""
+    return _walk(tokens)[0]
+
+
+def run_chain(tokens: Sequence[Token]) -> set[int]:
+    """Every index on the way to the program that runs: the wrappers and the program."""
+    return _walk(tokens)[1]
+
+
+def _walk(tokens: Sequence[Token]) -> tuple[list[int], set[int]]:
     found: list[int] = []
-    todo = [0]
+    todo: list[int] = [0]
+    seen: set[int] = set()
     while todo:
         i = todo.pop(0)
         if i >= len(tokens) or tokens[i].value:
-            return []
+            return [], seen
+        seen.add(i)
         name = _name(tokens[i].text)
         targets = wrapper_targets(tokens, i, name) if is_wrapper(name) else None
-        if targets is None:
-            found.append(i)
+        if targets is None or (not targets.starts and not targets.slots
+                               and i + 1 >= len(tokens)):
+            found.append(i)  # a program, or a wrapper run alone (`env`, `xargs`)
         elif not targets.starts or targets.slots:
-            return []
+            return [], seen
         else:
-            todo.extend(s for s in targets.starts if s not in todo)
-    return sorted(set(found))
+            todo.extend(s for s in targets.starts if s not in todo and s not in seen)
+    return sorted(set(found)), seen
 
 
 def program_name(text: str) -> str:

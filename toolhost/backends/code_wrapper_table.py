@@ -41,9 +41,10 @@ def w(args: str = "", flags: str = "", operands: int = 0, shell: bool = False,
 PLAIN: dict[str, Wrap] = {
     "env": w("-u --unset -C --chdir", "-i --ignore-environment -0 --null -v --debug",
               shellopt="-S --split-string"),
-    "xargs": w("-a --arg-file -d --delimiter -E -e -I -i -L -l -n --max-args -P --max-procs "
-                "-s --max-chars --process-slot-var", "-0 --null -r --no-run-if-empty -t "
-                "--verbose -p --interactive -x --exit -o --open-tty"),
+    # -i, -e and -l take their argument glued, if any (-i{}, -eEOF, -l5)
+    "xargs": w("-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs "
+               "-s --max-chars --process-slot-var", "-0 --null -r --no-run-if-empty -t "
+               "--verbose -p --interactive -x --exit -o --open-tty -i -e -l"),
     "nice": w("-n --adjustment"), "nohup": w(), "setsid": w("", "-c -f -w --ctty --fork "
                                                                 "--wait"),
     "time": w("-f --format -o --output", "-p -v -a -q --portability --verbose --append"),
