@@ -77,3 +77,29 @@ async def test_values_as_data_and_the_configs_own_file_still_run(config: Config,
 def test_which_arguments_read_a_file(out: list[str], valued: list[tuple[int, int]],
                                      read: Any) -> None:
     assert file_read(out, valued) == read
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
+@pytest.mark.parametrize("url", ["file://{secret}", "FILE://{secret}",
+                                 "dict://127.0.0.1:9/x", "scp://127.0.0.1/x"])
+async def test_a_value_never_chooses_curls_scheme(config: Config, tmp_path: Path,
+                                                  url: str) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET")
+    cfg = config({"t": cmd(["curl", "-sS", "--max-time", "5", "{{ url }}"])})
+    result = await run(cfg, "t", {"url": url.format(secret=secret)})
+    assert result.is_error
+    assert "a URL of a scheme other than http or https" in result.text_content
+    assert "TOPSECRET" not in result.text_content
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
+async def test_http_urls_and_the_configs_scheme_still_run(config: Config,
+                                                         server: Server) -> None:
+    cfg = config({"t": cmd(["curl", "-sS", "--max-time", "5", "{{ url }}"])})
+    result = await run(cfg, "t", {"url": f"{server.url}/api/text"})
+    assert not result.is_error, result.text_content
+    fixed = config({"t": cmd(["curl", "-sS", "-d", "{{ body }}",
+                              f"{server.url}/api/echo?u={{{{ q }}}}"])})
+    result = await run(fixed, "t", {"body": "file:///etc/passwd", "q": "ftp://x"})
+    assert not result.is_error, result.text_content  # data and a query, not the URL

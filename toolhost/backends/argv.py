@@ -32,7 +32,7 @@ from typing import Any
 
 from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
-from toolhost.backends.file_values import file_read
+from toolhost.backends.file_values import file_read, url_scheme
 from toolhost.backends.remote_operands import remote_operand
 from toolhost.excerpt import cut
 
@@ -181,13 +181,25 @@ class ArgvPlan:
                 "(the config can write the path with a literal directory: \"./{{ name }}\", "
                 "add --force-local for tar, or set allow_remote: true if the model may choose "
                 "the host)")
-        read = file_read(out, state.valued) if state.valued else None
+        if state.valued:
+            self._check_files(out, state.valued)
+        return out
+
+    def _check_files(self, out: list[str], valued: list[tuple[int, int]]) -> None:
+        """Refuse a value that makes an HTTP client read a file or use another scheme."""
+        scheme = url_scheme(out, valued)
+        if scheme is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(scheme, 60)!r} a URL of a scheme other than http or "
+                f"https, which '{self.program}' would use to read a local file or reach "
+                "another host (the config can write the scheme: \"https://{{ host }}/\", "
+                "or pass --proto to say which schemes it allows)")
+        read = file_read(out, valued)
         if read is not None:
             raise ArgvRefused(
                 f"the value makes {cut(read, 60)!r} name a file ('@file' or '<file') that "
                 f"'{self.program}' would read and send, a file the config never named (write "
                 "the '@' in the config if the value is meant to be a file name)")
-        return out
 
     def _render(self, element: Element, context: Mapping[str, Any], out: list[str],
                 item_of: str | None, state: _Render) -> None:

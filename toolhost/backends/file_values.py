@@ -1,4 +1,4 @@
-"""Values that make an HTTP client send a file the config never named.
+"""Values that make an HTTP client send a file the config never named, or fetch one.
 
 curl reads ``@FILE`` in ``-d``/``--data*``/``--json``/``-H``/``-w``, ``name@FILE`` in
 ``--data-urlencode``/``--url-query``, and ``name=@FILE`` / ``name=<FILE`` in ``-F``;
@@ -7,20 +7,29 @@ items. ``[curl, -F, "doc={{ text }}", URL]`` with ``text: "@/home/me/.ssh/id_rsa
 the key: the value starts no argument, so the dash check never sees its ``@``.
 :func:`file_read` finds such an argument after the argv is rendered (through wrappers);
 ``argv`` refuses the call. An ``@`` the config writes itself (``"doc=@{{ name }}"``) is the
-config's choice: the value then names the file, as any path param does.
+config's choice: the value then names the file, as any path param does. A URL whose scheme
+a value writes must be http or https (``curl "{{ url }}"`` with ``file:///etc/shadow``
+read the file; the config can pass ``--proto`` to say which it allows).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-__all__ = ["CLIENTS", "file_read"]
+__all__ = ["CLIENTS", "file_read", "url_scheme"]
 
 _CURL_AT = frozenset({"-d", "--data", "--data-binary", "--data-ascii", "--json", "-H",
                       "--header", "-w", "--write-out", "--proxy-header"})
 _CURL_NAME_AT = frozenset({"--data-urlencode", "--url-query"})
 _CURL_FORM = frozenset({"-F", "--form"})
 _HTTPIE = frozenset({"http", "https", "xh", "xhs", "httpie"})
+# curl options whose next argument is data or a name, never a URL
+_CURL_DATA_ARGS = _CURL_AT | _CURL_NAME_AT | _CURL_FORM | frozenset({
+    "-A", "--user-agent", "-e", "--referer", "-u", "--user", "-X", "--request", "-o",
+    "--output", "-b", "--cookie", "-c", "--cookie-jar", "-m", "--max-time", "-r", "--range",
+    "--connect-timeout", "-T", "--upload-file", "--form-string", "--data-raw"})
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
 CLIENTS = frozenset({"curl"}) | _HTTPIE
 
 
@@ -48,7 +57,43 @@ def file_read(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str | No
     return None
 
 
+def url_scheme(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str | None:
+    """The URL a value gave a scheme other than http(s) for curl to use, or None."""
+    if not any(_name(text) == "curl" for text in out):
+        return None
+    from toolhost.backends.code_args import Token, run_programs
+
+    starts = dict(valued)
+    tokens = [Token("", text, k in starts) for k, text in enumerate(out)]
+    for at in run_programs(tokens):
+        found = _curl_scheme(out, at, starts) if _name(out[at]) == "curl" else None
+        if found is not None:
+            return found
+    return None
+
+
 def _curl(out: Sequence[str], at: int, starts: dict[int, int]) -> str | None:
+    return _curl_files(out, at, starts)
+
+
+def _curl_scheme(out: Sequence[str], at: int, starts: dict[int, int]) -> str | None:
+    """A URL whose scheme a value chose, other than http(s): ``file:///etc/passwd`` reads a
+    local file, ``scp://``/``sftp://`` connect with the user's ssh keys, ``gopher://`` and
+    ``dict://`` write raw bytes to any port. ``--proto`` in the argv is the config's rule."""
+    if any(text.startswith("--proto") for text in out[at + 1:]):
+        return None
+    for k in range(at + 1, len(out)):
+        if k not in starts or (out[k - 1] in _CURL_DATA_ARGS and k - 1 > at):
+            continue
+        text = out[k]
+        scheme, sep, _ = text.partition("://")
+        if sep and _SCHEME.fullmatch(scheme) and starts[k] <= len(scheme) + 2 \
+                and scheme.lower() not in ("http", "https"):
+            return text
+    return None
+
+
+def _curl_files(out: Sequence[str], at: int, starts: dict[int, int]) -> str | None:
     for k in range(at + 1, len(out)):
         text = out[k]
         for option, sets in ((o, s) for s in (_CURL_AT, _CURL_NAME_AT, _CURL_FORM)
