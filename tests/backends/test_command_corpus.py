@@ -10,6 +10,7 @@ shifted or added.
 
 from __future__ import annotations
 
+import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -49,6 +50,13 @@ def remote(value: str) -> bool:
     return colon >= 0 and "/" not in value[:colon]
 
 
+def other_scheme(value: str) -> bool:
+    """A URL of a scheme other than http(s) (curl would read a file, or use ssh)."""
+    scheme, sep, _ = value.partition("://")
+    return bool(sep and re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme)
+                and scheme.lower() not in ("http", "https"))
+
+
 def templates() -> dict[str, tuple[list[Any], dict[str, Any], Expect]]:
     """name -> (argv after the program name, extra tool fields, expected argv for a value)."""
     return {
@@ -59,7 +67,8 @@ def templates() -> dict[str, tuple[list[Any], dict[str, Any], Expect]]:
                 lambda a: None if dash(a["archive"], a["member"])
                 else ["-tf", a["archive"], a["member"]]),
         "curl": (["-sS", "--max-time", "5", "{{ url }}"], {},
-                 lambda a: None if dash(a["url"]) else ["-sS", "--max-time", "5", a["url"]]),
+                 lambda a: None if dash(a["url"]) or other_scheme(a["url"])
+                 else ["-sS", "--max-time", "5", a["url"]]),
         "find": (["{{ dir }}", "-name", "{{ pattern }}", "-type", "f"], {},
                  lambda a: None if dash(a["dir"], a["pattern"])
                  else [a["dir"], "-name", a["pattern"], "-type", "f"]),
