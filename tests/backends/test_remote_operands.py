@@ -138,3 +138,13 @@ async def test_local_and_config_chosen_hosts_still_run(config: Config, tmp_path:
 def test_which_operands_are_remote(out: list[str], valued: list[tuple[int, int]],
                                    remote: Any) -> None:
     assert remote_operand(out, valued) == remote
+
+
+def test_validate_notes_a_tool_that_lets_the_model_choose_the_host(config: Config) -> None:
+    from toolhost.backends.command_checks import option_notes
+
+    argv = ["scp", "--", "in.txt", "{{ dst }}"]
+    assert not option_notes(config({"t": cmd(argv)}))
+    (note,) = option_notes(config({"t": cmd(argv, options={"allow_remote": True})}))
+    assert note.key_path.endswith("command.allow_remote"), note
+    assert "the model chooses the host" in note.message
