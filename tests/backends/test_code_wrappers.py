@@ -40,6 +40,8 @@ V = "{{ v }}"
     ["docker", "--context", "c", "container", "run", "alpine", V],
     ["docker", V, "alpine", "id"],  # the subcommand
     ["podman", "exec", "c1", "sh", "-c", V],
+    ["docker", "compose", "run", "--rm", "web", "sh", "-c", V],
+    ["docker-compose", "-f", "c.yml", "exec", "-T", "web", V],
     ["kubectl", "-n", "ns", "exec", "pod", "--", V],
     ["ip", "netns", "exec", "ns", V],
     ["uv", "run", "--with", "x", V],
@@ -83,6 +85,7 @@ def test_a_value_a_wrapper_runs_is_a_load_error(config: Config, argv: list[Any])
     ["docker", "run", "--rm", "alpine", "cat", "--", V],
     ["docker", "exec", V, "ls"],  # which container: data, like a host
     ["docker", "ps", "--filter", V],
+    ["docker", "compose", "exec", "-T", "db", "psql", "-d", V, "-c", "select 1"],
     ["kubectl", "exec", "pod", "--", "cat", "--", V],
     ["uv", "run", "python", "script.py", V],
     ["parallel", "echo", ":::", V],  # parallel quotes the arguments it substitutes

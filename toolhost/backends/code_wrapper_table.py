@@ -191,6 +191,13 @@ _CONTAINER: dict[tuple[str, ...], Wrap] = {
                   operands=1),
 }
 _CONTAINER |= {("container", *k): v for k, v in _CONTAINER.items()}
+# compose: the service (operand) names an image the compose file chose; what runs follows it
+_COMPOSE: dict[tuple[str, ...], Wrap] = {
+    (sub,): w(_DOCKER_EXEC + " --name -p --publish -v --volume -l --label --index",
+              _DOCKER_FLAGS + " -T --no-TTY --no-deps --service-ports --build", operands=1,
+              program="--entrypoint")
+    for sub in ("run", "exec")}
+_CONTAINER |= {("compose", *k): v for k, v in _COMPOSE.items()}
 _DOCKER_GLOBAL = w("-H --host -c --context --config -l --log-level --tlscacert --tlscert "
                     "--tlskey --url --connection --root --runroot --storage-driver "
                     "--cgroup-manager --identity --runtime --tmpdir --namespace -n",
@@ -201,6 +208,8 @@ _RUNNER = w("-e --env -n --name -p --prefix --with -p --python --directory --pro
 SUB: dict[str, tuple[Wrap, dict[tuple[str, ...], Wrap]]] = {
     "docker": (_DOCKER_GLOBAL, _CONTAINER), "podman": (_DOCKER_GLOBAL, _CONTAINER),
     "nerdctl": (_DOCKER_GLOBAL, _CONTAINER),
+    "docker-compose": (w("-f --file -p --project-name --profile --env-file"), _COMPOSE),
+    "podman-compose": (w("-f --file -p --project-name --profile --env-file"), _COMPOSE),
     "kubectl": (w("-n --namespace --context --cluster --kubeconfig -s --server --token "
                    "--user --as --as-group"),
                 {("exec",): w("-c --container -f --filename --pod-running-timeout",
