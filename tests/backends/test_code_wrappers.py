@@ -122,3 +122,21 @@ async def test_the_safe_form_behind_wrappers_runs_the_value_as_data(config: Conf
     assert not result.is_error, result.text_content
     assert result.text_content == hostile
     assert not marker.exists()
+
+
+def test_a_long_chain_of_wrappers_is_a_located_error_not_a_recursion_error(
+        config: Config) -> None:
+    # the scan recursed once per wrapper: 3,000 `nice` passed Python's recursion limit
+    argv = ["nice"] * 3000 + ["sh", "-c", V]
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": cmd(argv)}))
+    assert info.value.problems[0].key_path.endswith("argv[3002]")
+
+
+def test_many_unknown_options_make_the_rest_a_shell_line(config: Config) -> None:
+    # each option the table does not know is read two ways; past a few, fail closed
+    argv = ["nice", *["--q", "echo"] * 20, V]
+    tokens = [Token(f".argv[{k}]", text, text == V) for k, text in enumerate(argv)]
+    assert run_programs(tokens) == []
+    with pytest.raises(CompileError):
+        compile_tools(config({"t": cmd(argv)}))

@@ -129,11 +129,19 @@ def program_name(text: str) -> str:
 def code_slots(tokens: Sequence[Token]) -> list[CodeSlot]:
     """Every position of ``tokens`` (argv[0] first) that runs as code or names the program."""
     slots: list[CodeSlot] = []
-    _scan(tokens, 0, slots)
+    # a work list, not recursion: a config of thousands of wrappers (`nice nice ... sh`) would
+    # pass Python's recursion limit; `seen`: two readings of a wrapper may meet again
+    todo, seen = [0], set()
+    while todo:
+        at = todo.pop()
+        if at not in seen:
+            seen.add(at)
+            _scan(tokens, at, slots, todo)
     return list(dict.fromkeys(slots))  # two readings of a wrapper may find one slot twice
 
 
-def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot]) -> None:
+def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int]) -> None:
+    """The slots of the program at ``i``; the programs it runs go on ``todo``."""
     if i >= len(tokens):
         return
     head = tokens[i]
@@ -147,13 +155,12 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot]) -> None:
     targets = wrapper_targets(tokens, i, name) if is_wrapper(name) else None
     if targets is not None:  # env, timeout 5, sudo -u x, docker run IMAGE, uv run ...
         slots.extend(CodeSlot(key, name, what) for key, what in targets.slots)
-        for at in targets.starts:
-            _scan(tokens, at, slots)
+        todo.extend(targets.starts)
         return
     if name == "find":
         for j in rest:
             if tokens[j].text in ("-exec", "-execdir", "-ok", "-okdir"):
-                _scan(tokens, j + 1, slots)
+                todo.append(j + 1)
         return
     if name in ("cmd", "pwsh", "powershell", "watch"):
         start = None

@@ -43,6 +43,11 @@ class _Token(Protocol):
     def value(self) -> bool: ...
 
 
+# options a wrapper's table does not know, read both ways, before the rest of its argv is
+# taken as a shell line (fail closed): each is two readings of all that follows
+_MAX_UNKNOWN = 16
+
+
 class Targets(NamedTuple):
     """Where a wrapper's program may start, and values that are code or the program."""
 
@@ -161,6 +166,7 @@ def _options(tokens: Sequence[_Token], j: int, wrap: Wrap, name: str,
     table does not know); -1 marks "the rest is a shell command line"."""
     ends: set[int] = set()
     todo, seen = [j], set()
+    unknown = 0
     while todo:
         k = todo.pop()
         if k in seen:
@@ -197,6 +203,10 @@ def _options(tokens: Sequence[_Token], j: int, wrap: Wrap, name: str,
         if kind == "flag":
             todo.append(k + 1)
         elif kind is None:  # unknown: with an argument or without
+            unknown += 1
+            if unknown > _MAX_UNKNOWN:  # no real wrapper has so many: every value is code
+                ends.add(-1)
+                break
             todo.extend((k + 1, k + 2))
         else:
             todo.append(k + 1 + (0 if glued else TAKES.get(kind, 1)))
