@@ -67,3 +67,23 @@ async def test_the_safe_form_keeps_words_operands(config: Config, tmp_path: Path
                        "t", {"v": "-la"})
     assert "-la" in result.text_content or listed.is_error  # ls -- -la: no such file
     assert "No such file" in listed.text_content, listed.text_content
+
+
+@pytest.mark.parametrize(("argv", "refused"), [
+    (["env", "-S", "sh -e"], True),
+    (["/usr/bin/env", "-Spython3 -u"], True),
+    (["env", "--split-string=timeout 5 bash"], True),
+    (["env", "-S", "cat -n"], False),  # cat reads data
+    (["bash", "-e"], True),  # -e is errexit: bash still reads its program from stdin
+    (["sh", "-eu", "-o", "pipefail"], True),
+    (["bash", "-ec", "cat"], False),
+])
+def test_the_program_reading_the_stdin_is_found(config: Config, argv: list[Any],
+                                                      refused: bool) -> None:
+    spec = cmd(argv, options=STDIN)
+    if not refused:
+        compile_tools(config({"t": spec}))
+        return
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": spec}))
+    assert "reads its program from stdin" in info.value.problems[0].message

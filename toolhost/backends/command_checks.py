@@ -21,7 +21,7 @@ from toolhost.backends.argv import (
 from toolhost.backends.code_args import Token, code_slots, program_name, run_programs
 from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
-from toolhost.backends.stdin_args import xargs_problems
+from toolhost.backends.stdin_args import split_env_s, xargs_problems
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
 
@@ -94,6 +94,8 @@ _STDIN_CODE = frozenset({
     "iex", "dc", "m", "crontab", "mongo", "mongosh",
 })
 # programs that read commands from stdin whatever their operands (the file to edit, debug)
+_SHELL_NAMES = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish",
+                          "rbash", "tcsh", "csh"})
 _STDIN_COMMANDS = frozenset({"bc", "ed", "red", "ex", "vi", "vim", "nvim", "gdb", "lldb", "at",
                              "batch", "ftp", "sftp", "lftp"})
 # SQL shells: their stdin is statements (sqlite3's ".shell" runs a program) unless a flag
@@ -115,7 +117,7 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     stdin = opts.get("stdin")
     if not (isinstance(stdin, str) and printed_names(stdin)):
         return found
-    tokens = plan_tokens(plan)
+    tokens = split_env_s(plan_tokens(plan))
     for start in run_programs(tokens):  # an empty list: a value chooses it, refused elsewhere
         problem = _stdin_code(tokens[start:])
         if problem is not None:
@@ -157,13 +159,25 @@ def _sql_from_stdin(tokens: list[Token]) -> bool:
 def _reads_program_from_stdin(tokens: list[Token]) -> bool:
     """No script operand and no -c/-e style flag: the interpreter reads its program from
     stdin (or is told to with '-' / -s)."""
-    for token in tokens[1:]:
-        text = token.text
+    shell = program_name(tokens[0].text) in _SHELL_NAMES
+    k = 1
+    while k < len(tokens):
+        token, text = tokens[k], tokens[k].text
+        k += 1
         if token.value:
             return False
         if text in ("-", "-s"):
             return True
-        if not text.startswith("-") or text.lstrip("-")[:1] in ("c", "e", "E", "m", "r", "p"):
+        if shell and text in ("-o", "+o", "-O", "+O"):
+            k += 1  # -o pipefail
+            continue
+        if not text.startswith("-"):
+            return False
+        if shell:
+            if not text.startswith("--") and "c" in text[1:]:
+                return False  # -c, -ec: the code is an argument (sh -e is errexit)
+            continue
+        if text.lstrip("-")[:1] in ("c", "e", "E", "m", "r", "p"):
             return False
     return True
 

@@ -1,4 +1,5 @@
-"""xargs makes its stdin's words arguments of the program it runs.
+"""xargs makes its stdin's words arguments of the program it runs; ``env -S`` splits a
+string into the program that reads the stdin.
 
 ``[xargs, rm]`` with ``stdin: "{{ files }}"`` gives ``rm`` the words ``-rf /`` as options,
 and ``[xargs, -I, "{}", sh, -c, "echo {}"]`` puts them inside shell code: the dash check
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from toolhost.backends.code_args import Token, code_slots, program_name, run_chain
 from toolhost.backends.code_wrappers import wrapper_targets
 
-__all__ = ["xargs_problems"]
+__all__ = ["split_env_s", "xargs_problems"]
 
 Found = tuple[str, str, str]
 _STDIN = ".stdin"
@@ -80,3 +81,33 @@ def _one(tokens: Sequence[Token], k: int, start: int, dash_ok: bool,
                      f"put a literal '--' after {program}'s options, or list the params the "
                      "stdin prints in allow_dash if they may be options")]
     return []
+
+
+def split_env_s(tokens: Sequence[Token]) -> list[Token]:
+    """``tokens`` with a literal ``env -S "sh -e"`` split as env splits it, so the stdin check
+    sees the program (``sh``) that reads the stdin; unchanged when there is none."""
+    for k, token in enumerate(tokens[:-1]):
+        if token.value or program_name(token.text) != "env":
+            continue
+        for j in range(k + 1, len(tokens)):
+            text = tokens[j].text
+            if tokens[j].value or not text.startswith("-"):
+                break
+            string, end = None, j + 1
+            if text in ("-S", "--split-string") and j + 1 < len(tokens) \
+                    and not tokens[j + 1].value:
+                string, end = tokens[j + 1].text, j + 2
+            elif text.startswith("-S") and len(text) > 2:
+                string = text[2:]
+            elif text.startswith("--split-string="):
+                string = text[len("--split-string="):]
+            if string is not None:
+                import shlex  # only for this rare form
+
+                try:
+                    words = shlex.split(string)
+                except ValueError:
+                    return list(tokens)
+                split = [Token(tokens[j].key, w, False) for w in words]
+                return [*tokens[:k + 1], *split, *tokens[end:]]
+    return list(tokens)
