@@ -75,6 +75,18 @@ V = "{{ v }}"
     ["find", ".", "-exec", "git", "-c", V, "log", ";"],
     ["git", {"each": "vs", "argv": ["-c", "{{ item }}"]}, "log"],
     ["git", {"if": "vs", "argv": ["-c", "{{ vs }}"]}, "log"],
+    # a directory whose own config, hooks or build scripts run
+    ["git", "-C", V, "status"],
+    ["git", "--git-dir=" + V, "log"],
+    ["git", "--work-tree", V, "--git-dir", "/r/.git", "diff"],
+    ["make", "-C", V, "all"],
+    ["gmake", "--directory=" + V],
+    ["cargo", "build", "--manifest-path", V],
+    ["cargo", "--config", V, "build"],
+    ["npm", "--prefix", V, "run", "build"],
+    ["npm", "run", "--script-shell", V, "build"],
+    ["pnpm", "-C", V, "run", "x"],
+    ["yarn", "--cwd", V, "run", "x"],
 ])
 def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
                                                              argv: list[Any]) -> None:
@@ -129,3 +141,24 @@ async def test_git_config_from_the_model_never_runs_a_command(config: Config,
     result = await run(config({"t": cmd(safe)}), "t", {"cfg": f"x; touch {marker}"})
     assert not result.is_error, result
     assert not marker.exists()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+async def test_a_repository_the_model_names_never_runs_its_config(config: Config,
+                                                                 tmp_path: Path) -> None:
+    # the hole: `git -C {{ repo }} status` ran the fsmonitor a repository's own .git/config
+    # names, in any directory the model could write or point to
+    repo = tmp_path / "evil"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    marker = tmp_path / "pwned"
+    subprocess.run(["git", "-C", str(repo), "config", "core.fsmonitor", f"touch {marker}"],
+                   check=True)
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": cmd(["git", "-C", "{{ repo }}", "status"])}))
+    assert "a directory whose configuration" in info.value.problems[0].message
+    assert not marker.exists()
+    # the repository written in the config: the author chose it
+    fixed = config({"t": cmd(["git", "-C", str(tmp_path / "evil"), "log", "-n", "1",
+                              "--", "{{ path }}"])})
+    result = await run(fixed, "t", {"path": "x"})
+    assert "fatal" in result.text_content or not result.is_error, result.text_content

@@ -10,6 +10,7 @@ shifted or added.
 
 from __future__ import annotations
 
+import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +33,7 @@ HOSTILE = [
     "-oProxyCommand=id", "--upload-pack=id", "-exec", "-delete", "--exclude=*", "-o/tmp/x",
     "--", "-n", "--help", "-\n", " -x", "x-", "=", "--=", "-0", "-1e9", "+x", "@file",
     "/etc/passwd", "../../etc/passwd", "C:\\x", "\x1b[31m", "+", "@", "+1", "+call system('id')",
-    "@/tmp/opts", "+-x", "@-", "x+", "x@y",
+    "@/tmp/opts", "+-x", "@-", "x+", "x@y", "evil.example:/etc/passwd", "rsync://h/m",
 ]
 
 Expect = Callable[[dict[str, Any]], "list[str] | None"]  # None: must be refused
@@ -41,6 +42,19 @@ Expect = Callable[[dict[str, Any]], "list[str] | None"]  # None: must be refused
 def dash(*values: Any) -> bool:
     """A value some program reads as an option: '-x', '+cmd' (vi, sort, tail), '@file'."""
     return any(isinstance(v, str) and v.startswith(("-", "+", "@")) for v in values)
+
+
+def remote(value: str) -> bool:
+    """A value scp, rsync or tar reads as another host's file ('host:path')."""
+    colon = value.find(":")
+    return colon >= 0 and "/" not in value[:colon]
+
+
+def other_scheme(value: str) -> bool:
+    """A URL of a scheme other than http(s) (curl would read a file, or use ssh)."""
+    scheme, sep, _ = value.partition("://")
+    return bool(sep and re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme)
+                and scheme.lower() not in ("http", "https"))
 
 
 def templates() -> dict[str, tuple[list[Any], dict[str, Any], Expect]]:
@@ -53,7 +67,8 @@ def templates() -> dict[str, tuple[list[Any], dict[str, Any], Expect]]:
                 lambda a: None if dash(a["archive"], a["member"])
                 else ["-tf", a["archive"], a["member"]]),
         "curl": (["-sS", "--max-time", "5", "{{ url }}"], {},
-                 lambda a: None if dash(a["url"]) else ["-sS", "--max-time", "5", a["url"]]),
+                 lambda a: None if dash(a["url"]) or other_scheme(a["url"])
+                 else ["-sS", "--max-time", "5", a["url"]]),
         "find": (["{{ dir }}", "-name", "{{ pattern }}", "-type", "f"], {},
                  lambda a: None if dash(a["dir"], a["pattern"])
                  else [a["dir"], "-name", a["pattern"], "-type", "f"]),
@@ -61,7 +76,8 @@ def templates() -> dict[str, tuple[list[Any], dict[str, Any], Expect]]:
                    "{{ src }}", "{{ dst }}"],
                   {"params": {"exclude": {"type": "string"}, "src": {"type": "string"},
                               "dst": {"type": "string"}}, "required": ("src", "dst")},
-                  lambda a: ["-a", f"--exclude={a['exclude']}", "--", a["src"], a["dst"]]),
+                  lambda a: None if remote(a["src"])
+                  else ["-a", f"--exclude={a['exclude']}", "--", a["src"], a["dst"]]),
         "sort": ([{"if": "out", "argv": ["-o", "{{ out }}"]}, "{{ files }}"],
                  {"params": {"out": {"type": "string"},
                              "files": {"type": "array", "items": {"type": "string"}}},
@@ -124,7 +140,7 @@ async def check(compiled: Any, name: str, value: str) -> None:
     result = await compiled.tool("demo", name).call(args, CallContext())
     if expected is None:
         assert result.is_error, (name, value, result)
-        assert result.text_content.startswith("Refused to run the command: the value of '")
+        assert result.text_content.startswith("Refused to run the command: the value ")
         return
     assert not result.is_error, (name, value, result)
     received = result.text_content.split("\0")

@@ -1,5 +1,7 @@
 """GNU tar reads an archive name with a ':' before any '/' as another host's file and runs
-its remote shell there: a value may not make the archive name remote."""
+its remote shell there, and scp and rsync read such an operand as a file on that host (they
+connect with ssh and the user's keys): a value may not make an operand remote unless the
+tool sets ``allow_remote: true``."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from toolhost.backends.remote_operands import remote_archive
+from toolhost.backends.remote_operands import remote_operand
 
 from .test_command_backend import Config, cmd, run
 
@@ -31,7 +33,7 @@ async def test_a_value_never_makes_tars_archive_remote(config: Config, tmp_path:
     cfg = config({"t": cmd(full, options={"cwd": str(tmp_path)})})
     result = await run(cfg, "t", {"out": "127.0.0.1:stolen.tar"})
     assert result.is_error
-    assert "another host" in result.text_content, result.text_content
+    assert "another host's file" in result.text_content, result.text_content
     assert not marker.exists()
     local = await run(cfg, "t", {"out": "ok.tar"})
     assert not local.is_error, local.text_content
@@ -55,4 +57,94 @@ async def test_a_value_never_makes_tars_archive_remote(config: Config, tmp_path:
 ])
 def test_which_archive_names_are_remote(out: list[str], valued: list[tuple[int, int]],
                                         remote: Any) -> None:
-    assert remote_archive(out, valued) == remote
+    assert remote_operand(out, valued) == remote
+
+
+def recorder(tmp_path: Path) -> tuple[Path, Path]:
+    """A stand-in for ssh that records that it ran (scp -S runs it to reach the host)."""
+    marker = tmp_path / "ssh-ran"
+    rsh = tmp_path / "rsh.sh"
+    rsh.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    rsh.chmod(0o755)
+    return rsh, marker
+
+
+@pytest.mark.skipif(shutil.which("scp") is None, reason="needs scp")
+@pytest.mark.parametrize(("argv", "args"), [
+    (["{{ src }}", "out.txt"], {"src": "127.0.0.1:/etc/hostname"}),
+    (["--", "in.txt", "{{ dst }}"], {"dst": "me@127.0.0.1:stolen"}),
+    (["in.txt", "{{ dst }}"], {"dst": "scp://127.0.0.1/stolen"}),
+    (["in.txt", "{{ user }}@127.0.0.1:x"], {"user": "u"}),  # the value is part of the host
+    (["{{ files }}", "."], {"files": ["in.txt", "[::1]:x"]}),
+])
+async def test_a_value_never_makes_an_scp_operand_remote(config: Config, tmp_path: Path,
+                                                        argv: list[str],
+                                                        args: dict[str, Any]) -> None:
+    rsh, marker = recorder(tmp_path)
+    (tmp_path / "in.txt").write_text("x")
+    params = {"files": {"type": "array", "items": {"type": "string"}}} if "files" in args \
+        else None
+    full = ["timeout", "20", "scp", "-S", str(rsh), "-o", "BatchMode=yes", *argv]
+    cfg = config({"t": cmd(full, options={"cwd": str(tmp_path)},
+                           **({"params": params} if params else {}))})
+    result = await run(cfg, "t", args)
+    assert result.is_error
+    assert "another host's file" in result.text_content, result.text_content
+    assert "allow_remote" in result.text_content
+    assert not marker.exists()
+    # the tool that opts in reaches the host (here: runs the stand-in for ssh)
+    opted = config({"t": cmd(full, options={"cwd": str(tmp_path), "allow_remote": True},
+                             **({"params": params} if params else {}))})
+    result = await run(opted, "t", args)
+    assert marker.exists(), result.text_content
+
+
+@pytest.mark.skipif(shutil.which("scp") is None, reason="needs scp")
+async def test_local_and_config_chosen_hosts_still_run(config: Config, tmp_path: Path) -> None:
+    rsh, marker = recorder(tmp_path)
+    (tmp_path / "in.txt").write_text("x")
+    local = config({"t": cmd(["scp", "-S", str(rsh), "{{ src }}", "{{ dst }}"],
+                             options={"cwd": str(tmp_path)})})
+    result = await run(local, "t", {"src": "in.txt", "dst": "./a:b"})
+    assert not result.is_error, result.text_content
+    assert (tmp_path / "a:b").read_text() == "x"
+    assert not marker.exists()
+    fixed = config({"t": cmd(["scp", "-S", str(rsh), "in.txt", "backup:{{ dst }}"],
+                             options={"cwd": str(tmp_path)})})
+    await run(fixed, "t", {"dst": "x:y"})  # the host is the config's: allowed to start
+    assert marker.exists()
+
+
+@pytest.mark.parametrize(("out", "valued", "remote"), [
+    (["scp", "h:x", "."], [(1, 0)], "h:x"),
+    (["scp", "-P", "22", "a", "h:x"], [(4, 0)], "h:x"),
+    (["scp", "-P", "h:x", "a", "b"], [(2, 0)], None),  # -P's argument, not an operand
+    (["scp", "-3v", "a", "u@h:x"], [(3, 0)], "u@h:x"),
+    (["scp", "a", "./h:x"], [(2, 0)], None),
+    (["scp", "a", "bk:x"], [(2, 3)], None),  # the config's host ("bk:{{ p }}")
+    (["scp", "a", "u@h:x"], [(2, 0)], "u@h:x"),  # "{{ user }}@h:x": the value starts it
+    (["rsync", "-a", "--", "h::mod/x", "d"], [(3, 0)], "h::mod/x"),
+    (["rsync", "-a", "rsync://h/m", "d"], [(2, 0)], "rsync://h/m"),
+    (["rsync", "-a", "--exclude", "h:x", "s/", "d/"], [(3, 0)], None),  # a pattern
+    (["rsync", "--exclude=h:x", "s/", "d/"], [(1, 10)], None),
+    (["rsync", "-ave", "ssh", "s", "h:x"], [(4, 0)], "h:x"),
+    (["rsync", "-ave", "h:x", "s", "d"], [(2, 0)], None),  # -e's argument
+    (["/usr/bin/timeout", "5", "rsync", "s", "h:x"], [(4, 0)], "h:x"),  # through wrappers
+    (["env", "A=1", "nice", "-n", "3", "scp", "h:x", "."], [(6, 0)], "h:x"),
+    (["echo", "scp", "h:x"], [(2, 0)], None),  # echo runs, not scp
+    (["tar", "-cf", "h:x"], [(2, 0)], "h:x"),
+    (["timeout", "5", "tar", "-cf", "h:x", "."], [(4, 0)], "h:x"),
+])
+def test_which_operands_are_remote(out: list[str], valued: list[tuple[int, int]],
+                                   remote: Any) -> None:
+    assert remote_operand(out, valued) == remote
+
+
+def test_validate_notes_a_tool_that_lets_the_model_choose_the_host(config: Config) -> None:
+    from toolhost.backends.command_checks import option_notes
+
+    argv = ["scp", "--", "in.txt", "{{ dst }}"]
+    assert not option_notes(config({"t": cmd(argv)}))
+    (note,) = option_notes(config({"t": cmd(argv, options={"allow_remote": True})}))
+    assert note.key_path.endswith("command.allow_remote"), note
+    assert "the model chooses the host" in note.message

@@ -32,7 +32,8 @@ from typing import Any
 
 from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
-from toolhost.backends.remote_operands import remote_archive
+from toolhost.backends.file_values import file_read, url_scheme
+from toolhost.backends.remote_operands import remote_operand
 from toolhost.excerpt import cut
 
 __all__ = [
@@ -160,6 +161,7 @@ class ArgvPlan:
     program: str
     elements: tuple[Element, ...]
     allow_dash: frozenset[str] = frozenset()
+    allow_remote: bool = False  # a value may make scp/rsync/tar operands another host's
     sources: tuple[str, ...] = ()  # templates whose free names become params
     group_names: frozenset[str] = frozenset()  # each/if params
     item_sources: tuple[str, ...] = field(default=())
@@ -170,14 +172,34 @@ class ArgvPlan:
         state = _Render()
         for element in self.elements:
             self._render(element, context, out, None, state)
-        remote = remote_archive(out, state.valued) if state.valued else None
+        remote = remote_operand(out, state.valued) \
+            if state.valued and not self.allow_remote else None
         if remote is not None:
             raise ArgvRefused(
-                f"the archive name {cut(remote, 60)!r} has a ':' before any '/', so "
-                f"'{self.program}' would read it as another host's file and run the remote "
-                "shell to that host (the config can add --force-local, or write the archive "
-                "path with a literal directory: \"./{{ name }}\")")
+                f"the value makes {cut(remote, 60)!r} another host's file: it has a ':' "
+                "before any '/', so the program would connect to that host with your keys "
+                "(the config can write the path with a literal directory: \"./{{ name }}\", "
+                "add --force-local for tar, or set allow_remote: true if the model may choose "
+                "the host)")
+        if state.valued:
+            self._check_files(out, state.valued)
         return out
+
+    def _check_files(self, out: list[str], valued: list[tuple[int, int]]) -> None:
+        """Refuse a value that makes an HTTP client read a file or use another scheme."""
+        scheme = url_scheme(out, valued)
+        if scheme is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(scheme, 60)!r} a URL of a scheme other than http or "
+                f"https, which '{self.program}' would use to read a local file or reach "
+                "another host (the config can write the scheme: \"https://{{ host }}/\", "
+                "or pass --proto to say which schemes it allows)")
+        read = file_read(out, valued)
+        if read is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(read, 60)!r} name a file ('@file' or '<file') that "
+                f"'{self.program}' would read and send, a file the config never named (write "
+                "the '@' in the config if the value is meant to be a file name)")
 
     def _render(self, element: Element, context: Mapping[str, Any], out: list[str],
                 item_of: str | None, state: _Render) -> None:
@@ -329,8 +351,10 @@ def _width(raw: Any) -> int:
     return 1 if type(raw) is str else max(1, _items(raw))
 
 
-def compile_argv(raw_argv: Sequence[Any], allow_dash: Iterable[str] = ()) -> ArgvPlan:
-    """Compile the ``argv`` option; raises ``ArgvConfigError`` or ``TemplateError``."""
+def compile_argv(raw_argv: Sequence[Any], allow_dash: Iterable[str] = (),
+                 allow_remote: bool = False) -> ArgvPlan:
+    """Compile the ``argv`` option; raises ``ArgvConfigError`` or ``TemplateError``.
+    ``allow_remote``: a value may make an operand another host's (``scp f {{ dst }}``)."""
     if not raw_argv:
         raise ArgvConfigError("argv must start with the program to run", ".argv")
     _check_size(raw_argv)
@@ -371,6 +395,7 @@ def compile_argv(raw_argv: Sequence[Any], allow_dash: Iterable[str] = ()) -> Arg
         elements.append(element)
         dashdash = dashdash or element.source == "--"
     return ArgvPlan(program=program, elements=tuple(elements), allow_dash=frozenset(allow_dash),
+                    allow_remote=bool(allow_remote),
                     sources=tuple(sources), group_names=frozenset(group_names),
                     item_sources=tuple(item_sources))
 

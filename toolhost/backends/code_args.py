@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from toolhost.backends.code_opts import option_code_slots
+from toolhost.backends.code_wrappers import is_wrapper, wrapper_targets
 
-__all__ = ["CodeSlot", "Token", "code_slots", "program_name", "run_program"]
+__all__ = ["CodeSlot", "Token", "code_slots", "program_name", "run_chain", "run_program",
+           "run_programs"]
 
 
 class Token(NamedTuple):
@@ -69,39 +71,7 @@ _EVAL = {
     "expect": ({"-c"}, {"-f"}), "groovy": ({"-e"}, set()), "scala": ({"-e"}, set()),
     "dc": ({"-e", "--expression"}, {"-f", "--file"}),
     "su": ({"-c", "--command"}, {"-s", "--shell", "-g", "-G"}),
-    "flock": ({"-c", "--command"}, {"-w", "-E", "--timeout", "--conflict-exit-code"}),
 }
-# wrappers that run another program: name -> options that take an argument
-_WRAPPERS: dict[str, set[str]] = {
-    "env": {"-u", "--unset", "-C", "--chdir"},
-    "xargs": {"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-i", "-L", "-l",
-              "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars"},
-    "nice": {"-n", "--adjustment"}, "nohup": set(), "setsid": set(), "time": {"-f", "-o"},
-    "command": set(), "exec": {"-a"}, "stdbuf": {"-i", "-o", "-e"},
-    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"}, "doas": {"-u", "-C"},
-    "ionice": {"-c", "-n", "-p", "-P", "-u"}, "chrt": set(), "unbuffer": set(),
-    "catchsegv": set(), "strace": {"-o", "-e", "-p", "-s", "-u"}, "ltrace": {"-o", "-e"},
-    # sandboxes, namespaces, limits and package runners (npx/uvx download what they run)
-    "unshare": {"--map-user", "--map-group", "-S", "--setuid", "-G", "--setgid", "-R",
-                "--root", "-w", "--wd"},
-    "nsenter": {"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd"},
-    "setpriv": {"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps",
-                "--bounding-set", "--securebits"},
-    "prlimit": {"-p", "--pid"}, "firejail": set(), "valgrind": set(), "rlwrap": set(),
-    "systemd-run": {"-p", "--property", "-u", "--unit", "-E", "--setenv", "--uid", "--gid",
-                    "-M", "--machine", "--description", "--slice"},
-    "xvfb-run": {"-n", "--server-num", "-s", "--server-args", "-e", "--error-file", "-f",
-                 "--auth-file", "-p"},
-    "fakeroot": {"-l", "--lib", "--faked", "-i", "-s"}, "torsocks": {"-u", "-p", "-a", "-P"},
-    "proxychains": {"-f"}, "proxychains4": {"-f"}, "linux32": set(), "linux64": set(),
-    "numactl": {"-C", "-N", "-m", "-i", "-p"}, "cgexec": {"-g"}, "pkexec": {"--user"},
-    "dbus-run-session": {"--config-file", "--dbus-daemon"}, "runuser": {"-u", "-g", "-G"},
-    "chpst": {"-u", "-U", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c"},
-    "npx": {"-p", "--package", "-c", "--call"}, "bunx": {"-p", "--package"}, "pnpx": set(),
-    "uvx": {"--from", "--with", "-p", "--python", "--index-url"},
-}
-# an operand before the program (timeout 5, taskset MASK, chroot DIR, setarch ARCH ...)
-_FIRST_OPERAND_WRAPPERS = {"timeout", "taskset", "chroot", "setarch", "faketime"}
 _SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
 
 
@@ -110,40 +80,45 @@ def _name(text: str) -> str:
     return base[:-4] if base.endswith(".exe") else base
 
 
-def _wrapped(tokens: Sequence[Token], i: int, name: str) -> int:
-    """The index of the program the wrapper at ``i`` runs (past its options, ``env``'s
-    assignments, the operand of ``timeout``/``taskset``/``chroot``); -1 for ``env -S``."""
-    j = i + 1
-    while j < len(tokens) and not tokens[j].value:
-        text = tokens[j].text
-        if name == "env" and (text.startswith("-S") or text == "--split-string"):
-            return -1
-        if text == "--":
-            j += 1
-            break
-        if text.startswith("-") and len(text) > 1:
-            j += 2 if text in _WRAPPERS.get(name, set()) else 1
-            continue
-        if name == "env" and "=" in text:
-            j += 1
-            continue
-        break
-    return j + 1 if name in _FIRST_OPERAND_WRAPPERS else j
-
-
 def run_program(tokens: Sequence[Token]) -> int:
     """The index of the program that really runs, through wrappers (``env``, ``nice``,
     ``timeout 5``, ``sudo -u x``, ...): it gets the command's stdin. -1 when a value or
     ``env -S`` decides it."""
-    i = 0
-    while i < len(tokens) and not tokens[i].value:
+    found = run_programs(tokens)
+    return found[0] if found else -1
+
+
+def run_programs(tokens: Sequence[Token]) -> list[int]:
+    """Every index the program that really runs may be at (a wrapper's option the table
+    does not know may take an argument or not: both readings); empty when a value or a
+    shell command line (``env -S``, ``sg``) decides it."""
+    return _walk(tokens)[0]
+
+
+def run_chain(tokens: Sequence[Token]) -> set[int]:
+    """Every index on the way to the program that runs: the wrappers and the program."""
+    return _walk(tokens)[1]
+
+
+def _walk(tokens: Sequence[Token]) -> tuple[list[int], set[int]]:
+    found: list[int] = []
+    todo: list[int] = [0]
+    seen: set[int] = set()
+    while todo:
+        i = todo.pop(0)
+        if i >= len(tokens) or tokens[i].value:
+            return [], seen
+        seen.add(i)
         name = _name(tokens[i].text)
-        if name not in _WRAPPERS and name not in _FIRST_OPERAND_WRAPPERS:
-            return i
-        i = _wrapped(tokens, i, name)
-        if i < 0:
-            return -1
-    return -1
+        targets = wrapper_targets(tokens, i, name) if is_wrapper(name) else None
+        if targets is None or (not targets.starts and not targets.slots
+                               and i + 1 >= len(tokens)):
+            found.append(i)  # a program, or a wrapper run alone (`env`, `xargs`)
+        elif not targets.starts or targets.slots:
+            return [], seen
+        else:
+            todo.extend(s for s in targets.starts if s not in todo and s not in seen)
+    return sorted(set(found)), seen
 
 
 def program_name(text: str) -> str:
@@ -154,11 +129,19 @@ def program_name(text: str) -> str:
 def code_slots(tokens: Sequence[Token]) -> list[CodeSlot]:
     """Every position of ``tokens`` (argv[0] first) that runs as code or names the program."""
     slots: list[CodeSlot] = []
-    _scan(tokens, 0, slots)
-    return slots
+    # a work list, not recursion: a config of thousands of wrappers (`nice nice ... sh`) would
+    # pass Python's recursion limit; `seen`: two readings of a wrapper may meet again
+    todo, seen = [0], set()
+    while todo:
+        at = todo.pop()
+        if at not in seen:
+            seen.add(at)
+            _scan(tokens, at, slots, todo)
+    return list(dict.fromkeys(slots))  # two readings of a wrapper may find one slot twice
 
 
-def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot]) -> None:
+def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int]) -> None:
+    """The slots of the program at ``i``; the programs it runs go on ``todo``."""
     if i >= len(tokens):
         return
     head = tokens[i]
@@ -169,17 +152,15 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot]) -> None:
     rest = range(i + 1, len(tokens))
     # options of ordinary programs that run a command (git -c core.pager=, rsync -e, ...)
     slots.extend(CodeSlot(*slot) for slot in option_code_slots(tokens, i, name))
-    if name in _WRAPPERS or name in _FIRST_OPERAND_WRAPPERS:
-        j = _wrapped(tokens, i, name)
-        if j < 0:  # env -S: the rest is split into a command line
-            slots.extend(CodeSlot(t.key, "env -S", "code") for t in tokens[i:] if t.value)
-            return
-        _scan(tokens, j, slots)
+    targets = wrapper_targets(tokens, i, name) if is_wrapper(name) else None
+    if targets is not None:  # env, timeout 5, sudo -u x, docker run IMAGE, uv run ...
+        slots.extend(CodeSlot(key, name, what) for key, what in targets.slots)
+        todo.extend(targets.starts)
         return
     if name == "find":
         for j in rest:
             if tokens[j].text in ("-exec", "-execdir", "-ok", "-okdir"):
-                _scan(tokens, j + 1, slots)
+                todo.append(j + 1)
         return
     if name in ("cmd", "pwsh", "powershell", "watch"):
         start = None

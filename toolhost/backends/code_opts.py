@@ -50,10 +50,14 @@ _SSH_CODE_KEY = re.compile(
 
 _CMD = "a command"
 _SQL = "statements and its own commands (which run programs)"
+# a directory whose own configuration runs code: a repository's .git/config (core.fsmonitor,
+# hooks), a Makefile, a Cargo.toml's build.rs, a package.json's scripts
+_DIR = "a directory whose configuration, hooks or build scripts it runs"
 # program -> option -> what its argument is ("kv-git"/"kv-ssh": KEY=VALUE, else a command)
 _OPTIONS: dict[str, dict[str, str]] = {
     # git's own options, before the subcommand (after it, -c is commit's or grep's)
-    "git": {"-c": "kv-git", "--config-env": "kv-git", "--exec-path": _CMD},
+    "git": {"-c": "kv-git", "--config-env": "kv-git", "--exec-path": _CMD, "-C": _DIR,
+            "--git-dir": _DIR, "--work-tree": _DIR},
     "ssh": {"-o": "kv-ssh", "-F": "a configuration file", "-I": "a library"},
     "scp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": _CMD},
     "sftp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": _CMD, "-D": _CMD},
@@ -70,7 +74,12 @@ _OPTIONS: dict[str, dict[str, str]] = {
     "wget": {"-e": _CMD, "--execute": _CMD, "--use-askpass": _CMD},
     "curl": {"-K": "a configuration file", "--config": "a configuration file"},
     "make": {"-f": "a script file", "--file": "a script file", "--makefile": "a script file",
-             "-E": _CMD, "--eval": _CMD},
+             "-E": _CMD, "--eval": _CMD, "-C": _DIR, "--directory": _DIR},
+    "cargo": {"--manifest-path": _DIR, "-C": _DIR, "--config": "a configuration file"},
+    "npm": {"--prefix": _DIR, "-C": _DIR, "--script-shell": _CMD,
+            "--userconfig": "a configuration file", "--globalconfig": "a configuration file"},
+    "pnpm": {"--dir": _DIR, "-C": _DIR, "--script-shell": _CMD},
+    "yarn": {"--cwd": _DIR},
     "awk": {"-f": "a script file", "--file": "a script file"},
     "sed": {"-f": "a script file", "--file": "a script file"},
     "script": {"-c": _CMD, "--command": _CMD},

@@ -79,7 +79,8 @@ class CommandKind:
             return CompileError([origin.problem(message, key=key)])
 
         try:
-            plan = compile_argv(list(opts.get("argv") or ()), opts.get("allow_dash") or ())
+            plan = compile_argv(list(opts.get("argv") or ()), opts.get("allow_dash") or (),
+                                opts.get("allow_remote") is True)
             stdin_t = templating.compile_template(opts["stdin"]) if "stdin" in opts else None
             env_t = {k: templating.compile_template(str(v))
                      for k, v in (opts.get("env") or {}).items()}

@@ -18,9 +18,10 @@ from toolhost.backends.argv import (
     compile_argv,
     printed_names,
 )
-from toolhost.backends.code_args import Token, code_slots, program_name, run_program
+from toolhost.backends.code_args import Token, code_slots, program_name, run_programs
 from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
+from toolhost.backends.stdin_args import split_env_s, xargs_problems
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
 
@@ -77,6 +78,10 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
                 continue  # vim "+{{ line }}" with an integer: a line number, never a command
             found.append(_code_problem(slot.key, slot.program, slot.what, plan))
         found.extend(_code_channels(plan, opts))
+    stdin = opts.get("stdin")
+    if isinstance(stdin, str) and (printed := printed_names(stdin)):
+        found.extend(xargs_problems(plan_tokens(plan), printed <= plan.allow_dash,
+                                    code=not opts.get("unsafe_code_placeholders")))
     return found
 
 
@@ -89,6 +94,8 @@ _STDIN_CODE = frozenset({
     "iex", "dc", "m", "crontab", "mongo", "mongosh",
 })
 # programs that read commands from stdin whatever their operands (the file to edit, debug)
+_SHELL_NAMES = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish",
+                          "rbash", "tcsh", "csh"})
 _STDIN_COMMANDS = frozenset({"bc", "ed", "red", "ex", "vi", "vim", "nvim", "gdb", "lldb", "at",
                              "batch", "ftp", "sftp", "lftp"})
 # SQL shells: their stdin is statements (sqlite3's ".shell" runs a program) unless a flag
@@ -110,11 +117,17 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     stdin = opts.get("stdin")
     if not (isinstance(stdin, str) and printed_names(stdin)):
         return found
-    tokens = plan_tokens(plan)
-    start = run_program(tokens)
-    if start < 0:
-        return found  # a value chooses the program: refused as such elsewhere
-    tokens = tokens[start:]
+    tokens = split_env_s(plan_tokens(plan))
+    for start in run_programs(tokens):  # an empty list: a value chooses it, refused elsewhere
+        problem = _stdin_code(tokens[start:])
+        if problem is not None:
+            found.append(problem)
+            break
+    return found
+
+
+def _stdin_code(tokens: list[Token]) -> Found | None:
+    """The problem of a placeholder in the stdin of ``tokens[0]``, if it reads code there."""
     name = program_name(tokens[0].text)
     stem = name.rstrip("0123456789.")
     what = None
@@ -123,12 +136,12 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
         what = "commands"
     elif (name in _STDIN_CODE or stem in _STDIN_CODE) and _reads_program_from_stdin(tokens):
         what = "program"
-    if what is not None:
-        found.append((f"a placeholder in the stdin of {tokens[0].text}, which reads its "
-                      f"{what} from stdin: a value would become code", ".stdin",
-                      "give the program as an argument (a script file or -c) and pass values "
-                      "as arguments after it"))
-    return found
+    if what is None:
+        return None
+    return (f"a placeholder in the stdin of {tokens[0].text}, which reads its {what} from "
+            "stdin: a value would become code", ".stdin",
+            "give the program as an argument (a script file or -c) and pass values as "
+            "arguments after it")
 
 
 def _sql_from_stdin(tokens: list[Token]) -> bool:
@@ -146,13 +159,25 @@ def _sql_from_stdin(tokens: list[Token]) -> bool:
 def _reads_program_from_stdin(tokens: list[Token]) -> bool:
     """No script operand and no -c/-e style flag: the interpreter reads its program from
     stdin (or is told to with '-' / -s)."""
-    for token in tokens[1:]:
-        text = token.text
+    shell = program_name(tokens[0].text) in _SHELL_NAMES
+    k = 1
+    while k < len(tokens):
+        token, text = tokens[k], tokens[k].text
+        k += 1
         if token.value:
             return False
         if text in ("-", "-s"):
             return True
-        if not text.startswith("-") or text.lstrip("-")[:1] in ("c", "e", "E", "m", "r", "p"):
+        if shell and text in ("-o", "+o", "-O", "+O"):
+            k += 1  # -o pipefail
+            continue
+        if not text.startswith("-"):
+            return False
+        if shell:
+            if not text.startswith("--") and "c" in text[1:]:
+                return False  # -c, -ec: the code is an argument (sh -e is errexit)
+            continue
+        if text.lstrip("-")[:1] in ("c", "e", "E", "m", "r", "p"):
             return False
     return True
 
@@ -217,6 +242,12 @@ def option_notes(config: HostConfig) -> list[Problem]:
                 plan = compile_argv(list(opts.get("argv") or ()), opts.get("allow_dash") or ())
             except Exception:  # reported as an error by the compile step
                 continue
+            if opts.get("allow_remote") is True:
+                notes.append(tool.backend.origin.problem(
+                    "note: allow_remote: true lets a value name another host's file "
+                    "('host:path' in scp, rsync or tar operands): the model chooses the host "
+                    "these programs connect to with your ssh keys", key=".allow_remote",
+                    hint="remove it unless the model must choose the host"))
             notes.extend(_nested_item_notes(plan, tool))
             notes.extend(_list_notes(plan, tool))
             for element, names in _option_elements(plan):

@@ -63,6 +63,11 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
                        "description": "Params whose values may start with '-' where the "
                                       "program could read them as options (refused by "
                                       "default unless a literal '--' comes before)."},
+        "allow_remote": {
+            "type": "boolean",
+            "description": "Let a value make an operand another host's ('host:path' for scp, "
+                           "rsync and tar): the model would choose the host they connect to "
+                           "with your ssh keys. Default false: such a call is refused."},
         "unsafe_code_placeholders": {
             "type": "boolean",
             "description": "Allow placeholders inside code an interpreter runs (sh -c, "

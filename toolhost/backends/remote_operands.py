@@ -1,41 +1,116 @@
-"""Archive names GNU tar reads as another host's: ``tar -cf host:x dir`` runs the remote
-shell (``--rsh-command``, rsh or ssh) to ``host`` and streams the archive there.
+"""Operands a program reads as another host's: ``tar -cf host:x dir``, ``scp f host:x``,
+``rsync -a f host:x`` (and ``rsync://host/m``, ``scp://host/x``) connect to ``host`` through
+ssh (or tar's remote shell) with the user's keys, and copy files there or from there.
 
-A value that makes tar's archive name remote lets the model choose a host the files go to
-(or come from), through the user's ssh keys. :func:`remote_archive` finds it after the
-argv is rendered; ``argv`` refuses the call. ``--force-local`` in the argv turns the rule
-off, as it does in tar.
+A value that makes such an operand remote lets the model choose a host the files go to (or
+come from). :func:`remote_operand` finds it after the argv is rendered, through wrappers
+(``timeout 5 scp ...``); ``argv`` refuses the call unless the tool sets ``allow_remote:
+true``. ``--force-local`` in a tar argv turns tar's rule off, as it does in tar. A ``:`` the
+config writes itself (``"backup:{{ path }}"``) keeps the host the config's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["remote_archive"]
+__all__ = ["REMOTE_PROGRAMS", "remote_operand"]
 
 _TARS = frozenset({"tar", "gtar"})
+# options of scp / rsync whose argument is the next argument (not an operand)
+_ARG_OPTIONS = {
+    "scp": frozenset({"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}),
+    "rsync": frozenset({
+        "-e", "-f", "-B", "-T", "-M", "--rsh", "--rsync-path", "--filter", "--exclude",
+        "--include", "--exclude-from", "--include-from", "--files-from", "--backup-dir",
+        "--suffix", "--chmod", "--temp-dir", "--compare-dest", "--copy-dest", "--link-dest",
+        "--log-file", "--log-file-format", "--partial-dir", "--password-file", "--port",
+        "--timeout", "--contimeout", "--bwlimit", "--max-size", "--min-size", "--max-delete",
+        "--out-format", "--chown", "--usermap", "--groupmap", "--address", "--sockopts",
+        "--iconv", "--info", "--debug", "--remote-option", "--block-size", "--modify-window",
+        "--compress-choice", "--zc", "--compress-level", "--zl", "--checksum-choice", "--cc",
+        "--skip-compress", "--outbuf", "--write-batch", "--only-write-batch",
+        "--read-batch", "--stop-after", "--stop-at", "--protocol", "--checksum-seed",
+        "--early-input", "--mkpath-mode"}),
+}
+_SHORT_ARG = {"scp": frozenset("cDFiJloPSX"), "rsync": frozenset("efBTM")}
+REMOTE_PROGRAMS = _TARS | frozenset(_ARG_OPTIONS)
 
 
 def _name(program: str) -> str:
-    return program.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    base = program.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return base[:-4] if base.endswith(".exe") else base
 
 
-def remote_archive(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str | None:
-    """The archive name a value made remote, or None. ``valued``: (index in ``out``, length
-    of the literal text before the value) of each argument a value is printed in."""
-    if _name(out[0]) not in _TARS or "--force-local" in out:
-        return None
-    starts = dict(valued)
-    for k, text in enumerate(out[1:], start=1):
-        for index, begin in _archive_names(out, k, text):
-            if index not in starts:
-                continue
-            name = out[index][begin:]
-            colon = name.find(":")
-            if colon >= 0 and "/" not in name[:colon] \
-                    and begin + colon >= starts[index]:
-                return name
+def remote_operand(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str | None:
+    """The operand a value made remote, or None. ``valued``: (index in ``out``, length of the
+    literal text before the value) of each argument a value is printed in."""
+    for start in _programs(out, valued):
+        remote = _remote(out, valued, start)
+        if remote is not None:
+            return remote
     return None
+
+
+def _remote(out: Sequence[str], valued: Sequence[tuple[int, int]], start: int) -> str | None:
+    """The operand a value made remote, for the program at ``out[start]``."""
+    name = _name(out[start])
+    starts = {index - start: begin for index, begin in valued if index >= start}
+    args = out[start:]
+    if name in _TARS:
+        if "--force-local" in args:
+            return None
+        places = [p for k, text in enumerate(args[1:], start=1)
+                  for p in _archive_names(args, k, text)]
+    else:
+        places = [(k, 0) for k in _operands(args, name)]
+    for index, begin in places:
+        if index not in starts:
+            continue
+        text = args[index][begin:]
+        colon = text.find(":")
+        if colon >= 0 and "/" not in text[:colon] and begin + colon >= starts[index]:
+            return text
+    return None
+
+
+def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> list[int]:
+    """The indexes the program that runs may be at (through wrappers) that name one of
+    ``REMOTE_PROGRAMS``."""
+    if not any(_name(text) in REMOTE_PROGRAMS for text in out):
+        return []  # the common case, without building tokens
+    from toolhost.backends.code_args import Token, run_programs
+
+    values = {index for index, _ in valued}
+    starts = run_programs([Token("", text, k in values) for k, text in enumerate(out)])
+    return [k for k in starts if _name(out[k]) in REMOTE_PROGRAMS]
+
+
+def _operands(args: Sequence[str], name: str) -> list[int]:
+    """The indexes of scp's or rsync's operands (past options and their arguments)."""
+    found: list[int] = []
+    k, options = 1, True
+    while k < len(args):
+        text = args[k]
+        if options and text == "--":
+            options = False
+        elif options and text.startswith("-") and text != "-":
+            if text in _ARG_OPTIONS[name] or _short_takes_next(text, _SHORT_ARG[name]):
+                k += 1  # the option's argument follows it
+        else:
+            found.append(k)
+        k += 1
+    return found
+
+
+def _short_takes_next(text: str, letters: frozenset[str]) -> bool:
+    """Whether a bundle of short options (``-avze``) ends in one whose argument is the
+    next argument (``-avzessh`` has it inside)."""
+    if text.startswith("--"):
+        return False
+    for at, letter in enumerate(text[1:], start=1):
+        if letter in letters:
+            return at == len(text) - 1
+    return False
 
 
 def _archive_names(out: Sequence[str], k: int, text: str) -> list[tuple[int, int]]:

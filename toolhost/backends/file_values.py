@@ -1,0 +1,139 @@
+"""Values that make an HTTP client send a file the config never named, or fetch one.
+
+curl reads ``@FILE`` in ``-d``/``--data*``/``--json``/``-H``/``-w``, ``name@FILE`` in
+``--data-urlencode``/``--url-query``, and ``name=@FILE`` / ``name=<FILE`` in ``-F``;
+HTTPie and xh read ``name@FILE``, ``name=@FILE``, ``name:=@FILE`` and ``Header:@FILE``
+items. ``[curl, -F, "doc={{ text }}", URL]`` with ``text: "@/home/me/.ssh/id_rsa"`` uploads
+the key: the value starts no argument, so the dash check never sees its ``@``.
+:func:`file_read` finds such an argument after the argv is rendered (through wrappers);
+``argv`` refuses the call. An ``@`` the config writes itself (``"doc=@{{ name }}"``) is the
+config's choice: the value then names the file, as any path param does. A URL whose scheme
+a value writes must be http or https (``curl "{{ url }}"`` with ``file:///etc/shadow``
+read the file; the config can pass ``--proto`` to say which it allows).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["CLIENTS", "file_read", "url_scheme"]
+
+_CURL_AT = frozenset({"-d", "--data", "--data-binary", "--data-ascii", "--json", "-H",
+                      "--header", "-w", "--write-out", "--proxy-header"})
+_CURL_NAME_AT = frozenset({"--data-urlencode", "--url-query"})
+_CURL_FORM = frozenset({"-F", "--form"})
+_HTTPIE = frozenset({"http", "https", "xh", "xhs", "httpie"})
+# curl options whose next argument is data or a name, never a URL
+_CURL_DATA_ARGS = _CURL_AT | _CURL_NAME_AT | _CURL_FORM | frozenset({
+    "-A", "--user-agent", "-e", "--referer", "-u", "--user", "-X", "--request", "-o",
+    "--output", "-b", "--cookie", "-c", "--cookie-jar", "-m", "--max-time", "-r", "--range",
+    "--connect-timeout", "-T", "--upload-file", "--form-string", "--data-raw"})
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
+CLIENTS = frozenset({"curl"}) | _HTTPIE
+
+
+def _name(program: str) -> str:
+    base = program.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return base[:-4] if base.endswith(".exe") else base
+
+
+def file_read(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str | None:
+    """The argument in which a value makes the client read a file, or None. ``valued``:
+    (index in ``out``, length of the literal text before the value)."""
+    if not any(_name(text) in CLIENTS for text in out):
+        return None  # the common case, without building tokens
+    from toolhost.backends.code_args import Token, run_programs
+
+    starts = dict(valued)
+    tokens = [Token("", text, k in starts) for k, text in enumerate(out)]
+    for at in run_programs(tokens):
+        name = _name(out[at])
+        if name not in CLIENTS:
+            continue
+        found = _curl(out, at, starts) if name == "curl" else _httpie(out, at, starts)
+        if found is not None:
+            return found
+    return None
+
+
+def url_scheme(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str | None:
+    """The URL a value gave a scheme other than http(s) for curl to use, or None."""
+    if not any(_name(text) == "curl" for text in out):
+        return None
+    from toolhost.backends.code_args import Token, run_programs
+
+    starts = dict(valued)
+    tokens = [Token("", text, k in starts) for k, text in enumerate(out)]
+    for at in run_programs(tokens):
+        found = _curl_scheme(out, at, starts) if _name(out[at]) == "curl" else None
+        if found is not None:
+            return found
+    return None
+
+
+def _curl(out: Sequence[str], at: int, starts: dict[int, int]) -> str | None:
+    return _curl_files(out, at, starts)
+
+
+def _curl_scheme(out: Sequence[str], at: int, starts: dict[int, int]) -> str | None:
+    """A URL whose scheme a value chose, other than http(s): ``file:///etc/passwd`` reads a
+    local file, ``scp://``/``sftp://`` connect with the user's ssh keys, ``gopher://`` and
+    ``dict://`` write raw bytes to any port. ``--proto`` in the argv is the config's rule."""
+    if any(text.startswith("--proto") for text in out[at + 1:]):
+        return None
+    for k in range(at + 1, len(out)):
+        if k not in starts or (out[k - 1] in _CURL_DATA_ARGS and k - 1 > at):
+            continue
+        text = out[k]
+        scheme, sep, _ = text.partition("://")
+        if sep and _SCHEME.fullmatch(scheme) and starts[k] <= len(scheme) + 2 \
+                and scheme.lower() not in ("http", "https"):
+            return text
+    return None
+
+
+def _curl_files(out: Sequence[str], at: int, starts: dict[int, int]) -> str | None:
+    for k in range(at + 1, len(out)):
+        text = out[k]
+        for option, sets in ((o, s) for s in (_CURL_AT, _CURL_NAME_AT, _CURL_FORM)
+                             for o in s):
+            if text == option and k + 1 < len(out) and k + 1 in starts:
+                arg, offset, index = out[k + 1], 0, k + 1
+            elif len(option) == 2 and text.startswith(option) and len(text) > 2 \
+                    and k in starts:
+                arg, offset, index = text[2:], 2, k  # -d@file glued
+            else:
+                continue
+            begin = max(0, starts[index] - offset)  # where the value starts in arg
+            reads = _reads(arg, sets)
+            if reads is not None and begin <= reads:
+                return arg
+    return None
+
+
+def _reads(arg: str, sets: frozenset[str]) -> int | None:
+    """The position of the character that makes curl read a file, or None."""
+    if sets is _CURL_AT:
+        return 0 if arg.startswith("@") else None
+    if sets is _CURL_NAME_AT:
+        at, eq = arg.find("@"), arg.find("=")
+        return at if at >= 0 and (eq < 0 or at < eq) else None
+    eq = arg.find("=")  # -F name=@file, name=<file
+    return eq + 1 if eq >= 0 and arg[eq + 1:eq + 2] in ("@", "<") else None
+
+
+def _httpie(out: Sequence[str], at: int, starts: dict[int, int]) -> str | None:
+    """HTTPie / xh request items: the first separator decides; those with '@' read a file."""
+    for k in range(at + 1, len(out)):
+        text = out[k]
+        if k not in starts or text.startswith("-"):
+            continue
+        first = min((p for p in (text.find(c) for c in ":=@") if p >= 0), default=-1)
+        if first < 0:
+            continue
+        rest = text[first:]
+        for sep in (":=@", "=@", ":@", "@"):
+            if rest.startswith(sep) and starts[k] <= first + len(sep) - 1:
+                return text
+    return None
