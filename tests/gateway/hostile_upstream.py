@@ -8,8 +8,9 @@
   (``HOSTILE_N`` tools, resources and prompts), ``cursor_loop`` (every page has a next
   one), ``hang_call``, ``deaf_call`` (at a tools/call, stops reading its stdin for good
   and never answers),
-  ``hang_resources`` (offers resources, never lists them), ``bad_result`` (tools/call
-  answers content no CallToolResult has), ``noise`` (a banner of
+  ``hang_resources`` (offers resources, never lists them), ``hang_read`` (lists a resource
+  ``x://r`` and a prompt ``p``, never answers resources/read or prompts/get),
+  ``bad_result`` (tools/call answers content no CallToolResult has), ``noise`` (a banner of
   ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``paged`` (tools/list
   answers one tool per page), ``embed_text``/``embed_blob``/``embed_mixed``/``link``/``meta``
   (tools/call answers an embedded resource of ``HOSTILE_N`` characters, a text block and
@@ -103,9 +104,9 @@ def answer(msg: dict[str, Any]) -> Any:
             "protocolVersion": msg["params"]["protocolVersion"],
             "capabilities": {
                 "tools": {},
-                **({"resources": {}} if MODES & {"hang_resources", "big_list", "bigdesc"}
-                   else {}),
-                **({"prompts": {}} if MODES & {"big_list", "bigdesc"} else {}),
+                **({"resources": {}} if MODES & {"hang_resources", "big_list", "bigdesc",
+                                                 "hang_read"} else {}),
+                **({"prompts": {}} if MODES & {"big_list", "bigdesc", "hang_read"} else {}),
             },
             "serverInfo": {"name": "hostile", "version": "1"},
         }
@@ -152,8 +153,15 @@ def answer(msg: dict[str, Any]) -> Any:
             result["structuredContent"] = {"v": [[]] * N}
         if "bad_result" in MODES:  # not a CallToolResult
             result = {"content": [{"type": "video", "data": "x"}], "isError": "yes"}
-    elif method == "resources/list" and "hang_resources" in MODES:
+    elif (method == "resources/list" and "hang_resources" in MODES) or (
+            method in ("resources/read", "prompts/get") and "hang_read" in MODES):
         return None
+    elif method == "resources/list" and "hang_read" in MODES:
+        result = {"resources": [{"uri": "x://r", "name": "r"}]}
+    elif method == "prompts/list" and "hang_read" in MODES:
+        result = {"prompts": [{"name": "p"}]}
+    elif method == "resources/templates/list" and "hang_read" in MODES:
+        result = {"resourceTemplates": []}
     elif method == "resources/list" and "bigdesc" in MODES:
         result = {"resources": [{"uri": "x://r", "name": "r", "description": "R" * N,
                                  "title": "T" * N}]}

@@ -44,3 +44,37 @@ async def test_a_cancelled_call_is_cancelled_upstream(tmp_path: Path) -> None:
                 while _said(log).count("notifications/cancelled") < round_:
                     await anyio.sleep(0.05)
     assert _said(log).count('"initialize"') == 1, _said(log)
+
+
+@pytest.mark.parametrize("what", ["resources/read", "prompts/get"])
+async def test_a_cancelled_read_or_prompt_get_is_cancelled_upstream(tmp_path: Path,
+                                                                    what: str) -> None:
+    """A resource read or a prompt get its client cancels: the upstream is told at once,
+    as of a tool call (before, the worker was abandoned until the request's timeout)."""
+    from toolhost.backends.base import CallContext
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+
+    log = tmp_path / "requests.log"
+    config = hostile_config(tmp_path, timeout="10m")
+    loaded = load_config(config, environ={**os.environ, "HOSTILE_MODE": "hang_read",
+                                          "HOSTILE_LOG": str(log)}, layers=False)
+    async with compile_tools(loaded) as compiled:
+        content = compiled.content["h"]
+        for round_ in (1, 2):  # the second on the same connection: a cancel keeps it
+            async with anyio.create_task_group() as tasks:
+                if what == "resources/read":
+                    found = content.find("x://r")
+                    assert found is not None
+                    resource, values = found
+                    tasks.start_soon(resource.read, "x://r", values, CallContext())
+                else:
+                    tasks.start_soon(content.prompts["p"].get, {}, CallContext())
+                with anyio.fail_after(20):  # (a bound on a broken test, not a measure)
+                    while _said(log).count(what) < round_:
+                        await anyio.sleep(0.05)
+                tasks.cancel_scope.cancel()
+            with anyio.fail_after(20):
+                while _said(log).count("notifications/cancelled") < round_:
+                    await anyio.sleep(0.05)
+    assert _said(log).count('"initialize"') == 1, _said(log)

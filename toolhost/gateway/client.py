@@ -156,14 +156,26 @@ class UpstreamConnection:
         return self._again_if_lost(call)
 
     def run(self, operation: Callable[[Any], Awaitable[T]], timeout: float | None = None,
-            what: str = "request") -> T:
+            what: str = "request", stop: CallStop | None = None) -> T:
         """``await operation(client)`` in the connection's thread (the upstream's resources
         and prompts use it), within ``timeout`` seconds (None: ``request_deadline``; a
         listing passes ``list_deadline``). UpstreamError when the connection is down, the
         upstream refuses or does not answer in time (a broken connection is dropped: the
-        next use reconnects); ``what`` names the operation in that error."""
-        return cast("T", self._again_if_lost(lambda portal: portal.call(
-            self._run, operation, timeout or self.request_deadline, what)))
+        next use reconnects); ``what`` names the operation in that error. ``stop``: cancels
+        it from another thread, as ``call_tool``'s (a resource read, a prompt get: the
+        upstream is sent ``notifications/cancelled``); this thread then gets
+        ``CallCancelled``."""
+        def use(portal: anyio.from_thread.BlockingPortal) -> T:
+            future = portal.start_task_soon(self._run, operation,
+                                            timeout or self.request_deadline, what)
+            if stop is not None:
+                stop.bind(future)
+            try:
+                return cast("T", future.result())
+            except concurrent.futures.CancelledError:
+                raise CallCancelled(f"the {what} was cancelled") from None
+
+        return self._again_if_lost(use)
 
     def _again_if_lost(self, use: Callable[[anyio.from_thread.BlockingPortal], T]) -> T:
         """``use(portal)``; a broken connection is dropped (the next use reconnects), and a

@@ -28,6 +28,7 @@ from toolhost.compile.content_kinds import Prompt, PromptError, Resource, Resour
 from toolhost.compile.resource_uri import normalize
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TITLE, bound_entry
+from toolhost.gateway.call_stop import CallStop
 from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError
 from toolhost.gateway.content_cut import cut_contents, cut_messages
 
@@ -126,8 +127,16 @@ def _every(method: str, key: str, server: str) -> Any:
 
 
 async def _ask(connection: UpstreamConnection, operation: Any) -> Any:
-    """Run an operation on the upstream without blocking the event loop."""
-    return await anyio.to_thread.run_sync(connection.run, operation, abandon_on_cancel=True)
+    """Run an operation on the upstream without blocking the event loop. Cancelled (its
+    client cancelled the read or the prompt get), it is cancelled upstream too: abandoned,
+    the upstream went on with it until its timeout, told nothing."""
+    stop = CallStop()
+    try:
+        return await anyio.to_thread.run_sync(lambda: connection.run(operation, stop=stop),
+                                              abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        stop.cancel()
+        raise
 
 
 async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]]:
