@@ -43,6 +43,7 @@ from toolhost.serve.base import (
 )
 from toolhost.serve.budget import Budget
 from toolhost.serve.headers import request_version
+from toolhost.serve.stdio_reader import LineReader
 from toolhost.stdout_guard import claim_stdout  # moved there; kept importable from here
 
 __all__ = ["LineWriter", "StdioServer", "claim_stdout"]
@@ -117,6 +118,7 @@ class StdioServer:
         self._grace = grace
         self._idle = anyio.Event()
         self._reader = reader
+        self._lines = LineReader(reader)  # (a daemon thread: a blocked read never holds exit)
         self._writer = LineWriter(writer)
         self._lock = anyio.Lock()
         # ids of requests running (cancellation, duplicates), and how many requests are still
@@ -156,8 +158,7 @@ class StdioServer:
         async with anyio.create_task_group() as tg:
             while True:
                 # The newline may be the (limit + 1)th byte of a line of exactly `limit`.
-                line = await anyio.to_thread.run_sync(
-                    self._reader.readline, limit + 1, abandon_on_cancel=True)
+                line = await self._lines.readline(limit + 1)
                 if not line:
                     break
                 if len(line) > limit and not line.endswith(b"\n"):
@@ -185,8 +186,7 @@ class StdioServer:
         """Read and drop the rest of an over-long line, in bounded chunks; its size."""
         skipped = 0
         while True:
-            chunk = await anyio.to_thread.run_sync(
-                self._reader.readline, 1024 * 1024, abandon_on_cancel=True)
+            chunk = await self._lines.readline(1024 * 1024)
             skipped += len(chunk)
             if not chunk or chunk.endswith(b"\n"):
                 return skipped
