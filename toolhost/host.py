@@ -127,7 +127,10 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
         rules_dir = os.path.abspath(base) if base is not None else None
         policy = compile_policy(config.permissions, tool_names=tool_names, cwd=rules_dir,
                                 files=config.files,
-                                reading_dirs=reading_dirs(config, rules_dir=rules_dir))
+                                reading_dirs=reading_dirs(config, rules_dir=rules_dir),
+                                defaults={t.wire_name: t.defaults
+                                          for tools in compiled.servers.values()
+                                          for t in tools if t.defaults})
     except BaseException:
         import contextlib
 

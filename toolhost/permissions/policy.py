@@ -44,7 +44,8 @@ class CompiledPolicy:
     def __init__(self, rules: Iterable[CompiledRule], *, default: str = "ask",
                  tool_names: Iterable[str] = (), cwd: str | None = None,
                  files: Iterable[str] = (),
-                 reading_dirs: Mapping[str, str | None] | None = None) -> None:
+                 reading_dirs: Mapping[str, str | None] | None = None,
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         by_effect = {e: [r for r in rules if r.effect == e] for e in EFFECT_ORDER}
         self.rules: tuple[CompiledRule, ...] = tuple(r for e in EFFECT_ORDER for r in by_effect[e])
         self.default = default
@@ -53,6 +54,11 @@ class CompiledPolicy:
         # is never allowed (round 16), as toolhost.yaml and its local and user layers
         self.files = frozenset(os.path.realpath(f).lower() for f in files)
         self.tool_names: tuple[str, ...] = tuple(tool_names)
+        # the top-level defaults a tool fills in for an argument the call leaves out, by wire
+        # name: the rules judge the arguments the tool will run with (a deny on `limit >= 10`
+        # meets a call that leaves out a `limit` defaulting to 20)
+        self.defaults: dict[str, Mapping[str, Any]] = {
+            name: given for name, given in (defaults or {}).items() if given}
         self._exact: dict[str, list[int]] = {}
         self._server: dict[str, list[int]] = {}
         self._glob: list[int] = []
@@ -130,6 +136,10 @@ class CompiledPolicy:
             # the wire refuses such a call; a caller in Python gets a deny, never a traceback
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
                             f"({type(tool_input).__name__}), so no rule can judge it: denied.")
+        filled = self.defaults.get(tool_name) if self.defaults else None
+        if filled is not None and any(k not in tool_input for k in filled):
+            tool_input = {**{k: v for k, v in filled.items() if k not in tool_input},
+                          **tool_input}
         if tool_name in SERVER_READS and (self._server or self._glob) and (
                 wide := server_wide(self.rules, tool_input)) is not None:
             return server_read(wide, self._stricter_rule(tool_name, tool_input)
@@ -271,7 +281,8 @@ class CompiledPolicy:
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
                    cwd: str | None = None, files: Iterable[str] = (),
-                   reading_dirs: Mapping[str, str | None] | None = None) -> CompiledPolicy:
+                   reading_dirs: Mapping[str, str | None] | None = None,
+                   defaults: Mapping[str, Mapping[str, Any]] | None = None) -> CompiledPolicy:
     """Compile every rule once. Raises ConfigError listing every rule that does not parse.
 
     ``tool_names`` are the declared wire names (``mcp__server__tool``), used by
@@ -282,7 +293,9 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
     ``reading_dirs``: where tools read a relative path argument, by wire name or
     ``mcp__server__`` prefix (None: unknown, as for an HTTP tool); for a tool reading
     elsewhere than ``cwd``, a ``path_under``/``path_glob`` condition cannot judge a relative
-    (or ``~``) value: every deny or ask meets it, no allow proves it.
+    (or ``~``) value: every deny or ask meets it, no allow proves it. ``defaults``: each
+    tool's top-level defaults by wire name (``CompiledTool.defaults``), filled in for the
+    arguments a call leaves out before the rules judge it, as the tool fills them to run.
     """
     base = os.path.abspath(cwd or os.getcwd())
     compiled: list[CompiledRule] = []
@@ -300,4 +313,4 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
     if problems:
         raise ConfigError(problems)
     return CompiledPolicy(compiled, default=config.default, tool_names=tool_names, cwd=base,
-                          files=files, reading_dirs=reading_dirs)
+                          files=files, reading_dirs=reading_dirs, defaults=defaults)

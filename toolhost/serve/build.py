@@ -132,7 +132,9 @@ def _assemble(host: Any, requested: Sequence[str], every: bool) -> ServeBuild:
         note = unanswered_note(host.config, "serve", nobody=True)
         if note is not None:  # once, at start, as the gate does for other askers
             logging.getLogger("toolhost.permissions").warning("%s", note)
-    gate = PermissionGate.from_config(host.config, interactive=False, asker=asker)
+    # the host's policy: it knows each tool's defaults (judged as the tool fills them in)
+    gate = PermissionGate.from_config(host.config, interactive=False, asker=asker,
+                                      policy=host.policy)
     compiled = host.compiled.content if host.compiled is not None else {}
     content = merge_content({name: compiled[name] for name in selected if name in compiled})
     return ServeBuild(host, gate, selected, tools, wire_names, content)

@@ -1,0 +1,63 @@
+"""The rules judge the arguments a tool will run with: a top-level default the tool fills in
+for an argument the call leaves out is filled in before the rules (a deny on ``limit >= 10``
+met a call leaving out a ``limit`` defaulting to 20 only when the model wrote it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from toolhost.host import load_host
+
+CONFIG = """\
+toolhost: 1
+servers:
+  t:
+    tools:
+      search:
+        command: [echo, "{{ query }}", "{{ limit }}"]
+        params:
+          query: {type: string}
+          limit: {type: integer, default: 20}
+          where: {type: string, default: "/etc"}
+permissions:
+  default: allow
+  deny:
+    - tool: mcp__t__search
+      when: {limit: {min: 10}}
+  ask:
+    - tool: mcp__t__search
+      when: {where: {path_under: /etc}}
+"""
+
+
+@pytest.mark.parametrize(("arguments", "behavior"), [
+    ({"query": "x"}, "deny"),  # limit 20 by default: the deny meets it
+    ({"query": "x", "limit": 5}, "ask"),  # where /etc by default: the ask meets it
+    ({"query": "x", "limit": 5, "where": "/srv"}, "allow"),
+    ({"query": "x", "limit": 50, "where": "/srv"}, "deny"),
+])
+def test_a_left_out_argument_is_judged_at_its_default(tmp_path: Path,
+                                                      arguments: dict[str, object],
+                                                      behavior: str) -> None:
+    (tmp_path / "th.yaml").write_text(CONFIG)
+    host = load_host(tmp_path / "th.yaml")
+    try:
+        assert host.policy.decide("mcp__t__search", arguments).behavior == behavior
+        assert host.policy.decide("mcp__t__other", {}).behavior == "allow"  # no defaults
+    finally:
+        anyio.run(host.aclose)
+
+
+def test_serve_judges_a_left_out_argument_at_its_default(tmp_path: Path) -> None:
+    from toolhost.serve.build import build_serve
+
+    (tmp_path / "th.yaml").write_text(CONFIG)
+    build = build_serve(tmp_path / "th.yaml")
+    try:
+        decided = anyio.run(build.gate.check, "mcp__t__search", {"query": "x"})
+        assert decided.behavior == "deny"
+    finally:
+        anyio.run(build.host.aclose)
