@@ -61,3 +61,24 @@ def test_serve_judges_a_left_out_argument_at_its_default(tmp_path: Path) -> None
         assert decided.behavior == "deny"
     finally:
         anyio.run(build.host.aclose)
+
+
+def test_a_tool_list_swapped_later_brings_its_own_defaults(tmp_path: Path) -> None:
+    # (an imported server's list changes when its upstream announces one: set_tools)
+    import dataclasses
+
+    (tmp_path / "th.yaml").write_text(CONFIG)
+    host = load_host(tmp_path / "th.yaml")
+    try:
+        decide = host.policy.decide
+        assert decide("mcp__t__search", {"query": "x"}).behavior == "deny"
+        server = host.servers["t"]
+        tool = server.tools[0]
+        server.set_tools([dataclasses.replace(tool, defaults={"limit": 5, "where": "/srv"})])
+        assert decide("mcp__t__search", {"query": "x"}).behavior == "allow"
+        server.set_tools([dataclasses.replace(tool, defaults={"limit": 5})])
+        assert decide("mcp__t__search", {"query": "x"}).behavior == "allow"  # where unset
+        server.set_tools([dataclasses.replace(tool, defaults={"limit": 99})])
+        assert decide("mcp__t__search", {"query": "x"}).behavior == "deny"
+    finally:
+        anyio.run(host.aclose)
