@@ -230,8 +230,8 @@ def read_case_file(path: str, *, need_config: bool = True) -> CaseFile:
     except RecursionError:
         out.problems.append(Problem("the file nests too deeply to read", path))
         return out
-    if doc is None:
-        return out
+    if doc is None or doc.partial:  # after a stop (an alias bomb) the stop is the problem:
+        return out  # the keys read so far are not the file's, so no "unknown"/"missing" line
     if not isinstance(doc.data, Mapping):
         out.problems.append(Problem("a case file is a mapping with config and cases", path, 1, 1))
         return out
