@@ -103,3 +103,17 @@ def test_a_stop_while_reading_is_the_only_problem(tmp_path: Path, text: Any, sto
     assert main(["permissions", "test", str(path)]) == 1
     err = capsys.readouterr().err
     assert stop in err and "unknown key" not in err and "got nothing" not in err
+
+
+@pytest.mark.parametrize("config", ["config:", "config: ~", "config: null"])
+def test_an_empty_config_is_a_problem_not_a_pass(tmp_path: Path, config: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """hostile18: ``config:`` left empty ran no case and the file passed (exit 0)."""
+    path = tmp_path / "t.yaml"
+    path.write_text(config + "\ncases:\n  - {tool: Read, input: {file_path: a}, expect: deny}\n")
+    (problem,) = read_case_file(str(path)).problems
+    assert (problem.line, problem.key_path) == (1, "config") and "got nothing" in problem.message
+    assert main(["permissions", "test", str(path)]) == 1
+    assert "1 file(s) with problems" in capsys.readouterr().out
+    (tmp_path / "c.yaml").write_text("toolhost: 1\npermissions: {default: deny}\n")
+    assert main(["permissions", "test", "--config", str(tmp_path / "c.yaml"), str(path)]) == 0
