@@ -55,6 +55,18 @@ CASES = {
     "plugins a string": ("toolhost: 1\nplugins: toolhost-files\n",
                          (2, "expected a list of plugin names, got the string 'toolhost-files'",
                           "write it as a list: plugins: [toolhost-files]")),
+    # hostile18: a key past YAML's 1,024 characters was told to quote a value holding ': '
+    **{f"long-key-{kind}": (text.replace("K", "k" * 1100),
+                            (line, problem, "a mapping key of 1,100 characters: YAML reads a "
+                             "key of at most 1,024 on one line; shorten it"))
+       for kind, text, line, problem in [
+           ("block", "toolhost: 1\nservers:\n  K: {}\n", 3, "mapping values are not allowed"),
+           ("flow", "toolhost: 1\nservers: {K: {}}\n", 2, "did not find expected ','"),
+           ("item", "toolhost: 1\nservers:\n  - K: 1\n", 3, "mapping values are not allowed")]},
+    # a long value holding ': ' keeps the quoting hint
+    "long-colon": ("toolhost: 1\nservers:\n  s:\n    description: " + "d" * 1500 + ": x\n",
+                   (4, "mapping values are not allowed",
+                    "quote a value that contains ': ', as in description: \"Note: this\"")),
 }
 
 YAML_HABIT = ("this line is written as YAML: TOML writes key = value, [servers.NAME] tables "

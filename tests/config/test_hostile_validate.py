@@ -4,6 +4,7 @@ and memory, is tests/config/test_hostile_files.py.)"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ CASES: dict[str, tuple[str, str]] = {
     "huge-key.toml": ("toolhost = 1\n" + "k" * 2_000_000 + " = 1\n",
                       ":2:1: " + "k" * 300 + "…1,999,700 more characters: unknown key"),
     "explicit-key.yaml": (HEAD + "? " + "k" * 5000 + "\n: 1\n", ":2:3: kkk"),
-    "rule.yaml": (HEAD + "permissions:\n  allow: ['Bash(" + "(" * 50_000 + "']\n",
+    "rule.yaml": (HEAD + "permissions:\n  allow: ['Bash(" + "(" * 4_000 + "']\n",
                   ":3:11: permissions.allow[0]: permission rule 'Bash((("),
     "params.yaml": (HEAD + TOOL + "        params:\n"
                     + "".join(f"          p{i}: string\n" for i in range(20_000)),
@@ -216,6 +217,30 @@ def test_toml_table_headers_count_as_five_values_each(
     assert main(["validate", "--no-layers", str(path)]) == 1
     assert capsys.readouterr().err.startswith(
         f"{path}:168:1: more than 1,000 values (scalars, keys, lists, tables) in one file")
+
+
+@pytest.mark.parametrize(("rule", "where"), [
+    ("'Read(/X/**)'", ":4:7: permissions.allow[0]:"),
+    ("'Bash(X *)'", ":4:7: permissions.allow[0]:"),
+    ("{tool: 'mcp__X'}", ":4:8: permissions.allow[0].tool:"),
+    ("{tool: Bash, expr: 'X'}", ":4:: permissions.allow[0].expr:")])
+def test_a_rule_past_its_length_is_one_located_line(
+        rule: str, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """hostile18: one 1 MB Read rule held validate 13 s (its glob compiles char by char)."""
+    path = tmp_path / "rules.yaml"
+    path.write_text(HEAD + "permissions:\n  allow:\n    - " + rule.replace("X", "a" * 200)
+                    + "\n")
+    monkeypatch.setenv("TOOLHOST_MAX_RULE_CHARS", "100")
+    assert main(["validate", "--no-layers", str(path)]) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    shown = re.sub(r":4:[0-9]+:", ":4::", line, count=1) if where.startswith(":4::") else line
+    assert shown.startswith(f"{path}{where} a permission rule of ") and \
+        line.endswith("characters; the limit is 100 (raise TOOLHOST_MAX_RULE_CHARS if this is "
+                      "meant)"), line
+    monkeypatch.setenv("TOOLHOST_MAX_RULE_CHARS", "300")
+    assert main(["validate", "--no-layers", str(path)]) in (0, 1)
+    assert "TOOLHOST_MAX_RULE_CHARS" not in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("suffix", ["yaml", "toml"])

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,3 +75,45 @@ def test_cases_that_are_no_list_of_cases_say_what_they_are(tmp_path: Path, cases
     path.write_text(f"config: c.yaml\ncases: {cases}\n")
     (problem,) = read_case_file(str(path)).problems
     assert problem.message == f"expected a non-empty list of cases, {got}"
+
+
+def _bomb() -> str:
+    lines = ["a: &a {x: 1, y: 1, z: 1, w: 1, v: 1, u: 1, t: 1, s: 1, r: 1, q: 1}"]
+    for i in range(1, 9):
+        lines.append(f"l{i}: &l{i} [" + ", ".join([f"*{'a' if i == 1 else f'l{i - 1}'}"] * 10)
+                     + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _deep() -> str:  # each anchor one list deeper than the last: 101 levels through aliases
+    return "d0: &d0 [1]\n" + "".join(f"d{i}: &d{i} [*d{i - 1}]\n" for i in range(1, 102))
+
+
+@pytest.mark.parametrize(("text", "stop"), [(_bomb, "an alias bomb?"),
+                                            (_deep, "deep (through aliases)")])
+def test_a_stop_while_reading_is_the_only_problem(tmp_path: Path, text: Any, stop: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """hostile18: after a stop the data read so far is not the file's: its anchors' keys were
+    listed as "unknown key" lines and the cases after it as "got nothing"."""
+    path = tmp_path / "t.yaml"
+    path.write_text("config: c.yaml\n" + text() + "cases:\n"
+                    "  - {tool: Read, input: {file_path: a}, expect: allow}\n")
+    (problem,) = read_case_file(str(path)).problems
+    assert stop in problem.message and problem.line > 1
+    assert main(["permissions", "test", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert stop in err and "unknown key" not in err and "got nothing" not in err
+
+
+@pytest.mark.parametrize("config", ["config:", "config: ~", "config: null"])
+def test_an_empty_config_is_a_problem_not_a_pass(tmp_path: Path, config: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """hostile18: ``config:`` left empty ran no case and the file passed (exit 0)."""
+    path = tmp_path / "t.yaml"
+    path.write_text(config + "\ncases:\n  - {tool: Read, input: {file_path: a}, expect: deny}\n")
+    (problem,) = read_case_file(str(path)).problems
+    assert (problem.line, problem.key_path) == (1, "config") and "got nothing" in problem.message
+    assert main(["permissions", "test", str(path)]) == 1
+    assert "1 file(s) with problems" in capsys.readouterr().out
+    (tmp_path / "c.yaml").write_text("toolhost: 1\npermissions: {default: deny}\n")
+    assert main(["permissions", "test", "--config", str(tmp_path / "c.yaml"), str(path)]) == 0

@@ -26,6 +26,7 @@ def test_a_long_rule_looks_up_only_the_lengths_rules_have(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(lint_index, "defaultdict", _Counting)
+    monkeypatch.setenv("TOOLHOST_MAX_RULE_CHARS", "300000")  # (4,096 by default)
     looked.clear()
     path = tmp_path / "rule.yaml"
     path.write_text("toolhost: 1\npermissions:\n  allow: [mcp__a__b*, " + "x" * 200_000

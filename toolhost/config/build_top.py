@@ -72,12 +72,23 @@ def build_permissions(check: Checker, value: Any) -> PermissionsConfig:
     )
 
 
+def _too_long(check: Checker, path: tuple[Any, ...], text: str) -> bool:
+    """A rule past ``LIMITS.rule_chars`` is a problem (its compile would hold the load)."""
+    if len(text) <= LIMITS.rule_chars:
+        return False
+    check.problem(path, f"a permission rule of {len(text):,} characters; the limit is "
+                  f"{LIMITS.rule_chars:,}", "raise TOOLHOST_MAX_RULE_CHARS if this is meant")
+    return True
+
+
 def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> RuleConfig | None:
     mark = check.mark(path)
     origin = mark.origin(path)
     if isinstance(item, str):
         if not item.strip():
             check.problem(path, "empty rule pattern")
+            return None
+        if _too_long(check, path, item):
             return None
         _interpolated_path(check, path, item)
         return RuleConfig(effect=effect, tool=item, origin=origin,  # type: ignore[arg-type]
@@ -103,10 +114,12 @@ def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> Rule
             callers = data["callers"]
         except ValueError as exc:
             check.problem((*path, "callers"), str(exc))
-    if tool is None:
+    if tool is None or _too_long(check, (*path, "tool"), tool):
         return None
     _interpolated_path(check, (*path, "tool"), tool)
     expr, message = check.string(data, path, "expr"), check.string(data, path, "message")
+    if expr is not None and _too_long(check, (*path, "expr"), expr):
+        return None
     if len(check.problems) > refused:
         # a part refused (callers, when, expr, an unknown key): the rule is not kept as if it
         # had no condition, or lint would report the rules after it as shadowed (P16-10)

@@ -14,6 +14,7 @@ values (scalars, keys, lists)  500,000      ``TOOLHOST_MAX_CONFIG_VALUES`` (per 
 files in one ``extends`` chain 50           ``TOOLHOST_MAX_EXTENDS_CHAIN`` (at most 200)
 tools declared in one config   10,000       ``TOOLHOST_MAX_TOOLS``
 permission rules of a config   10,000       ``TOOLHOST_MAX_RULES``
+characters of one rule         4,096        ``TOOLHOST_MAX_RULE_CHARS``
 OpenAPI operations imported   2,000        ``TOOLHOST_MAX_OPENAPI_OPERATIONS``
 OpenAPI values checked (*)     5,000        ``TOOLHOST_MAX_OPENAPI_CHECK_VALUES``
 template tags of one load      50,000       ``TOOLHOST_MAX_TEMPLATE_TAGS``
@@ -133,6 +134,12 @@ class Limits:
         # permission rules of one config, extends and layers included (~0.4 ms each to
         # compile and review: 100,000 kept validate busy past 30 s)
         return _env_int("TOOLHOST_MAX_RULES", 10_000)
+
+    @property
+    def rule_chars(self) -> int:
+        # characters of one permission rule (or its expr): its globs compile in Python, char
+        # by char (one of 1,000,000 held validate 13 s); honest rules are a line or two
+        return _env_int("TOOLHOST_MAX_RULE_CHARS", 4_096)
 
     @property
     def openapi_operations(self) -> int:

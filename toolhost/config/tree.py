@@ -51,6 +51,9 @@ class Doc:
     # settings a file of another layer overrode (merge.WATCHED): path -> (the earlier value
     # and its mark, the value that won and its mark), each a note of ``validate``
     overridden: list[tuple[Path, Any, Mark, Any, Mark]] = field(default_factory=list)
+    # the reader stopped part-way (an alias bomb, nesting through aliases): ``data`` lacks
+    # what came after the stop, so a reader of its keys must not call them missing or unknown
+    partial: bool = False
 
 
 def format_path(path: Path) -> str:

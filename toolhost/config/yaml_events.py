@@ -532,6 +532,7 @@ def _build(builder: _Builder, doc: Doc) -> tuple[Doc, int, int]:
     except ComposerError:
         builder.drain()
         raise
+    doc.partial = builder.stopped
     if type(second) is StreamEndEvent:
         return doc, 1, 0
     root = nxt()

@@ -66,6 +66,14 @@ def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
         return "indent with spaces: YAML does not allow tabs"
     if "invalid Unicode character escape" in problem and mark is not None:
         return surrogate_hint(text, mark.line + 1)
+    if mark is not None and text[mark.index:mark.index + 1] == ":":
+        # YAML allows an implicit key of at most 1,024 characters; libyaml reports a longer
+        # one as a misplaced ':' (or a missing ',' in a flow mapping)
+        before = text[text.rfind("\n", 0, mark.index) + 1:mark.index]
+        key = _KEY_START.split(before)[-1]
+        if len(key) > 1024 and ": " not in key:  # (else a value holding ": ", below)
+            return (f"a mapping key of {len(key):,} characters: YAML reads a key of at most "
+                    "1,024 on one line; shorten it")
     if "mapping values are not allowed" in problem:
         return "quote a value that contains ': ', as in description: \"Note: this\""
     if problem.startswith("did not find expected key") and start is not None and mark is not None:
@@ -74,6 +82,7 @@ def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
     return ""
 
 
+_KEY_START = re.compile(r"^\s*(?:-\s+)*|[{,\[]\s*")
 _LINE_BREAKS = re.compile("[\x85\u2028\u2029]")
 _BREAK_NAMES = {"\x85": "U+0085 (NEL)", "\u2028": "U+2028 (LINE SEPARATOR)",
                 "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}

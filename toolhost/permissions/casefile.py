@@ -230,8 +230,8 @@ def read_case_file(path: str, *, need_config: bool = True) -> CaseFile:
     except RecursionError:
         out.problems.append(Problem("the file nests too deeply to read", path))
         return out
-    if doc is None:
-        return out
+    if doc is None or doc.partial:  # after a stop (an alias bomb) the stop is the problem:
+        return out  # the keys read so far are not the file's, so no "unknown"/"missing" line
     if not isinstance(doc.data, Mapping):
         out.problems.append(Problem("a case file is a mapping with config and cases", path, 1, 1))
         return out
@@ -247,6 +247,9 @@ def read_case_file(path: str, *, need_config: bool = True) -> CaseFile:
     if "config" not in doc.data and need_config:
         out.problems.append(Problem("missing 'config': the config file these cases test", path,
                                     1, 1, hint="or pass --config"))
+    elif doc.data.get("config") is None and need_config:  # `config:` left empty: no case would
+        reader.problem(("config",), "expected the path of the config file these cases test, "
+                       "got nothing", hint="or pass --config")  # run, and the file passed
     cases = doc.data.get("cases")
     if not isinstance(cases, list) or not cases:
         reader.problem(("cases",) if "cases" in doc.data else (),
