@@ -14,7 +14,7 @@ the permission rules against the declared tool names.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,36 +31,24 @@ if TYPE_CHECKING:
 __all__ = ["Host", "load_host"]
 
 
-class ToolDefaults(Mapping[str, Mapping[str, Any]]):
-    """Each served tool's top-level defaults by wire name, as the servers' tool lists are
-    now: the policy fills them in before judging a call, and an imported server's list
-    changes when its upstream announces a new one. Rebuilt only when a list was swapped."""
+def tool_defaults(servers: Mapping[str, McpServer]) -> dict[str, Mapping[str, Any]]:
+    """Each served tool's top-level defaults by wire name (the policy fills them in before it
+    judges a call), kept in step with the servers' tool lists: an imported server's list
+    changes when its upstream announces a new one (``McpServer.set_tools``). A plain dict,
+    updated in place: a decision pays one lookup."""
+    by_name: dict[str, Mapping[str, Any]] = {}
 
-    def __init__(self, servers: Mapping[str, McpServer]) -> None:
-        self._servers = servers
-        self._seen: tuple[tuple[CompiledTool, ...], ...] = ()
-        self._by_name: dict[str, Mapping[str, Any]] = {}
+    def update() -> None:
+        now = {t.wire_name: t.defaults for server in servers.values()
+               for t in server.tools if t.defaults}
+        by_name.update(now)  # (a reader between the two steps sees old or new, never none)
+        for gone in [name for name in by_name if name not in now]:
+            by_name.pop(gone, None)
 
-    def _now(self) -> dict[str, Mapping[str, Any]]:
-        lists = tuple(server.tools for server in self._servers.values())
-        if len(lists) != len(self._seen) or any(
-                a is not b for a, b in zip(lists, self._seen, strict=True)):
-            self._by_name = {t.wire_name: t.defaults for tools in lists for t in tools
-                             if t.defaults}
-            self._seen = lists
-        return self._by_name
-
-    def get(self, name: str, default: Any = None) -> Any:  # (no KeyError per decision)
-        return self._now().get(name, default)
-
-    def __getitem__(self, name: str) -> Mapping[str, Any]:
-        return self._now()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._now())
-
-    def __len__(self) -> int:
-        return len(self._now())
+    update()
+    for server in servers.values():
+        server.on_set_tools.append(update)
+    return by_name
 
 
 @dataclass
@@ -160,7 +148,7 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
         policy = compile_policy(config.permissions, tool_names=tool_names, cwd=rules_dir,
                                 files=config.files,
                                 reading_dirs=reading_dirs(config, rules_dir=rules_dir),
-                                defaults=ToolDefaults(servers))
+                                defaults=tool_defaults(servers))
     except BaseException:
         import contextlib
 

@@ -65,6 +65,9 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         self._modern_list_extra = {"resultType": "complete", "ttlMs": 0,
                                    "cacheScope": "private", "_meta": self._modern_meta}
         self._tools = ToolSet(tools, page_size, self._modern_list_extra)
+        # called after each ``set_tools`` (the host keeps its policy's view of the tools'
+        # defaults in step: an imported server's list changes while it serves)
+        self.on_set_tools: list[Callable[[], None]] = []
         # In-flight tools/call cancel scopes (or the transport's cancels) by (peer, JSON-RPC
         # id), for notifications/cancelled.
         self._inflight: dict[tuple[Hashable, Any], Cancel] = {}
@@ -123,6 +126,8 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         new = ToolSet(tools, self.page_size, self._modern_list_extra)
         changed = new.descriptors != self._tools.descriptors
         self._tools = new
+        for hook in self.on_set_tools:
+            hook()
         return changed
 
     @property

@@ -57,7 +57,7 @@ class CompiledPolicy:
         # the top-level defaults a tool fills in for an argument the call leaves out, by wire
         # name: the rules judge the arguments the tool will run with (a deny on `limit >= 10`
         # meets a call that leaves out a `limit` defaulting to 20)
-        # (a live view: an imported server's tool list changes; Host's ToolDefaults)
+        # (kept in step by the host as an imported server's tool list changes)
         self.defaults: Mapping[str, Mapping[str, Any]] = defaults if defaults is not None else {}
         self._exact: dict[str, list[int]] = {}
         self._server: dict[str, list[int]] = {}
@@ -137,7 +137,7 @@ class CompiledPolicy:
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
                             f"({type(tool_input).__name__}), so no rule can judge it: denied.")
         filled = self.defaults.get(tool_name)
-        if filled and any(k not in tool_input for k in filled):
+        if filled is not None and not filled.keys() <= tool_input.keys():
             tool_input = {**{k: v for k, v in filled.items() if k not in tool_input},
                           **tool_input}
         if tool_name in SERVER_READS and (self._server or self._glob) and (
