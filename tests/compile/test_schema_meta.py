@@ -102,3 +102,14 @@ def test_a_short_wrong_type_list_keeps_jsonschemas_words() -> None:
     assert schema_problems(schema) == [
         "inputSchema is not a valid JSON Schema at properties/x/type: "
         + _whole(schema["properties"]["x"])[1]]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"p": {"type": "string", "pattern": "a" * 20_000}}},
+    {"type": "object", "patternProperties": {"a" * 20_000: {"type": "string"}}},
+])
+def test_a_pattern_past_the_limit_is_said_before_it_is_compiled(schema: dict[str, Any]) -> None:
+    # (hostile18's H18-5: jsonschema compiled a 1 MB pattern with `re` first: seconds)
+    found = schema_meta.metaschema_problem(schema)
+    assert found is not None
+    assert "regular expression too long (20,000 characters" in found[1]

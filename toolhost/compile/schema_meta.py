@@ -17,6 +17,7 @@ from typing import Any
 
 from toolhost.compile.metacheck import proven_valid
 from toolhost.excerpt import cut
+from toolhost.regex import MAX_PATTERN_CHARS, problem
 
 __all__ = ["metaschema_problem"]
 
@@ -99,12 +100,28 @@ def _check_local(node: Any) -> tuple[str, str] | None:
         key = None
     if key is not None and key in _CHECKED:
         return _CHECKED[key]
+    too_long = _long_pattern(node)
+    if too_long is not None:  # said before jsonschema compiles it with re (1 MB: seconds)
+        return too_long
     found = None if proven_valid(node) else _jsonschema_says(node)
     if key is not None:
         if len(_CHECKED) >= _CHECKED_LIMIT:
             _CHECKED.clear()
         _CHECKED[key] = found
     return found
+
+
+def _long_pattern(node: Any) -> tuple[str, str] | None:
+    if not isinstance(node, Mapping):
+        return None
+    pattern = node.get("pattern")
+    if isinstance(pattern, str) and len(pattern) > MAX_PATTERN_CHARS:
+        return "pattern", problem(pattern)
+    props = node.get("patternProperties")
+    for name in props if isinstance(props, Mapping) else ():
+        if isinstance(name, str) and len(name) > MAX_PATTERN_CHARS:
+            return "patternProperties", problem(name)
+    return None
 
 
 def _jsonschema_says(schema: Any) -> tuple[str, str] | None:
