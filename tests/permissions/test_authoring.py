@@ -223,9 +223,10 @@ def test_validate_notes_the_tools_an_unanswerable_ask_denies(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("rule, fragment", [
-    ('{tool: mcp__files__grep, expr: "' + "(" * 3000 + "1" + ")" * 3000 + '"}',
+    ('{tool: mcp__files__grep, expr: "' + "(" * 1500 + "1" + ")" * 1500 + '"}',
      "nests too deeply"),
-    ('{tool: mcp__files__grep, expr: "' + "a" * 20000 + '"}', "the limit is 10000"),
+    # (the rule's own length limit comes before the expression's: hostile18)
+    ('{tool: mcp__files__grep, expr: "' + "a" * 20000 + '"}', "the limit is 4,096"),
     # each key is its own problem: the first 1,000 listed, the rest counted in one line
     ("{tool: mcp__files__grep, when: {" + ", ".join(f"k{i}: 1" for i in range(2000)) + "}}",
      "no key 'k199' (keys: count, mode, path, pattern)\n"),
