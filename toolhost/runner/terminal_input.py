@@ -193,6 +193,20 @@ class TerminalInput:
             self.reshow()
         return False
 
+    async def _read_chunk(self, size: int) -> bytes | None:
+        """What the terminal has now (up to ``size`` bytes; ``b""``: the input ended or the
+        terminal hung up), or None when nothing could be read yet (read again)."""
+        if not await self._readable():
+            return None
+        try:
+            return os.read(self.read_fd, size)
+        except BlockingIOError:
+            return None
+        except OSError as exc:  # EIO: the terminal hung up
+            if exc.errno not in (errno.EIO, errno.ENXIO, errno.EBADF):
+                raise
+            return b""
+
     async def _read_line(self) -> str | None:
         data = bytearray()
         cut = 0
@@ -200,16 +214,9 @@ class TerminalInput:
         self._key = 0
         whole_lines = canonical(self.read_fd)
         while True:
-            if not await self._readable():
+            chunk = await self._read_chunk(4096)
+            if chunk is None:
                 continue
-            try:
-                chunk = os.read(self.read_fd, 4096)
-            except BlockingIOError:
-                continue
-            except OSError as exc:  # EIO: the terminal hung up
-                if exc.errno not in (errno.EIO, errno.ENXIO, errno.EBADF):
-                    raise
-                chunk = b""
             if not chunk:  # Ctrl-D on an empty line: end of input
                 # the terminal echoed no newline: what is shown next (the decision of a
                 # question left this way, the shell's prompt) starts a line of its own

@@ -14,8 +14,6 @@ keeps coming (``TerminalInput._drop_with_answer``).
 
 from __future__ import annotations
 
-import errno
-import os
 import termios
 
 from toolhost.runner import paste as marks
@@ -115,16 +113,9 @@ class PasteInput(TerminalInput):
                 # end that may not come (as at the turn prompt)
                 if (seen.endswith(_END) or carried) and pending(self.read_fd) == 0:
                     return self._skipped(size)
-                if not await self._readable():
+                chunk = await self._read_chunk(65536)
+                if chunk is None:
                     continue
-                try:
-                    chunk = os.read(self.read_fd, 65536)
-                except BlockingIOError:
-                    continue
-                except OSError as exc:  # EIO: the terminal hung up
-                    if exc.errno not in (errno.EIO, errno.ENXIO, errno.EBADF):
-                        raise
-                    chunk = b""
                 if not chunk or chunk == self._eof:  # hung up, or the person's Ctrl-D
                     self.write(f"\n(a paste began at the question but its end never came: "
                                f"{size:,} bytes of it ignored)\n")
