@@ -18,10 +18,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-__all__ = ["OPTION", "PLUS", "option_code_slots", "program_family"]
+__all__ = ["OPTION", "PLUS", "Token", "option_code_slots", "program_family"]
 
 
-class _Token(Protocol):
+class Token(Protocol):
+    """A word of a command template as the code scans read it (``code_args``'s token)."""
+
     @property
     def key(self) -> str: ...
     @property
@@ -122,7 +124,7 @@ def program_family(name: str) -> str:
     return _ALIASES.get(name, name)
 
 
-def option_code_slots(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]:
+def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     """The positions after the program at ``i`` (named ``name``) whose value an option runs."""
     family = program_family(name)
     table = _OPTIONS.get(family)
@@ -159,7 +161,7 @@ def option_code_slots(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]
     return slots
 
 
-def _sqlite_operands(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]:
+def _sqlite_operands(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     """sqlite3's operands after the database are statements (``.shell CMD`` runs CMD)."""
     slots: list[Slot] = []
     operands, j = 0, i + 1
@@ -176,7 +178,7 @@ def _sqlite_operands(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]:
     return slots
 
 
-def _git_subcommand(tokens: Sequence[_Token], i: int) -> tuple[int, dict[str, str]]:
+def _git_subcommand(tokens: Sequence[Token], i: int) -> tuple[int, dict[str, str]]:
     """The subcommand's index (the first operand, past ``-C DIR`` / ``-c KEY=V`` and long
     options) and the options that run something after it."""
     j = i + 1

@@ -16,8 +16,9 @@ program); a wrapper whose program part is a shell command line (``sg``, ``parall
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
+from toolhost.backends.code_opts import Token
 from toolhost.backends.code_wrapper_table import (
     CODE,
     PLAIN,
@@ -32,15 +33,6 @@ from toolhost.backends.code_wrapper_table import (
 )
 
 __all__ = ["Targets", "is_wrapper", "wrapper_targets"]
-
-
-class _Token(Protocol):
-    @property
-    def key(self) -> str: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def value(self) -> bool: ...
 
 
 # options a wrapper's table does not know, read both ways, before the rest of its argv is
@@ -60,7 +52,7 @@ def is_wrapper(name: str) -> bool:
     return name in PLAIN or name in SUB or name in SPECIAL
 
 
-def wrapper_targets(tokens: Sequence[_Token], i: int, name: str) -> Targets | None:
+def wrapper_targets(tokens: Sequence[Token], i: int, name: str) -> Targets | None:
     """Where the program that the wrapper ``tokens[i]`` (named ``name``) runs may start;
     None when it runs none here (``docker ps``)."""
     if name in PLAIN:
@@ -95,7 +87,7 @@ def wrapper_targets(tokens: Sequence[_Token], i: int, name: str) -> Targets | No
     return Targets(found, slots) if found or slots else None
 
 
-def _special(tokens: Sequence[_Token], i: int, name: str) -> Targets:
+def _special(tokens: Sequence[Token], i: int, name: str) -> Targets:
     """parallel's command (shell; without one, each argument after ``:::`` is a command),
     nix-shell --run, sbatch --wrap, screen -X: every value there is code; screen's program
     otherwise follows its options."""
@@ -120,7 +112,7 @@ def _special(tokens: Sequence[_Token], i: int, name: str) -> Targets:
     return Targets([], slots)
 
 
-def _follow(tokens: Sequence[_Token], i: int, wrap: Wrap, name: str) -> Targets:
+def _follow(tokens: Sequence[Token], i: int, wrap: Wrap, name: str) -> Targets:
     """The program's starts after the wrapper (or subcommand) at ``i``."""
     slots: list[tuple[str, str]] = []
     ends = _options(tokens, i + 1, wrap, name, slots)
@@ -160,7 +152,7 @@ def _kind(text: str, wrap: Wrap) -> tuple[str | None, bool]:
     return "flag", False
 
 
-def _options(tokens: Sequence[_Token], j: int, wrap: Wrap, name: str,
+def _options(tokens: Sequence[Token], j: int, wrap: Wrap, name: str,
              slots: list[tuple[str, str]]) -> set[int]:
     """The indexes where the options from ``j`` may end (both readings of an option the
     table does not know); -1 marks "the rest is a shell command line"."""
