@@ -22,6 +22,14 @@ def _said(log: Path) -> str:
     return log.read_text() if log.exists() else ""
 
 
+async def _until_said(log: Path, what: str, times: int) -> None:
+    """Until the upstream's log holds ``what`` ``times`` times (20 s: a bound on a broken
+    test, not a measure)."""
+    with anyio.fail_after(20):
+        while _said(log).count(what) < times:
+            await anyio.sleep(0.05)
+
+
 async def test_a_cancelled_call_is_cancelled_upstream(tmp_path: Path) -> None:
     from toolhost.backends.base import CallContext
     from toolhost.compile import compile_tools
@@ -36,13 +44,9 @@ async def test_a_cancelled_call_is_cancelled_upstream(tmp_path: Path) -> None:
         for round_ in (1, 2):  # the second on the same connection: a cancel keeps it
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(tool.call, {"text": "x"}, CallContext())
-                with anyio.fail_after(20):  # (a bound on a broken test, not a measure)
-                    while _said(log).count("tools/call") < round_:
-                        await anyio.sleep(0.05)
+                await _until_said(log, "tools/call", round_)
                 tasks.cancel_scope.cancel()
-            with anyio.fail_after(20):
-                while _said(log).count("notifications/cancelled") < round_:
-                    await anyio.sleep(0.05)
+            await _until_said(log, "notifications/cancelled", round_)
     assert _said(log).count('"initialize"') == 1, _said(log)
 
 
@@ -70,11 +74,7 @@ async def test_a_cancelled_read_or_prompt_get_is_cancelled_upstream(tmp_path: Pa
                     tasks.start_soon(resource.read, "x://r", values, CallContext())
                 else:
                     tasks.start_soon(content.prompts["p"].get, {}, CallContext())
-                with anyio.fail_after(20):  # (a bound on a broken test, not a measure)
-                    while _said(log).count(what) < round_:
-                        await anyio.sleep(0.05)
+                await _until_said(log, what, round_)
                 tasks.cancel_scope.cancel()
-            with anyio.fail_after(20):
-                while _said(log).count("notifications/cancelled") < round_:
-                    await anyio.sleep(0.05)
+            await _until_said(log, "notifications/cancelled", round_)
     assert _said(log).count('"initialize"') == 1, _said(log)
