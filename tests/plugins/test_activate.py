@@ -407,3 +407,25 @@ def test_a_version_past_pythons_digit_limit_is_a_located_problem(
         load_config(str(config), layers=False)
     assert ("c.yaml:2:11: plugins[0]: invalid version specifier: a number of more than 4,000 "
             "digits in '==99") in str(error.value)
+
+
+@pytest.mark.parametrize("where", ["import", "register"])
+def test_a_plugin_calling_os_exit_never_looks_like_success(
+        tmp_path: Path, make_plugin: MakePlugin, where: str) -> None:
+    """``os._exit(0)`` skips every handler: it ended validate with exit 0 and no output.
+    (A subprocess: in this process it would end the test run itself, with exit 0.)"""
+    import subprocess
+
+    call = "import os\nos._exit(0)"
+    source = (f"{call}\n" if where == "import"
+              else "def register(registry):\n    import os\n    os._exit(0)\n")
+    make_plugin("toolhost-quitter", "1.0", modules={"quitter_plugin": source})
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-quitter]\n")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "toolhost.yaml:2:11: plugins[0]: plugin 'toolhost-quitter' 1.0 failed while " \
+           "registering: PluginError: it called os._exit(0) while loading" in done.stderr
+    assert "Traceback" not in done.stderr

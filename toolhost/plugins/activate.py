@@ -7,11 +7,14 @@ registering) is collected and reported together, each naming the config's ``plug
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from toolhost.backends.base import BackendKind
 from toolhost.config.model import PluginRequirement
@@ -171,6 +174,7 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
     try:
         # a plugin that hangs at import holds every load: a person is told which one
         with still_waiting(lambda waited: _still_loading(req, loading, waited)), \
+                exits_refused(), \
                 prints_to_stderr():  # stdout is what `tools --json`, `mcp-config > .mcp.json`
             for ep in plugin.entry_points:  # and `plugins --json` print: a plugin's print
                 run_hook(load_hook(ep), reg, ep.value)  # at import or in register() must
@@ -203,6 +207,32 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
                                     provides=reg.provides(), requirement=req,
                                     modules=tuple(ep.value for ep in plugin.entry_points)))
     outcome.registries.append(reg)
+
+
+@contextlib.contextmanager
+def exits_refused() -> Iterator[None]:
+    """While a plugin imports and registers, ``os._exit`` from this thread raises instead.
+
+    A plugin calling ``os._exit(0)`` there ended ``toolhost validate`` with exit 0 and no
+    output: a run that ends without its result must never look like success. ``sys.exit``
+    raises ``SystemExit``, already one line naming the plugin; ``os._exit`` skips every
+    handler, so it is the one a load could not see. Another thread's call, or a forked
+    child's (a plugin forking at import), still exits: only the loading thread of this
+    process is refused."""
+    real = os._exit
+    pid, thread = os.getpid(), threading.get_ident()
+
+    def refused(status: int) -> NoReturn:
+        if os.getpid() != pid or threading.get_ident() != thread:
+            real(status)
+        raise PluginError(f"it called os._exit({status}) while loading, which would end "
+                          "toolhost without a word")
+
+    os._exit = refused
+    try:
+        yield
+    finally:
+        os._exit = real
 
 
 def _still_loading(req: PluginRequirement, loading: str, waited: float) -> str:
