@@ -20,6 +20,7 @@ import re
 import shlex
 from collections.abc import Callable
 from contextvars import ContextVar
+from functools import lru_cache
 
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.gitcommands import git_subcommand
@@ -222,9 +223,11 @@ def _common(gitdir: str) -> str:
     return os.path.normpath(os.path.join(gitdir, read.data.decode("utf-8", "replace").strip()))
 
 
-def _settings(text: str) -> list[tuple[str, str]]:
+@lru_cache(maxsize=64)
+def _settings(text: str) -> tuple[tuple[str, str], ...]:
     """Each (``section[.sub].key`` lower case, value) of a git config's text; a continued
-    line joined, quotes taken off (what git hands the shell)."""
+    line joined, quotes taken off (what git hands the shell). Remembered by the text: every
+    git decision reads the files again (a stat would go stale), but parses a text once."""
     out: list[tuple[str, str]] = []
     section = ""
     lines = text.replace("\\\n", "").split("\n")
@@ -244,7 +247,7 @@ def _settings(text: str) -> list[tuple[str, str]]:
             continue
         value = _unquote(found.group(2) or "")
         out.append((f"{section}.{found.group(1).lower()}", value))
-    return out
+    return tuple(out)
 
 
 def _unquote(value: str) -> str:
