@@ -39,7 +39,11 @@ Unprovable = Callable[[str, str, Judge], "str | None"]
 _RUN = frozenset({"run", "run-script", "rum", "urn"})
 _INSTALL = frozenset({"install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta",
                       "isntal", "isntall", "ci", "clean-install", "install-clean", "ic", "add",
-                      "install-test", "it", "install-ci-test", "cit", "rebuild", "rb"})
+                      "install-test", "it", "install-ci-test", "cit", "rebuild", "rb", "link",
+                      "ln", "update", "up", "upgrade", "udpate", "dedupe", "ddp", "prune",
+                      "audit"})  # (audit fix, update, link... install and run the lifecycle)
+# commands that run the scripts of other packages of a workspace (yarn workspace b test)
+_ELSEWHERE = frozenset({"workspace", "workspaces", "recursive", "multi", "m"})
 # the lifecycle a command runs of the project's own package.json (npm's docs/using-npm/scripts)
 _LIFECYCLES = {
     "install": ("preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare",
@@ -119,6 +123,8 @@ def _one_runner(words: tuple[Word, ...], form: tuple[str, ...],
                    "is not known"
         return None
     names, extra = runs
+    if positional and positional[0] in _ELSEWHERE:
+        return f"its {positional[0]!r} runs the scripts of another package of the workspace"
     if not all(w.plain for w in words):
         return "one of its words is not known before it runs"
     odd = next((a for a in options if not _QUIET.fullmatch(a)), None)
@@ -239,6 +245,8 @@ def _what_runs(program: str, positional: list[str],
         return None if global_ and rest else (list(_LIFECYCLES["install"]), [])
     if command in _LIFECYCLES:
         return list(_LIFECYCLES[command]), []
+    if command in _ELSEWHERE and program != "npm":
+        return [], []  # (refused by the caller: another package's scripts)
     if program in ("yarn", "yarnpkg", "pnpm"):  # `yarn x`: the script x where there is one
         return _around(command), rest
     return None
