@@ -60,3 +60,24 @@ def test_rules_are_not_tried_against_every_tool(tmp_path: Path, counted: list[in
     counted[0] = 0
     assert always_denied(config) == ["mcp__s__t7"]
     assert counted[0] < 10 * 300, counted[0]
+
+
+def test_glob_rules_are_not_tried_against_every_tool(tmp_path: Path,
+                                                     counted: list[int]) -> None:
+    # 300 tools, 300 glob rules each naming one tool by its suffix: pairwise, 90,000 tests
+    lines = ["toolhost: 1", "servers:", "  s:", "    tools:"]
+    lines += [f"      t{t}x: {{command: [echo, hi]}}" for t in range(300)]
+    lines += ["permissions:", "  allow:"] + [f"    - mcp__*__t{i}x" for i in range(1, 300)]
+    path = tmp_path / "g.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    config = load_config(str(path))
+    counted[0] = 0
+    assert always_denied(config) == ["mcp__s__t0x"]
+    assert counted[0] < 10 * 300, counted[0]
+    index = ToolIndex(tools={"s": tuple(f"t{t}x" for t in range(300))},
+                      external=frozenset(), builtins=frozenset())
+    counted[0] = 0
+    assert index.matching(parse_name_pattern("mcp__*__t7x")) == ["mcp__s__t7x"]
+    assert index.matching(parse_name_pattern("mcp__s__t1?x")) == [
+        f"mcp__s__t1{d}x" for d in range(10)]
+    assert counted[0] < 2 * 300, counted[0]
