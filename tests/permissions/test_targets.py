@@ -81,3 +81,19 @@ def test_glob_rules_are_not_tried_against_every_tool(tmp_path: Path,
     assert index.matching(parse_name_pattern("mcp__s__t1?x")) == [
         f"mcp__s__t1{d}x" for d in range(10)]
     assert counted[0] < 2 * 300, counted[0]
+
+
+def test_mcp_globs_are_not_each_tried_for_shadowing(tmp_path: Path,
+                                                   counted: list[int]) -> None:
+    # 300 mcp__*__tNx rules all begin "mcp__": the shadow lint tried each on every earlier one
+    lines = ["toolhost: 1", "servers:", "  s:", "    tools:"]
+    lines += [f"      t{t}x: {{command: [echo, hi]}}" for t in range(300)]
+    lines += ["permissions:", "  allow:"] + [f"    - mcp__*__t{i}x" for i in range(300)]
+    lines += ["    - mcp__*__t5x"]  # a repeat: still found
+    path = tmp_path / "g.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    config = load_config(str(path))
+    counted[0] = 0
+    found = [f.problem.message for f in review_rules(config)]
+    assert counted[0] < 10 * 300, counted[0]
+    assert any("mcp__*__t5x" in m for m in found), found
