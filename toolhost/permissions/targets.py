@@ -130,6 +130,14 @@ def _near(name: str, candidates: Iterable[str]) -> str:
     return found[0] if found else ""
 
 
+def _declared(name: str, index: ToolIndex) -> list[str]:
+    """The wire names of the declared tools ``name`` spells as SERVER.TOOL or as TOOL."""
+    server, dot, tool = name.partition(".")
+    if dot and tool in index.tools.get(server, ()):
+        return [f"mcp__{server}__{tool}"]
+    return [f"mcp__{s}__{name}" for s, names in sorted(index.tools.items()) if name in names]
+
+
 def _server_of(pattern: NamePattern) -> tuple[str, str | None] | None:
     """(server, tool part or None) of an ``mcp__`` pattern with a literal server part."""
     rest = pattern.source[5:]
@@ -169,6 +177,11 @@ def check_target(pattern: NamePattern, index: ToolIndex) -> TargetProblem | None
             case = " (names are case-sensitive)" if near.lower() == unknown[0].lower() else ""
             return TargetProblem("error", f"{unknown[0]!r} is not a Claude Code tool{case}",
                                  f"did you mean {near!r}?")
+        meant = _declared(unknown[0], index)
+        if meant:  # `s.echo` (as `toolhost call` names it) or `echo`: never a rule's match
+            return TargetProblem("error", f"{unknown[0]!r} is not a tool name a rule can "
+                                 "match: a rule names a config's tool as mcp__SERVER__TOOL",
+                                 f"did you mean {' or '.join(map(repr, meant[:3]))}?")
         if split_wire_name("mcp__" + unknown[0]) is None and "__" in unknown[0]:
             return TargetProblem("error", f"{unknown[0]!r} is not a tool name",
                                  f"did you mean 'mcp__{unknown[0]}'?")

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import BackendKind
 from toolhost.config.model import PluginRequirement
@@ -209,30 +209,50 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
     outcome.registries.append(reg)
 
 
+# what ends this process without a handler running: os._exit, and an exec replacing it (the
+# new program's exit 0 is toolhost's). posix holds the same functions under another name.
+_EXITS = ("_exit", "execv", "execve")
+
+
 @contextlib.contextmanager
 def exits_refused() -> Iterator[None]:
-    """While a plugin imports and registers, ``os._exit`` from this thread raises instead.
+    """While a plugin imports and registers, ``os._exit`` and ``os.execv``/``os.execve``
+    (``posix``'s too, and the ``os.exec*`` built on them) from this thread raise instead.
 
     A plugin calling ``os._exit(0)`` there ended ``toolhost validate`` with exit 0 and no
     output: a run that ends without its result must never look like success. ``sys.exit``
     raises ``SystemExit``, already one line naming the plugin; ``os._exit`` skips every
-    handler, so it is the one a load could not see. Another thread's call, or a forked
-    child's (a plugin forking at import), still exits: only the loading thread of this
-    process is refused."""
-    real = os._exit
+    handler, so it is the one a load could not see, and an exec ends toolhost with another
+    program's status. Another thread's call, or a forked child's (a plugin forking at
+    import), still goes through: only the loading thread of this process is refused."""
+    import posix
+
     pid, thread = os.getpid(), threading.get_ident()
+    saved = [(module, name, getattr(module, name)) for module in (os, posix)
+             for name in _EXITS if hasattr(module, name)]
 
-    def refused(status: int) -> NoReturn:
-        if os.getpid() != pid or threading.get_ident() != thread:
-            real(status)
-        raise PluginError(f"it called os._exit({status}) while loading, which would end "
-                          "toolhost without a word")
+    def guard(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def refused(*args: Any) -> Any:
+            if os.getpid() != pid or threading.get_ident() != thread:
+                return real(*args)
+            said = f"os._exit({args[0]!r})" if name == "_exit" else f"os.{name}({_arg(args)})"
+            raise PluginError(f"it called {said} while loading, which would end toolhost "
+                              "without a word")
+        return refused
 
-    os._exit = refused
+    for module, name, real in saved:
+        setattr(module, name, guard(name, real))
     try:
         yield
     finally:
-        os._exit = real
+        for module, name, real in saved:
+            setattr(module, name, real)
+
+
+def _arg(args: tuple[Any, ...]) -> str:
+    from toolhost.excerpt import cut
+
+    return cut(repr(args[0]), 100) + ", ..." if args else ""
 
 
 def _still_loading(req: PluginRequirement, loading: str, waited: float) -> str:
