@@ -138,6 +138,8 @@ def test_a_package_json_that_is_a_fifo_is_never_opened_blocking(tmp_path: Path) 
     ("project", ".yarnrc", 'script-shell "/tmp/evil"\n', "deny"),
     ("project", ".npmrc", "node-options=--require /tmp/x.js\n", "deny"),
     ("home", ".npmrc", "registry=https://registry.npmjs.org/\nprefix=~/.npm-global\n", "allow"),
+    ("project", ".npmrc", "${K}=/tmp/evil\n", "deny"),  # (K=script-shell: npm ran it)
+    ("project", ".npmrc", "//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n", "allow"),
 ])
 def test_an_rc_file_naming_a_shell_is_not_provable(tmp_path: Path, _home: Path, where: str,
                                                    name: str, text: str, want: str) -> None:
@@ -253,3 +255,32 @@ def test_npm_really_runs_a_local_dependencys_install_script(tmp_path: Path,
     assert decide(tmp_path, "npm install", GUARDED) == "deny"
     _npm("npm install", tmp_path, _fake_rm(tmp_path, _home))
     assert (tmp_path / "ran").exists()  # (npm ran b's postinstall: a real case)
+
+
+def test_the_global_npmrc_of_the_node_on_path_is_read(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    _project(tmp_path)
+    prefix = tmp_path / "prefix"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "etc").mkdir()
+    (prefix / "bin/node").write_text("#!/bin/sh\n")
+    (prefix / "bin/node").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{prefix / 'bin'}:/usr/bin:/bin")
+    assert decide(tmp_path, "npm run lint", GUARDED) == "allow"
+    (prefix / "etc/npmrc").write_text("script-shell=/tmp/evil\n")
+    assert decide(tmp_path, "npm run lint", GUARDED) == "deny"
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is the judge")
+def test_npm_expands_an_rc_files_key_from_the_environment(
+        tmp_path: Path, _home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "package.json").write_text(json.dumps(
+        {"name": "a", "version": "1.0.0", "scripts": {"test": "echo hi"}}))
+    shell = tmp_path / "shell.sh"
+    shell.write_text("#!/bin/sh\nrm -rf v\nexec /bin/sh \"$@\"\n")
+    shell.chmod(0o755)
+    (tmp_path / ".npmrc").write_text(f"${{K}}={shell}\n")
+    monkeypatch.setenv("K", "script-shell")  # (the host's own environment)
+    assert decide(tmp_path, "npm test", GUARDED) == "deny"
+    _npm("npm test", tmp_path, {**_fake_rm(tmp_path, _home), "K": "script-shell"})
+    assert (tmp_path / "ran").exists()  # (npm read the key from K: a real case)

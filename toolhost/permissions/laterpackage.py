@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import lru_cache
@@ -315,15 +316,39 @@ def _rc_reason(root: str) -> str | None:
     Every folder above the package is read too: npm takes a workspace root above it as the
     project, and that root's ``.npmrc`` names the shell (npm 11 ran a parent's
     ``script-shell`` for ``npm test`` in a workspace's folder)."""
-    for folder in dict.fromkeys((*_above(root), os.path.expanduser("~"))):
-        for name in _RC_NAMES:
-            path = os.path.join(folder, name)
-            text, there = read_text(path)
-            if text is None and there:
-                return f"{path!r} cannot be read here"
-            if text is not None and _SHELLISH.search(text):
-                return f"{path!r} names a setting that changes how scripts run"
+    paths = [os.path.join(folder, name)
+             for folder in dict.fromkeys((*_above(root), os.path.expanduser("~")))
+             for name in _RC_NAMES]
+    for path in dict.fromkeys((*paths, *_global_rcs(os.environ.get("PATH", "")))):
+        text, there = read_text(path)
+        if text is None and there:
+            return f"{path!r} cannot be read here"
+        if text is not None and (_SHELLISH.search(text) or _KEY_FROM_ENV.search(text)):
+            return f"{path!r} names a setting that changes how scripts run"
     return None
+
+
+# npm expands ${VAR} in an rc file's keys too (`${K}=/tmp/x` with K=script-shell names the
+# shell: npm 11 ran it); in a value it is common (an auth token) and names no setting
+_KEY_FROM_ENV = re.compile(r"(?m)^[^=\n]*\$\{")
+
+
+@lru_cache(maxsize=8)
+def _global_rcs(path_variable: str) -> tuple[str, ...]:
+    """npm's global and built-in rc files (``PREFIX/etc/npmrc`` where PREFIX holds the bin
+    folder of the node found on PATH; ``npmrc`` in npm's own folder), remembered by PATH."""
+    found: list[str] = []
+    for program in ("node", "npm"):
+        where = shutil.which(program, path=path_variable)
+        if where is None:
+            continue
+        real = os.path.realpath(where)
+        if program == "node":
+            found.append(os.path.join(os.path.dirname(os.path.dirname(real)), "etc", "npmrc"))
+        else:  # (.../node_modules/npm/bin/npm-cli.js)
+            found.append(os.path.join(os.path.dirname(os.path.dirname(real)), "npmrc"))
+        found.append(os.path.join(os.path.dirname(os.path.dirname(where)), "etc", "npmrc"))
+    return tuple(found)
 
 
 def _above(root: str) -> list[str]:
