@@ -138,6 +138,8 @@ def test_a_package_json_that_is_a_fifo_is_never_opened_blocking(tmp_path: Path) 
     ("project", ".yarnrc", 'script-shell "/tmp/evil"\n', "deny"),
     ("project", ".npmrc", "node-options=--require /tmp/x.js\n", "deny"),
     ("home", ".npmrc", "registry=https://registry.npmjs.org/\nprefix=~/.npm-global\n", "allow"),
+    ("project", ".npmrc", "${K}=/tmp/evil\n", "deny"),  # (K=script-shell: npm ran it)
+    ("project", ".npmrc", "//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n", "allow"),
 ])
 def test_an_rc_file_naming_a_shell_is_not_provable(tmp_path: Path, _home: Path, where: str,
                                                    name: str, text: str, want: str) -> None:
@@ -174,3 +176,111 @@ def test_npm_really_runs_what_is_denied(tmp_path: Path, _home: Path, command: st
     subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True,
                    check=False, stdin=subprocess.DEVNULL, timeout=120)
     assert (tmp_path / "ran").exists()  # (npm ran rm: the case is a real one)
+
+
+def test_yarn_is_read_as_looking_past_a_node_modules(tmp_path: Path) -> None:
+    _project(tmp_path)
+    deep = tmp_path / "deep"
+    (deep / "node_modules").mkdir(parents=True)
+    assert decide(deep, "npm test", GUARDED) == "allow"  # (npm stops there)
+    assert decide(deep, "yarn test", GUARDED) == "deny"  # (not known to: the parent's test)
+
+
+def _fake_rm(tmp_path: Path, home: Path) -> dict[str, str]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "rm").write_text(f"#!/bin/sh\necho rm \"$@\" >> {tmp_path / 'ran'}\n")
+    (bin_dir / "rm").chmod(0o755)
+    return {"PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(home), "SHELL": "/bin/sh",
+            "npm_config_cache": str(tmp_path / "cache"), "npm_config_update_notifier": "false",
+            "npm_config_offline": "true", "npm_config_audit": "false",
+            "npm_config_fund": "false"}
+
+
+def _npm(command: str, cwd: Path, env: dict[str, str]) -> None:
+    subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
+                   check=False, stdin=subprocess.DEVNULL, timeout=120)
+
+
+@pytest.mark.parametrize("rc", ["script-shell=SHELL\n", ""])
+def test_a_workspace_roots_npmrc_names_the_shell(tmp_path: Path, _home: Path, rc: str) -> None:
+    """npm takes the workspace root above the package as the project: its .npmrc's
+    script-shell runs ``npm test`` in the workspace's own folder (npm is the judge)."""
+    (tmp_path / "package.json").write_text(json.dumps({"name": "r", "workspaces": ["w"]}))
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w/package.json").write_text(json.dumps(
+        {"name": "w", "version": "1.0.0", "scripts": {"test": "echo hi"}}))
+    shell = tmp_path / "shell.sh"
+    shell.write_text("#!/bin/sh\nrm -rf v\nexec /bin/sh \"$@\"\n")
+    shell.chmod(0o755)
+    if rc:
+        (tmp_path / ".npmrc").write_text(rc.replace("SHELL", str(shell)))
+    assert decide(tmp_path / "w", "npm test", GUARDED) == ("deny" if rc else "allow")
+    if rc and shutil.which("npm"):
+        _npm("npm test", tmp_path / "w", _fake_rm(tmp_path, _home))
+        assert (tmp_path / "ran").exists()  # (npm ran the root's shell: a real case)
+
+
+@pytest.mark.parametrize("package,gyp,want", [
+    ({"dependencies": {"b": "file:./b"}}, False, "deny"),
+    ({"devDependencies": {"b": "./b"}}, False, "deny"),
+    ({"dependencies": {"b": "link:../b"}}, False, "deny"),
+    ({"optionalDependencies": {"b": " /abs/b"}}, False, "deny"),
+    ({"dependencies": "nonsense"}, False, "deny"),
+    ({"workspaces": ["b"]}, False, "deny"),
+    ({}, True, "deny"),  # (npm's default install: node-gyp rebuild; gyp runs `<!(...)`)
+    ({"scripts": {"install": "node-gyp rebuild"}}, True, "deny"),
+    ({"dependencies": {"left-pad": "^1.3.0", "x": "github:a/x"}}, False, "allow"),
+    ({"bundleDependencies": True, "dependencies": {"left-pad": "1.3.0"}}, False, "allow"),
+    ({}, False, "allow"),
+])
+def test_an_install_runs_the_local_packages_scripts(tmp_path: Path, package: dict[str, Any],
+                                                    gyp: bool, want: str) -> None:
+    (tmp_path / "package.json").write_text(json.dumps({"name": "a", "version": "1.0.0",
+                                                       **package}))
+    if gyp:
+        (tmp_path / "binding.gyp").write_text("{'targets': []}")
+    assert decide(tmp_path, "npm install", GUARDED) == want
+    assert decide(tmp_path, "npm run build", GUARDED) == "allow"  # (no install: as before)
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is the judge")
+def test_npm_really_runs_a_local_dependencys_install_script(tmp_path: Path,
+                                                            _home: Path) -> None:
+    (tmp_path / "package.json").write_text(json.dumps(
+        {"name": "a", "version": "1.0.0", "dependencies": {"b": "file:./b"}}))
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b/package.json").write_text(json.dumps(
+        {"name": "b", "version": "1.0.0", "scripts": {"postinstall": "rm -rf v"}}))
+    assert decide(tmp_path, "npm install", GUARDED) == "deny"
+    _npm("npm install", tmp_path, _fake_rm(tmp_path, _home))
+    assert (tmp_path / "ran").exists()  # (npm ran b's postinstall: a real case)
+
+
+def test_the_global_npmrc_of_the_node_on_path_is_read(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    _project(tmp_path)
+    prefix = tmp_path / "prefix"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "etc").mkdir()
+    (prefix / "bin/node").write_text("#!/bin/sh\n")
+    (prefix / "bin/node").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{prefix / 'bin'}:/usr/bin:/bin")
+    assert decide(tmp_path, "npm run lint", GUARDED) == "allow"
+    (prefix / "etc/npmrc").write_text("script-shell=/tmp/evil\n")
+    assert decide(tmp_path, "npm run lint", GUARDED) == "deny"
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is the judge")
+def test_npm_expands_an_rc_files_key_from_the_environment(
+        tmp_path: Path, _home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "package.json").write_text(json.dumps(
+        {"name": "a", "version": "1.0.0", "scripts": {"test": "echo hi"}}))
+    shell = tmp_path / "shell.sh"
+    shell.write_text("#!/bin/sh\nrm -rf v\nexec /bin/sh \"$@\"\n")
+    shell.chmod(0o755)
+    (tmp_path / ".npmrc").write_text(f"${{K}}={shell}\n")
+    monkeypatch.setenv("K", "script-shell")  # (the host's own environment)
+    assert decide(tmp_path, "npm test", GUARDED) == "deny"
+    _npm("npm test", tmp_path, {**_fake_rm(tmp_path, _home), "K": "script-shell"})
+    assert (tmp_path / "ran").exists()  # (npm read the key from K: a real case)
