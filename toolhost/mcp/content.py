@@ -307,7 +307,7 @@ def check_encodable(params: Mapping[str, Any]) -> None:
                            "carry")
     uri = params.get("uri")
     escape = not_utf8_escape(uri) if isinstance(uri, str) else None
-    if escape is not None:
+    if escape is not None and isinstance(uri, str):
         raise _invalid(f"'uri' {cut(uri, 200)!r} holds {escape}, percent-escapes that are "
                        "not UTF-8 text (a URI's escapes are of UTF-8 bytes)")
 
