@@ -18,20 +18,18 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable
 from contextvars import ContextVar
 from functools import lru_cache
 
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.gitcommands import git_subcommand
+from toolhost.permissions.later_judge import Judge, Unprovable
 from toolhost.permissions.later_words import RUNS_KEYS
 from toolhost.permissions.laterwhere import places
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["config_reason"]
 
-Judge = Callable[[list[str | None]], bool]
-Unprovable = Callable[[str, str, Judge], "str | None"]
 
 _LIMIT = 64 * 1024
 _MAX_HOOKS = 64

@@ -23,19 +23,17 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Callable
 from contextvars import ContextVar
 from functools import lru_cache
 
 from toolhost.permissions.content import command_forms
+from toolhost.permissions.later_judge import Judge, Unprovable, first_unproven
 from toolhost.permissions.makefile_read import read_text
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["RUNNERS", "scripts_reason"]
 
 RUNNERS = frozenset({"npm", "pnpm", "yarn", "yarnpkg", "bun", "node"})
-Judge = Callable[[list[str | None]], bool]
-Unprovable = Callable[[str, str, Judge], "str | None"]
 
 _RUN = frozenset({"run", "run-script", "rum", "urn"})
 _INSTALL = frozenset({"install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta",
@@ -163,15 +161,10 @@ def _one_runner(words: tuple[Word, ...], form: tuple[str, ...],
         return "it runs package scripts too deep to read"
     token = _DEPTH.set(depth + 1)
     try:
-        for name, line in lines:
-            if judge([line]):
-                return f"its script {name!r} ({line[:80]!r}) meets a deny or ask rule"
-            why = unprovable(line, root, judge)
-            if why is not None:
-                return f"its script {name!r} ({line[:80]!r}) cannot be proven ({why})"
+        return first_unproven(((f"its script {name!r} ({line[:80]!r})", line)
+                               for name, line in lines), root, judge, unprovable)
     finally:
         _DEPTH.reset(token)
-    return None
 
 
 def _moved_to(program: str, args: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
