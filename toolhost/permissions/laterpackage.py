@@ -22,13 +22,13 @@ import json
 import os
 import re
 import shlex
-import shutil
 from contextvars import ContextVar
 from functools import lru_cache
 
 from toolhost.permissions.content import command_forms
 from toolhost.permissions.later_judge import Judge, Unprovable, first_unproven
 from toolhost.permissions.makefile_read import read_text
+from toolhost.permissions.package_files import SHELLISH, install_reason, rc_reason
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["RUNNERS", "scripts_reason"]
@@ -68,8 +68,6 @@ _QUIET = re.compile(r"-[sqdDEOP]|-dd|-ddd|--silent|--quiet|--verbose|--if-presen
 # moves it to another package (npm_config_script_shell=/tmp/x npm test)
 _CONFIG_ENV = re.compile(r"(?i)\b(?:npm_config_|yarn_|pnpm_config_|bun_config_|npm_package_"
                          r"|COREPACK_)\w*|\bBUN_\w*")
-_RC_NAMES = (".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmrc", "bunfig.toml")
-_SHELLISH = re.compile(r"(?i)shell|script|workspace|node.options|userconfig|globalconfig")
 _MOVES = frozenset({"cd", "pushd", "popd"})
 _FOLDER_OPTIONS = {"npm": ("--prefix", "-C"), "pnpm": ("-C", "--dir"), "yarn": ("--cwd",),
                    "yarnpkg": ("--cwd",), "bun": ("--cwd",)}
@@ -130,7 +128,7 @@ def _one_runner(words: tuple[Word, ...], form: tuple[str, ...],
     if odd is not None:
         return f"its option {odd[:40]!r} may change which package or shell runs the scripts"
     if any(_CONFIG_ENV.search(w.value) for s in segments for w in s) or any(
-            _CONFIG_ENV.match(k) and _SHELLISH.search(k) for k in os.environ):
+            _CONFIG_ENV.match(k) and SHELLISH.search(k) for k in os.environ):
         return "its configuration is set from the environment (a shell or package it names)"
     if (where is None or not os.path.isabs(where)) and any(
             w.value in _MOVES for s in segments for w in s):
@@ -139,7 +137,7 @@ def _one_runner(words: tuple[Word, ...], form: tuple[str, ...],
                          stop_at_modules=program == "npm")
     if root is None:
         return None  # no package: the runner stops (a missing script is an error)
-    why = _rc_reason(root)
+    why = rc_reason(root)
     if why is not None:
         return why
     if any("package.json" in w.value for s in segments if s is not words for w in s) or any(
@@ -152,7 +150,7 @@ def _one_runner(words: tuple[Word, ...], form: tuple[str, ...],
     if scripts is None:
         return "its package.json's scripts cannot be read (not an object of strings)"
     if names == list(_LIFECYCLES["install"]):
-        why = _install_reason(text, root)
+        why = install_reason(text, root)
         if why is not None:
             return why
     lines = _lines(names, extra + passed, scripts, root)
@@ -301,91 +299,3 @@ def _package_root(cwd: str, stop_at_modules: bool) -> str | None:
         if parent == here:
             return None
         here = parent
-
-
-def _rc_reason(root: str) -> str | None:
-    """An rc file of the project or the user that may name the shell scripts run in, or
-    send the runner to another package (``script-shell``, ``prefix``, ``node-options``).
-    Every folder above the package is read too: npm takes a workspace root above it as the
-    project, and that root's ``.npmrc`` names the shell (npm 11 ran a parent's
-    ``script-shell`` for ``npm test`` in a workspace's folder)."""
-    paths = [os.path.join(folder, name)
-             for folder in dict.fromkeys((*_above(root), os.path.expanduser("~")))
-             for name in _RC_NAMES]
-    for path in dict.fromkeys((*paths, *_global_rcs(os.environ.get("PATH", "")))):
-        text, there = read_text(path)
-        if text is None and there:
-            return f"{path!r} cannot be read here"
-        if text is not None and (_SHELLISH.search(text) or _KEY_FROM_ENV.search(text)):
-            return f"{path!r} names a setting that changes how scripts run"
-    return None
-
-
-# npm expands ${VAR} in an rc file's keys too (`${K}=/tmp/x` with K=script-shell names the
-# shell: npm 11 ran it); in a value it is common (an auth token) and names no setting
-_KEY_FROM_ENV = re.compile(r"(?m)^[^=\n]*\$\{")
-
-
-@lru_cache(maxsize=8)
-def _global_rcs(path_variable: str) -> tuple[str, ...]:
-    """npm's global and built-in rc files (``PREFIX/etc/npmrc`` where PREFIX holds the bin
-    folder of the node found on PATH; ``npmrc`` in npm's own folder), remembered by PATH."""
-    found: list[str] = []
-    for program in ("node", "npm"):
-        where = shutil.which(program, path=path_variable)
-        if where is None:
-            continue
-        real = os.path.realpath(where)
-        if program == "node":
-            found.append(os.path.join(os.path.dirname(os.path.dirname(real)), "etc", "npmrc"))
-        else:  # (.../node_modules/npm/bin/npm-cli.js)
-            found.append(os.path.join(os.path.dirname(os.path.dirname(real)), "npmrc"))
-        found.append(os.path.join(os.path.dirname(os.path.dirname(where)), "etc", "npmrc"))
-    return tuple(found)
-
-
-def _above(root: str) -> list[str]:
-    """``root`` and every folder above it, nearest first."""
-    folders = [root]
-    while (parent := os.path.dirname(folders[-1])) != folders[-1]:
-        folders.append(parent)
-    return folders
-
-
-# a dependency spec naming a folder or tarball of this machine (file:, link:, a path): npm
-# install runs that package's lifecycle scripts, and an earlier call may have written them
-_LOCAL_SPEC = re.compile(r"\s*(?:file:|link:|portal:|workspace:|\.{0,2}/|~/|[A-Za-z]:\\)")
-_DEPENDENCY_KEYS = ("dependencies", "devDependencies", "optionalDependencies",
-                    "peerDependencies")  # (bundleDependencies names some of these)
-
-
-def _install_reason(text: str, root: str) -> str | None:
-    """Why an install of the project runs lines the scripts do not show: npm's default
-    ``node-gyp rebuild`` for a ``binding.gyp`` (gyp runs its ``<!(...)`` commands), the
-    workspaces' and local dependencies' own install scripts."""
-    if os.path.lexists(os.path.join(root, "binding.gyp")):  # (an install script's too)
-        return "its binding.gyp is built by node-gyp (gyp runs the commands it names)"
-    return _local_packages(text)
-
-
-@lru_cache(maxsize=64)
-def _local_packages(text: str) -> str | None:
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return "its package.json cannot be read"
-    if not isinstance(data, dict):
-        return "its package.json cannot be read"
-    if data.get("workspaces") is not None:
-        return "it installs the workspaces, whose own install scripts run"
-    for key in _DEPENDENCY_KEYS:
-        specs = data.get(key)
-        if specs is None:
-            continue
-        if not isinstance(specs, dict):
-            return f"its package.json's {key!r} cannot be read"
-        for spec in specs.values():
-            if not isinstance(spec, str) or _LOCAL_SPEC.match(spec):
-                return f"it installs a package of this machine ({str(spec)[:40]!r}), whose " \
-                       "own install scripts run"
-    return None
