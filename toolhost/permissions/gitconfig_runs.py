@@ -50,6 +50,9 @@ _RUNS_HOOKS = {
     "revert": _COMMITS, "rebase": _COMMITS | {"pre-rebase"},
     "checkout": _EVERY | {"post-checkout"}, "switch": _EVERY | {"post-checkout"},
     "push": _EVERY | {"pre-push"},
+    # what a push runs in the repository it pushes to (githooks(5): receive-pack's)
+    "receive": frozenset({"pre-receive", "update", "proc-receive", "post-receive",
+                          "post-update", "push-to-checkout", "reference-transaction"}),
 }
 _DEPTH: ContextVar[int] = ContextVar("gitconfig_depth", default=0)
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -132,6 +135,7 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
     todo = [(p, 0) for p in (os.path.join(home, ".gitconfig"),
                              os.path.join(xdg, "git", "config"), os.path.join(common, "config"),
                              os.path.join(gitdir, "config.worktree"))]
+    remotes: dict[str, str] = {}  # remote name -> the URL a push goes to
     while todo:
         path, depth = todo.pop(0)
         read = read_regular(path, _LIMIT)
@@ -150,6 +154,11 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
             if key == "core.hookspath":
                 hooks = os.path.join(root, os.path.expanduser(value))
                 continue
+            if key.startswith("remote.") and key.endswith((".url", ".pushurl")):
+                name = key[7:].rsplit(".", 1)[0]
+                if key.endswith(".pushurl") or name not in remotes:
+                    remotes[name] = value
+                continue
             alias = key.startswith("alias.") and key[6:] == sub.lower()
             if not alias and key.rsplit(".", 1)[-1] not in RUNS_KEYS:
                 continue
@@ -159,7 +168,53 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
             why = _judged(line, root, judge, unprovable)
             if why is not None:
                 return f"git's config runs {line[:60]!r} ({key}), which {why}"
-    return _hooks(hooks, sub, root, judge, unprovable)
+    why = _hooks(hooks, sub, root, judge, unprovable)
+    if why is None and sub == "push" and found:
+        why = _pushed_to(args[found[1] + 1:], remotes, root, judge, unprovable)
+    return why
+
+
+def _pushed_to(args: list[str], remotes: dict[str, str], root: str, judge: Judge,
+               unprovable: Unprovable) -> str | None:
+    """What a push to a repository of this machine runs there: its receive hooks (``git
+    push ../other``, ``file://``, a remote whose URL is a path). Without a repository on
+    the line, every configured remote is read (which one git takes is not followed)."""
+    named = [a for a in args if not a.startswith("-")]
+    given = [a.split("=", 1)[1] for a in args if a.startswith("--repo=")]
+    if any(a.startswith(("--receive-pack", "--exec")) for a in args):
+        return "git push names the program it runs on the other side (--receive-pack)"
+    targets = [*given, *named[:1]] or list(remotes)  # (git takes the word over --repo)
+    for target in targets:
+        url = remotes.get(target, target)
+        path = _local_path(url)
+        if path is None:
+            continue  # (another machine's: its hooks are not run here)
+        there = os.path.join(root, path)
+        gitdir = os.path.join(there, ".git") if os.path.isdir(os.path.join(there, ".git")) \
+            else there
+        if not os.path.isfile(os.path.join(gitdir, "HEAD")):
+            continue  # (no repository there: the push fails)
+        read = read_regular(os.path.join(gitdir, "config"), _LIMIT)
+        if read.kind == "file" and (read.too_long or any(
+                k == "core.hookspath" or k.rsplit(".", 1)[-1] in RUNS_KEYS
+                for k, _ in _settings(read.data.decode("utf-8", "replace")))):
+            return f"git push runs what the config of {there!r} names, which is not read here"
+        why = _hooks(os.path.join(gitdir, "hooks"), "receive", there, judge, unprovable)
+        if why is not None:
+            return f"git push to {there!r}: {why}"
+    return None
+
+
+def _local_path(url: str) -> str | None:
+    """The folder ``url`` names on this machine (None: another machine's, or not a path)."""
+    if url.startswith("file://"):
+        return url[7:]
+    if "://" in url or url.startswith("-"):
+        return None
+    head = url.split("/", 1)[0]
+    if ":" in head and not url.startswith(("/", ".", "~")):  # (host:path, scp-like)
+        return None
+    return os.path.expanduser(url)
 
 
 def _hooks(hooks: str, sub: str, root: str, judge: Judge, unprovable: Unprovable
