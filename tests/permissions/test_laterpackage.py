@@ -61,7 +61,8 @@ CASES = {
     "cd": ("cd sub && npm run lint", "deny"),
     "written_first": ("cp evil.json package.json && npm run lint", "deny"),
     "written_redirect": ("echo '{}' > package.json; npm run lint", "deny"),
-    "unknown_word": ("npm run $S", "deny"),
+    "unknown_word": ("npm run $S", "deny"), "unknown_command": ("npm $S", "deny"),
+    "unknown_yarn": ('yarn "$S"', "deny"), "unknown_after": ("npm view $S", "allow"),
     # honest commands: decided as before
     "honest_build": ("npm run build", "allow"), "honest_pre": ("npm run lint", "allow"),
     "honest_args": ("npm run build -- --watch", "allow"),

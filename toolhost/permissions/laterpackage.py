@@ -112,6 +112,9 @@ def _one_runner(words: tuple[Word, ...], form: tuple[str, ...],
     options, positional, passed = _split_args(program, args)
     runs = _what_runs(program, positional, options)
     if runs is None:
+        unknown = {w.value for w in words[len(words) - len(form) + 1:] if not w.plain}
+        if positional and positional[0] in unknown and program != "node":  # (npm $X)
+            return "its command is not known before it runs (it may name a script)"
         lead = next((a for a in args if not a.startswith("-")), "")
         first = args.index(lead) if lead else len(args)
         odd = next((a for a in args[:first] if not _QUIET.fullmatch(a)), None)
