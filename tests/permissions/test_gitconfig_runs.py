@@ -118,13 +118,15 @@ PUSHES = {
     "named_remote": "git -C r push -q other HEAD:refs/heads/x",
     "default_remote": "git -C r push -q",
     "repo_option": "git -C r push -q --repo=other",
+    "instead_of": "git -C r push -q gh:o HEAD:refs/heads/x",  # (url.<root>/.insteadOf gh:)
 }
 
 
 @pytest.mark.parametrize("name", list(PUSHES))
 def test_a_push_to_a_local_repository_reads_its_receive_hooks(tmp_path: Path,
                                                                name: str) -> None:
-    env = _tree(tmp_path, "[remote \"other\"]\n\turl = ../o\n"
+    env = _tree(tmp_path, f"[url \"{tmp_path}/\"]\n\tinsteadOf = gh:\n"
+                "[remote \"other\"]\n\turl = ../o\n"
                 "[branch \"main\"]\n\tremote = other\n\tmerge = refs/heads/x\n"
                 "[push]\n\tdefault = upstream\n")
     git(tmp_path / "r", "commit", "-q", "--allow-empty", "-m", "x")

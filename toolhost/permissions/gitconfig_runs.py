@@ -136,6 +136,7 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
                              os.path.join(xdg, "git", "config"), os.path.join(common, "config"),
                              os.path.join(gitdir, "config.worktree"))]
     remotes: dict[str, str] = {}  # remote name -> the URL a push goes to
+    rewrites: list[tuple[str, str]] = []  # url.BASE.insteadOf: (the prefix, BASE)
     while todo:
         path, depth = todo.pop(0)
         read = read_regular(path, _LIMIT)
@@ -159,6 +160,9 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
                 if key.endswith(".pushurl") or name not in remotes:
                     remotes[name] = value
                 continue
+            if key.startswith("url.") and key.endswith((".insteadof", ".pushinsteadof")):
+                rewrites.append((value, key[4:].rsplit(".", 1)[0]))  # (gh: -> /tmp/x/)
+                continue
             alias = key.startswith("alias.") and key[6:] == sub.lower()
             if not alias and key.rsplit(".", 1)[-1] not in RUNS_KEYS:
                 continue
@@ -170,14 +174,15 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
                 return f"git's config runs {line[:60]!r} ({key}), which {why}"
     why = _hooks(hooks, sub, root, judge, unprovable)
     if why is None and sub == "push" and found:
-        why = _pushed_to(args[found[1] + 1:], remotes, root, judge, unprovable)
+        why = _pushed_to(args[found[1] + 1:], remotes, rewrites, root, judge, unprovable)
     return why
 
 
-def _pushed_to(args: list[str], remotes: dict[str, str], root: str, judge: Judge,
-               unprovable: Unprovable) -> str | None:
+def _pushed_to(args: list[str], remotes: dict[str, str], rewrites: list[tuple[str, str]],
+               root: str, judge: Judge, unprovable: Unprovable) -> str | None:
     """What a push to a repository of this machine runs there: its receive hooks (``git
-    push ../other``, ``file://``, a remote whose URL is a path). Without a repository on
+    push ../other``, ``file://``, a remote whose URL is a path, also once ``url.*.insteadOf``
+    rewrote it: ``gh:x`` to ``/tmp/x``). Without a repository on
     the line, every configured remote is read (which one git takes is not followed)."""
     named = [a for a in args if not a.startswith("-")]
     given = [a.split("=", 1)[1] for a in args if a.startswith("--repo=")]
@@ -186,6 +191,9 @@ def _pushed_to(args: list[str], remotes: dict[str, str], root: str, judge: Judge
     targets = [*given, *named[:1]] or list(remotes)  # (git takes the word over --repo)
     for target in targets:
         url = remotes.get(target, target)
+        prefix, base = max(((p, b) for p, b in rewrites if p and url.startswith(p)),
+                           key=lambda rewrite: len(rewrite[0]), default=("", ""))
+        url = base + url[len(prefix):] if prefix else url  # (git's longest insteadOf)
         path = _local_path(url)
         if path is None:
             continue  # (another machine's: its hooks are not run here)
