@@ -44,7 +44,19 @@ def test_a_value_choosing_what_installs_is_a_load_error(config: Config, argv: li
 
 @pytest.mark.parametrize("argv", [
     ["npm", "install", "--ignore-scripts", V], ["pnpm", "add", "--ignore-scripts", V],
-    ["yarn", "add", V, "--ignore-scripts"], ["npm", "view", V], ["npm", "search", V],
+    ["yarn", "add", V, "--ignore-scripts"], ["npm", "install", "--ignore-scripts", "--", V],
+])
+def test_ignore_scripts_holds_only_where_no_value_can_turn_it_off(config: Config,
+                                                                  argv: list[Any]) -> None:
+    """With ``allow_dash`` a value may be ``--ignore-scripts=false``: npm takes the last."""
+    compile_tools(config({"t": cmd(argv)}))
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": cmd(argv, options={"allow_dash": ["v"]})}))
+    assert "installs: the package's own code" in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("argv", [
+    ["npm", "view", V], ["npm", "search", V],
     ["pip", "show", V], ["pip", "index", "versions", V], ["gem", "list", V],
     ["brew", "info", V], ["cargo", "search", V], ["pip", "install", "mypkg"],
     ["pip", "install", "-r", "requirements.txt"], ["uv", "pip", "list"],

@@ -79,7 +79,7 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
                 continue  # vim "+{{ line }}" with an integer: a line number, never a command
             found.append(_code_problem(slot.key, slot.program, slot.what, plan))
         found.extend(_code_channels(plan, opts))
-        found.extend(install_problems(plan_tokens(plan)))
+        found.extend(install_problems(plan_tokens(plan), dash_ok=bool(plan.allow_dash)))
     stdin = opts.get("stdin")
     if isinstance(stdin, str) and (printed := printed_names(stdin)):
         found.extend(xargs_problems(plan_tokens(plan), printed <= plan.allow_dash,

@@ -6,7 +6,8 @@ Same family as a value naming the program a wrapper runs (``npx {{ pkg }}``): re
 load unless the tool sets ``unsafe_code_placeholders: true``. Any value after the install
 subcommand counts (a package, a version pin, a ``-r`` file, an index URL, a path or a VCS
 URL all choose the code). npm, pnpm, yarn and bun installs that pass ``--ignore-scripts``
-literally run no package's scripts and are allowed.
+literally run no package's scripts and are allowed, unless a value may start with ``-``
+(``allow_dash``: it could turn the option off again).
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ _NO_SCRIPTS = {"npm": "--ignore-scripts", "pnpm": "--ignore-scripts", "yarn": "-
 _PYTHONS = ("python", "python3", "py", "pypy", "pypy3")
 
 
-def install_problems(tokens: Sequence[Token]) -> list[Found]:
-    """A load problem for each package install whose package a value chooses."""
+def install_problems(tokens: Sequence[Token], *, dash_ok: bool = False) -> list[Found]:
+    """A load problem for each package install whose package a value chooses. ``dash_ok``:
+    a value may start with ``-`` (``allow_dash``), so it may be ``--ignore-scripts=false``
+    after the literal ``--ignore-scripts``, and that option no longer proves anything."""
     found: list[Found] = []
     for start in run_programs(tokens):
         words = tokens[start:]
@@ -52,8 +55,8 @@ def install_problems(tokens: Sequence[Token]) -> list[Found]:
         if sub is None:
             continue
         after = rest[sub:]
-        if program in _NO_SCRIPTS and any(t.text == _NO_SCRIPTS[program] and not t.value
-                                          for t in after):
+        if program in _NO_SCRIPTS and not dash_ok and any(
+                t.text == _NO_SCRIPTS[program] and not t.value for t in after):
             continue
         chosen = next((t for t in after if t.value), None)
         if chosen is not None:
