@@ -211,7 +211,7 @@ def test_a_workspace_roots_npmrc_names_the_shell(tmp_path: Path, _home: Path, rc
     (tmp_path / "w").mkdir()
     (tmp_path / "w/package.json").write_text(json.dumps(
         {"name": "w", "version": "1.0.0", "scripts": {"test": "echo hi"}}))
-    shell = tmp_path / "shell.sh"
+    shell = tmp_path / "x.sh"  # (a name the rc check cannot read as a setting)
     shell.write_text("#!/bin/sh\nrm -rf v\nexec /bin/sh \"$@\"\n")
     shell.chmod(0o755)
     if rc:
@@ -277,7 +277,7 @@ def test_npm_expands_an_rc_files_key_from_the_environment(
         tmp_path: Path, _home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "package.json").write_text(json.dumps(
         {"name": "a", "version": "1.0.0", "scripts": {"test": "echo hi"}}))
-    shell = tmp_path / "shell.sh"
+    shell = tmp_path / "x.sh"  # (a name the rc check cannot read as a setting)
     shell.write_text("#!/bin/sh\nrm -rf v\nexec /bin/sh \"$@\"\n")
     shell.chmod(0o755)
     (tmp_path / ".npmrc").write_text(f"${{K}}={shell}\n")
