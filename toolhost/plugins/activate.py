@@ -7,11 +7,8 @@ registering) is collected and reported together, each naming the config's ``plug
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -29,6 +26,7 @@ from toolhost.plugins.discovery import (
     installed_version,
     pip_install,
 )
+from toolhost.plugins.exit_guard import exits_refused
 from toolhost.plugins.interrupt import CtrlC, ctrl_c_noted
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
 from toolhost.plugins.registry import Registry
@@ -207,52 +205,6 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
                                     provides=reg.provides(), requirement=req,
                                     modules=tuple(ep.value for ep in plugin.entry_points)))
     outcome.registries.append(reg)
-
-
-# what ends this process without a handler running: os._exit, and an exec replacing it (the
-# new program's exit 0 is toolhost's). posix holds the same functions under another name.
-_EXITS = ("_exit", "execv", "execve")
-
-
-@contextlib.contextmanager
-def exits_refused() -> Iterator[None]:
-    """While a plugin imports and registers, ``os._exit`` and ``os.execv``/``os.execve``
-    (``posix``'s too, and the ``os.exec*`` built on them) from this thread raise instead.
-
-    A plugin calling ``os._exit(0)`` there ended ``toolhost validate`` with exit 0 and no
-    output: a run that ends without its result must never look like success. ``sys.exit``
-    raises ``SystemExit``, already one line naming the plugin; ``os._exit`` skips every
-    handler, so it is the one a load could not see, and an exec ends toolhost with another
-    program's status. Another thread's call, or a forked child's (a plugin forking at
-    import), still goes through: only the loading thread of this process is refused."""
-    import posix
-
-    pid, thread = os.getpid(), threading.get_ident()
-    saved = [(module, name, getattr(module, name)) for module in (os, posix)
-             for name in _EXITS if hasattr(module, name)]
-
-    def guard(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
-        def refused(*args: Any) -> Any:
-            if os.getpid() != pid or threading.get_ident() != thread:
-                return real(*args)
-            said = f"os._exit({args[0]!r})" if name == "_exit" else f"os.{name}({_arg(args)})"
-            raise PluginError(f"it called {said} while loading, which would end toolhost "
-                              "without a word")
-        return refused
-
-    for module, name, real in saved:
-        setattr(module, name, guard(name, real))
-    try:
-        yield
-    finally:
-        for module, name, real in saved:
-            setattr(module, name, real)
-
-
-def _arg(args: tuple[Any, ...]) -> str:
-    from toolhost.excerpt import cut
-
-    return cut(repr(args[0]), 100) + ", ..." if args else ""
 
 
 def _still_loading(req: PluginRequirement, loading: str, waited: float) -> str:
