@@ -20,23 +20,20 @@ __all__ = ["install_problems"]
 
 Found = tuple[str, str, str]
 
-_PIP = frozenset({"install", "download", "wheel"})  # (download and wheel build an sdist)
-_JS = frozenset({"install", "i", "add", "in", "ins", "isntall", "update", "up", "upgrade"})
-# program -> the subcommand paths that install (each a tuple of words after the program)
+_JS = "install,i,add,in,ins,isntall,update,up,upgrade"
+# program -> the subcommands that install (a space between the words of a nested one); pip's
+# download and wheel build an sdist
 _INSTALLS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "pip": tuple((s,) for s in _PIP), "uv": (("pip", "install"), ("add",), ("tool",
-                                                                             "install")),
-    "pipx": (("install",), ("inject",), ("runpip",)), "poetry": (("add",),), "pdm": (("add",),),
-    "rye": (("add",),), "conda": (("install",),), "mamba": (("install",),),
-    "npm": tuple((s,) for s in _JS), "pnpm": tuple((s,) for s in _JS),
-    "yarn": (("add",), ("global", "add"), ("upgrade",)), "bun": (("add",), ("install",),
-                                                                 ("i",)),
-    "cargo": (("install",),), "gem": (("install",),), "brew": (("install",), ("reinstall",),
-                                                               ("tap",)),
-    "composer": (("require",), ("global", "require"), ("create-project",)),
-}
-_NO_SCRIPTS = {"npm": "--ignore-scripts", "pnpm": "--ignore-scripts", "yarn": "--ignore-scripts",
-               "bun": "--ignore-scripts"}
+    program: tuple(tuple(path.split()) for path in paths.split(",")) for program, paths in {
+        "pip": "install,download,wheel", "uv": "pip install,add,tool install",
+        "pipx": "install,inject,runpip", "poetry": "add", "pdm": "add", "rye": "add",
+        "conda": "install", "mamba": "install", "npm": _JS,
+        "pnpm": _JS, "yarn": "add,global add,upgrade", "bun": "add,install,i",
+        "cargo": "install", "gem": "install", "brew": "install,reinstall,tap",
+        "composer": "require,global require,create-project",
+    }.items()}
+# the installers whose --ignore-scripts runs no package's scripts
+_NO_SCRIPTS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _PYTHONS = ("python", "python3", "py", "pypy", "pypy3")
 
 
@@ -56,11 +53,11 @@ def install_problems(tokens: Sequence[Token], *, dash_ok: bool = False) -> list[
             continue
         after = rest[sub:]
         if program in _NO_SCRIPTS and not dash_ok and any(
-                t.text == _NO_SCRIPTS[program] and not t.value for t in after):
+                t.text == "--ignore-scripts" and not t.value for t in after):
             continue
         chosen = next((t for t in after if t.value), None)
         if chosen is not None:
-            fix = (f"pass {_NO_SCRIPTS[program]} (no package's scripts run), or "
+            fix = ("pass --ignore-scripts (no package's scripts run), or "
                    if program in _NO_SCRIPTS else "")
             found.append((f"a value chooses what `{program}` installs: the package's own "
                           "code (install scripts, a build) would run with your rights, "
