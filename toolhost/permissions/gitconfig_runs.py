@@ -19,10 +19,10 @@ import os
 import re
 import shlex
 from contextvars import ContextVar
-from functools import lru_cache
 
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.gitcommands import git_subcommand
+from toolhost.permissions.gitconfig_text import common_dir, repository, settings
 from toolhost.permissions.later_judge import Judge, Unprovable
 from toolhost.permissions.later_words import RUNS_KEYS
 from toolhost.permissions.laterwhere import places
@@ -56,8 +56,6 @@ _RUNS_HOOKS = {
 }
 _DEPTH: ContextVar[int] = ContextVar("gitconfig_depth", default=0)
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_SECTION = re.compile(r"\s*\[\s*([A-Za-z0-9.-]+)(?:\s+\"(?:[^\"\\]|\\.)*\")?\s*\]\s*(.*)")
-_SETTING = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?")
 # the environment or options that name another repository or config than the one found here
 _ELSEWHERE = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_CEILING",
               "GIT_DISCOVERY", "HOME", "XDG_CONFIG_HOME")
@@ -123,9 +121,9 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
     if named:  # (git takes each relative to where -C left it)
         gitdir = os.path.join(where, os.path.expanduser(named.get("--git-dir", ".git")))
         root = os.path.join(where, os.path.expanduser(named.get("--work-tree", ".")))
-        repo: tuple[str, str, str] | None = (root, gitdir, _common(gitdir))
+        repo: tuple[str, str, str] | None = (root, gitdir, common_dir(gitdir))
     else:
-        repo = _repository(where)
+        repo = repository(where)
     if repo is None:
         return None  # (no repository: git runs nothing of one)
     root, gitdir, common = repo
@@ -145,7 +143,7 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
         if read.kind != "file" or read.too_long:
             return f"git reads the config {path!r}, which cannot be read here"
         text = read.data.decode("utf-8", "replace")
-        for key, value in _settings(text):
+        for key, value in settings(text):
             if key.startswith(("include.", "includeif.")) and key.endswith(".path"):
                 if depth >= _MAX_INCLUDES:  # (every included file, whatever its condition)
                     return f"git's config {path!r} includes files too deep to read"
@@ -205,7 +203,7 @@ def _pushed_to(args: list[str], remotes: dict[str, str], rewrites: list[tuple[st
         read = read_regular(os.path.join(gitdir, "config"), _LIMIT)
         if read.kind == "file" and (read.too_long or any(
                 k == "core.hookspath" or k.rsplit(".", 1)[-1] in RUNS_KEYS
-                for k, _ in _settings(read.data.decode("utf-8", "replace")))):
+                for k, _ in settings(read.data.decode("utf-8", "replace")))):
             return f"git push runs what the config of {there!r} names, which is not read here"
         why = _hooks(os.path.join(gitdir, "hooks"), "receive", there, judge, unprovable)
         if why is not None:
@@ -254,79 +252,3 @@ def _judged(line: str, root: str, judge: Judge, unprovable: Unprovable) -> str |
         return "a deny or ask rule meets"
     why = unprovable(line, root, judge)
     return None if why is None else f"cannot be proven ({why})"
-
-
-def _repository(where: str) -> tuple[str, str, str] | None:
-    """(work tree, git dir, common dir) of the repository ``where`` is in (None: none)."""
-    here = where
-    while True:
-        dot = os.path.join(here, ".git")
-        if os.path.isdir(dot):
-            return here, dot, _common(dot)
-        if os.path.isfile(dot):
-            read = read_regular(dot, 4096)
-            text = read.data.decode("utf-8", "replace").strip()
-            if read.kind == "file" and text.startswith("gitdir:"):
-                gitdir = os.path.join(here, text[7:].strip())
-                return here, gitdir, _common(gitdir)
-            return here, dot, dot
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-
-
-def _common(gitdir: str) -> str:
-    """A linked work tree's common directory (its ``commondir``), else ``gitdir``."""
-    read = read_regular(os.path.join(gitdir, "commondir"), 4096)
-    if read.kind != "file":
-        return gitdir
-    return os.path.normpath(os.path.join(gitdir, read.data.decode("utf-8", "replace").strip()))
-
-
-@lru_cache(maxsize=64)
-def _settings(text: str) -> tuple[tuple[str, str], ...]:
-    """Each (``section[.sub].key`` lower case, value) of a git config's text; a continued
-    line joined, quotes taken off (what git hands the shell). Remembered by the text: every
-    git decision reads the files again (a stat would go stale), but parses a text once."""
-    out: list[tuple[str, str]] = []
-    section = ""
-    lines = text.replace("\\\n", "").split("\n")
-    for raw in lines:
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        head = _SECTION.match(line)
-        if head is not None and line.startswith("["):
-            sub = re.search(r"\"((?:[^\"\\]|\\.)*)\"", line.split("]", 1)[0])
-            section = head.group(1).lower() + (f".{sub.group(1)}" if sub else "")
-            line = head.group(2).strip()
-            if not line:
-                continue
-        found = _SETTING.match(line)
-        if found is None:
-            continue
-        value = _unquote(found.group(2) or "")
-        out.append((f"{section}.{found.group(1).lower()}", value))
-    return tuple(out)
-
-
-def _unquote(value: str) -> str:
-    """A config value as git reads it: ``"..."`` taken off, ``\\"`` ``\\\\`` unescaped, a
-    ``#`` or ``;`` outside quotes ends it."""
-    out, quoted, i = [], False, 0
-    while i < len(value):
-        ch = value[i]
-        if ch == "\\" and i + 1 < len(value):
-            nxt = value[i + 1]
-            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(nxt, nxt))
-            i += 2
-            continue
-        if ch == '"':
-            quoted = not quoted
-        elif ch in "#;" and not quoted:
-            break
-        else:
-            out.append(ch)
-        i += 1
-    return "".join(out).strip()
