@@ -45,6 +45,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 _ONE_GROUP_DIRS = ("conformance", "packaging")
 
 
+@pytest.hookimpl(tryfirst=True)  # (before xdist's own, which reads the groups)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         path = item.path
