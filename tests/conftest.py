@@ -38,20 +38,24 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
 
 
-# `make test` runs the suite on two workers (pytest-xdist, --dist loadgroup). A test file is
-# one group, so a module's fixtures are built once; a directory whose session fixtures are
-# costly or shared on disk (the conformance suite's npm install and run, the packaging tests'
-# wheels) is one group, so one worker builds them once.
-_ONE_GROUP_DIRS = ("conformance", "packaging")
+# `make test` runs the suite on two workers (pytest-xdist, --dist loadfile): a test file goes
+# to one worker whole, so a module's fixtures are built once. A directory whose session
+# fixtures are costly (the packaging tests' wheels) goes to one worker whole too.
+_ONE_GROUP_DIRS = ("tests/packaging/",)
 
 
-@pytest.hookimpl(tryfirst=True)  # (before xdist's own, which reads the groups)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        path = item.path
-        parts = path.parts
-        group = next((f"dir:{d}" for d in _ONE_GROUP_DIRS if d in parts[-3:-1]), str(path))
-        item.add_marker(pytest.mark.xdist_group(group))
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Grouped(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return next((d for d in _ONE_GROUP_DIRS if nodeid.startswith(d)),
+                        nodeid.split("::", 1)[0])
+
+    return Grouped(config, log)
 
 
 @pytest.fixture
