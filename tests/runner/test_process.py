@@ -238,3 +238,19 @@ def test_a_renderer_that_fails_is_said_once_per_kind_and_the_turns_go_on(
                     "renderer for system'); the turn goes on (this kind is said once)",
                     "could not show a 'result' message of the Claude CLI (KeyError: 'no "
                     "renderer for result'); the turn goes on (this kind is said once)"]
+
+
+def test_a_started_cli_leaves_no_start_pending(tmp_path: Path) -> None:
+    # the CLI's start was never settled: every orphan sweep of the run (a command tool's
+    # run ending after a signal) waited its 2 s for a start that had long happened
+    from toolhost.backends import reaper
+
+    before = reaper._pending
+
+    async def main() -> None:
+        async with open_cli(_command(tmp_path, "plain"), {}, permission=_deny,
+                            on_message=lambda m: None):
+            assert reaper._pending == before
+
+    anyio.run(main)
+    assert reaper._pending == before

@@ -147,6 +147,12 @@ class ToolRun:
         if self.pgid is None:
             watchdog.closed(0, self.run_id)
 
+    def watched_by_owner(self) -> None:
+        """The leader started, and its owner ends it (the Claude CLI, which ``toolhost run``
+        stops itself): the start is settled without the run joining the live runs."""
+        with _lock:
+            self._settle()
+
     def started(self, pid: int) -> None:
         """Register the run's leader (its pid is its process group)."""
         self.pgid = pid

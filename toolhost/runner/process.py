@@ -257,12 +257,16 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
                                            cwd=command.cwd, stdin=subprocess.PIPE,
                                            stdout=write_fd, stderr=subprocess.PIPE,
                                            start_new_session=True)
-    except OSError as exc:
+    except BaseException as exc:  # (a cancel too: a start left pending held every sweep 2 s)
         os.close(read_fd)
         run.not_started()
-        raise RunnerError(f"cannot start the Claude CLI {command.argv[0]}: {exc}") from exc
+        if isinstance(exc, OSError):
+            raise RunnerError(f"cannot start the Claude CLI {command.argv[0]}: {exc}") \
+                from exc
+        raise
     finally:
         os.close(write_fd)
+    run.watched_by_owner()
     watchdog.opened(process.pid, run.run_id)
     assert process.stdin and process.stderr
     lines = await _CliLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
