@@ -201,6 +201,8 @@ class Terminal(PasteInput):
                 self._prompt = prompt
             show = True
             line = await self._read_line()
+            if question and line is not None and self._keys.escape:
+                line = await self._after_escape(line)  # a paste's start, or keys typed
             if question and line is not None and self._bracketing and marks.START in line:
                 if await self._skip_paste(line) is None:
                     return None  # Ctrl-D before the paste's end: no answer

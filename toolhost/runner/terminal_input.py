@@ -23,7 +23,7 @@ import anyio
 
 from toolhost.backends import watchdog
 from toolhost.runner import paste as marks
-from toolhost.runner.signal_keys import SignalKeys
+from toolhost.runner.signal_keys import ESC, SignalKeys
 from toolhost.runner.ttyfd import canonical, drain, drop, foreground, pending_with_partial
 
 __all__ = ["CANON_LIMIT", "MAX_LINE", "OVERFLOW", "TerminalInput"]
@@ -101,8 +101,8 @@ class TerminalInput:
         # as the last time the marks were turned on, e.g. again after ``fg``)
         if keys is not None:
             self._keys_too = keys
-        if on and self._keys_too and foreground(self.read_fd):
-            self._keys.off()
+        if on and foreground(self.read_fd):
+            self._keys.off(signals=self._keys_too)  # at a question: ESC ends a line
         elif not on:
             self._keys.on()
         self.write(marks.ON if on else marks.OFF)
@@ -228,7 +228,8 @@ class TerminalInput:
             data += chunk[:room]
             cut += max(0, len(chunk) - room)
             key = self._keys.keys.get(chunk[-1:], 0)
-            if chunk.endswith(b"\n") or (key and key != signal.SIGQUIT):
+            if chunk.endswith(b"\n") or (key and key != signal.SIGQUIT) or \
+                    (self._keys.escape and chunk.endswith(ESC)):
                 # a canonical read returns one line whole: at the limit, the kernel cut it
                 self._cut = whole_lines and len(chunk) > CANON_LIMIT
                 self._key = 0 if chunk.endswith(b"\n") else key

@@ -121,8 +121,15 @@ def bytewise(fd: int) -> Iterator[None]:
         yield
     finally:
         if foreground(fd):
+            # line mode back, the rest as it is now: a Ctrl-Z and fg meanwhile may have put
+            # back what the reader had changed (``signal_keys``)
             with contextlib.suppress(OSError, termios.error):
-                termios.tcsetattr(fd, termios.TCSANOW, modes)
+                now = termios.tcgetattr(fd)
+                back = [*now[:6], list(now[6])]
+                back[3] = now[3] | termios.ICANON
+                for index in (termios.VMIN, termios.VTIME):
+                    back[6][index] = modes[6][index]
+                termios.tcsetattr(fd, termios.TCSANOW, back)
 
 
 def canonical(fd: int) -> bool:
