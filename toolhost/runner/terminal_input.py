@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import select
 import signal
 import sys
 import termios
@@ -65,6 +66,11 @@ class TerminalInput:
         # was not withdrawn by the CLI, and is not said to be
         self.cli_gone: Callable[[], bool] | None = None
         self._withdrawn = False  # a question was cancelled from outside (see ``readline``)
+        # the terminal hung up (closed): nobody is there to answer or type. ``on_hangup`` is
+        # called once when a read sees it (``run_host``: the session stops as at SIGHUP,
+        # which may come later or, under ``nohup``, never)
+        self.hung_up = False
+        self.on_hangup: Callable[[], None] | None = None
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
         self._with_answer = 0  # bytes of lines that came with a question's answer (a paste)
         self._cut = False  # the last line read reached CANON_LIMIT: the terminal cut it
@@ -199,13 +205,23 @@ class TerminalInput:
         if not await self._readable():
             return None
         try:
-            return os.read(self.read_fd, size)
+            data = os.read(self.read_fd, size)
         except BlockingIOError:
             return None
         except OSError as exc:  # EIO: the terminal hung up
             if exc.errno not in (errno.EIO, errno.ENXIO, errno.EBADF):
                 raise
+            self._hang_up()
             return b""
+        if not data and _hung(self.read_fd):  # macOS and the BSDs: end of input and POLLHUP
+            self._hang_up()
+        return data
+
+    def _hang_up(self) -> None:
+        if not self.hung_up:
+            self.hung_up = True
+            if self.on_hangup is not None:
+                self.on_hangup()
 
     async def _read_line(self) -> str | None:
         data = bytearray()
@@ -243,3 +259,13 @@ class TerminalInput:
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
+
+
+def _hung(fd: int) -> bool:
+    """Whether the terminal on ``fd`` hung up (an end of input that is no Ctrl-D)."""
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return any(event & select.POLLHUP for _, event in poller.poll(0))
+    except (OSError, ValueError):
+        return False
