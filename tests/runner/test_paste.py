@@ -8,6 +8,7 @@ import pty
 import select
 import termios
 from collections.abc import Iterator
+from pathlib import Path
 
 import anyio
 import pytest
@@ -470,3 +471,47 @@ def test_ctrl_c_and_ctrl_z_inside_a_paste_are_text_and_typed_ones_still_signal(
     assert "it carried 3 Ctrl-C, Ctrl-Z or Ctrl-\\ characters of its own" in out
     assert during and not any(during)  # off while the prompt is read ...
     assert termios.tcgetattr(term.read_fd) == before  # ... and as it was after each read
+
+
+def test_a_paste_at_a_question_on_dev_tty_never_answers_it(tmp_path: Path) -> None:
+    # Turns from a pipe (or -p with stdin not a terminal): questions are asked on /dev/tty,
+    # and pastes were never marked there, so a pasted "y" and more lines answered "y"
+    import fcntl
+    import subprocess
+
+    from tests.runner.cli_harness import ASKS, CONFIG, TOOLHOST, fake_cli, read_until
+
+    cli = fake_cli(tmp_path, ASKS)
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    master, slave = pty.openpty()
+    name = os.ttyname(slave)
+
+    def own_terminal() -> None:  # the controlling terminal, not on stdin
+        os.setsid()
+        fd = os.open(name, os.O_RDWR)
+        fcntl.ioctl(fd, termios.TIOCSCTTY, 0)
+
+    try:
+        with subprocess.Popen([TOOLHOST, "run", str(config), "--cli", str(cli), "-p", "go"],
+                              stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+                              preexec_fn=own_terminal,
+                              env={**os.environ, "FAKE_LOG": str(tmp_path / "cli.log"),
+                                   "TERM": "xterm"}) as process:
+            try:
+                asked = read_until(master, "deny: ")
+                # a terminal marks a paste when asked to (ESC[?2004h), as an emulator does
+                marked = marks.ON in asked
+                os.write(master, S + b"y\nmore\n" + E if marked else b"y\nmore\n")
+                assert marked, asked
+                assert "type the answer" in read_until(master, "type the answer")
+                os.write(master, b"n\n\n")
+                assert process.wait(timeout=30) == 1
+            finally:
+                if process.poll() is None:
+                    process.kill()
+    finally:
+        os.close(master)
+        os.close(slave)
+    log = (tmp_path / "cli.log").read_text()
+    assert '"behavior": "deny"' in log.replace('":"', '": "') and '"allow"' not in log

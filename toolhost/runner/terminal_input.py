@@ -74,8 +74,10 @@ class TerminalInput:
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
         self._with_answer = 0  # bytes of lines that came with a question's answer (a paste)
         self._cut = False  # the last line read reached CANON_LIMIT: the terminal cut it
-        # bracketed paste at the turn prompt (``toolhost.runner.paste``): a paste is one turn
-        self.brackets = (self._typed and marks.wanted(write_fd)) if paste is None else paste
+        # bracketed paste (``toolhost.runner.paste``): at the turn prompt a paste is one turn;
+        # at a question (the terminal's, or ``/dev/tty``'s when turns come from a pipe) a
+        # paste is never the answer
+        self.brackets = marks.wanted(write_fd) if paste is None else paste
         self._bracketing = False  # the terminal marks pastes now (the turn prompt is read)
         self._tty_path: str | None = None  # the terminal's name, for the watchdog
         # Ctrl-C/Ctrl-Z/Ctrl-\ are keys while the turn prompt is read (marks on): a paste
