@@ -372,8 +372,9 @@ def test_ctrl_z_stops_toolhost_only_where_a_shell_can_resume_it() -> None:
     assert (led.stdout.strip(), child.stdout.strip()) == ("False", "True")
 
 
-@pytest.mark.parametrize("question", [False, True], ids=["prompt", "question"])
-def test_a_kill_9_at_the_prompt_leaves_the_marks_off(question: bool) -> None:
+@pytest.mark.parametrize(("question", "tty"), [(False, False), (True, False), (True, True)],
+                         ids=["prompt", "question", "dev-tty-question"])
+def test_a_kill_9_at_the_prompt_leaves_the_marks_off(question: bool, tty: bool) -> None:
     # Nothing in toolhost runs at SIGKILL: its watchdog (which outlives it to kill the
     # tools) turns the marks off, or a shell without readline (sh, dash) would get every
     # paste wrapped in ESC[200~ ... ESC[201~
@@ -388,7 +389,12 @@ def test_a_kill_9_at_the_prompt_leaves_the_marks_off(question: bool) -> None:
 import os, anyio
 from toolhost.backends import watchdog
 from toolhost.runner.terminal import Terminal
-fd = os.open({os.ttyname(slave)!r}, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+if {tty}:  # turns piped in: questions on /dev/tty (named so to the watchdog it was not)
+    import fcntl, termios
+    os.setsid()
+    fcntl.ioctl(os.open({os.ttyname(slave)!r}, os.O_RDWR), termios.TIOCSCTTY, 0)
+fd = os.open("/dev/tty" if {tty} else {os.ttyname(slave)!r},
+             os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
 watchdog.opened(0, "r10-marks-{os.getpid()}")  # the CLI's run starts it
 anyio.run(lambda: Terminal(fd, fd, paste=True).readline("> ", question={question}))
 """

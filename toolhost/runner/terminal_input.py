@@ -25,7 +25,14 @@ import anyio
 from toolhost.backends import watchdog
 from toolhost.runner import paste as marks
 from toolhost.runner.signal_keys import ESC, SignalKeys
-from toolhost.runner.ttyfd import canonical, drain, drop, foreground, pending_with_partial
+from toolhost.runner.ttyfd import (
+    canonical,
+    drain,
+    drop,
+    foreground,
+    pending_with_partial,
+    tty_name,
+)
 
 __all__ = ["CANON_LIMIT", "MAX_LINE", "OVERFLOW", "TerminalInput"]
 
@@ -115,10 +122,7 @@ class TerminalInput:
             self._keys.on()
         self.write(marks.ON if on else marks.OFF)
         if on and self._tty_path is None:
-            try:
-                self._tty_path = os.ttyname(self.read_fd)
-            except OSError:
-                self._tty_path = ""
+            self._tty_path = tty_name(self.read_fd)
         if self._tty_path:
             watchdog.pastes_marked(self._tty_path if on else None, self._keys.restore)
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 __all__ = ["bytewise", "canonical", "drain", "drop", "foreground", "hide_stdin", "job_control",
            "pending", "pending_with_partial", "release_terminal_before_exit", "reopen",
-           "restore_stdin"]
+           "restore_stdin", "tty_name"]
 
 
 def pending(fd: int) -> int:
@@ -163,6 +163,29 @@ def job_control() -> bool:
         return os.getsid(parent) == os.getsid(0)
     except OSError:
         return False
+
+
+def tty_name(fd: int) -> str:
+    """The path of the terminal on ``fd`` that another process can open ("" if none): for
+    ``/dev/tty`` (which names the opener's own controlling terminal: the watchdog, in a
+    session of its own, has none) the device it stands for, found by its number in
+    ``/dev/pts`` (Linux: ``/proc/self/stat``)."""
+    try:
+        name = os.ttyname(fd)
+    except OSError:
+        return ""
+    if name != "/dev/tty":
+        return name
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            number = int(stat.read().rsplit(b")", 1)[1].split()[4])
+        for entry in os.listdir("/dev/pts"):
+            path = f"/dev/pts/{entry}"
+            if entry.isdigit() and os.stat(path).st_rdev == number:
+                return path
+    except (OSError, ValueError, IndexError):
+        pass
+    return ""
 
 
 def reopen(fd: int) -> int:
