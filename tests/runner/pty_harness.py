@@ -19,7 +19,7 @@ from toolhost.runner.terminal import Terminal
 def tty() -> Iterator[tuple[int, Terminal]]:
     master, slave = pty.openpty()
     try:
-        yield master, Terminal(slave, slave)
+        yield master, Terminal(slave, slave, paste=False)  # marks: test_paste.py
     finally:
         os.close(master)
         os.close(slave)

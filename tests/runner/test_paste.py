@@ -8,6 +8,7 @@ import pty
 import select
 import termios
 from collections.abc import Iterator
+from pathlib import Path
 
 import anyio
 import pytest
@@ -175,6 +176,85 @@ def test_a_paste_at_a_question_never_answers_it(pasting: tuple[int, Terminal],
     assert marks.OFF in shown(master)  # marked while asked, and no longer
 
 
+@pytest.mark.parametrize("pasted", [
+    S + b"y" + E,  # a word copied without its newline
+    b"n" + S + b"yes" + E,  # typed, then a paste on the same line
+    S + b"y" + E + S + b"a" + E,  # two pastes
+], ids=["word", "after-typed", "two"])
+def test_a_paste_with_no_newline_at_a_question_is_dropped_before_any_enter(
+        pasting: tuple[int, Terminal], pasted: bytes) -> None:
+    # R17-4: the paste waited in the terminal's line for an Enter, and went with it
+    master, term = pasting
+    before = termios.tcgetattr(term.read_fd)
+    said: list[str] = []
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            async def paste_then_type() -> None:
+                await type_at_question(master, term, pasted)
+                said.append(await anyio.to_thread.run_sync(shown, master, "type the answer"))
+                os.write(master, b"n\n")
+            tg.start_soon(paste_then_type)
+            with anyio.fail_after(20):
+                return await term.readline("Allow? ", question=True)
+
+    assert anyio.run(main) == "n"
+    assert "(ignored a paste of" in said[0]  # with no Enter typed
+    assert termios.tcgetattr(term.read_fd) == before  # ESC no longer ends a line
+
+
+@pytest.mark.parametrize(("typed", "line"), [
+    ([b"\x1b[Ay\n"], "\x1b[Ay"),  # an arrow key
+    ([b"\x1b", b"y\n"], "\x1by"),  # Escape, then a key
+    ([b"n\x1b\x1b[B\n"], "n\x1b\x1b[B"),
+    ([b"\x1b[20x\n"], "\x1b[20x"),  # the start of the mark only
+    ([b"\x1b", b"\x04"], "\x1b"),  # Escape, then Ctrl-D: the line as typed
+], ids=["arrow", "escape", "two", "near-mark", "ctrl-d"])
+def test_keys_starting_with_escape_at_a_question_are_typed_text(
+        pasting: tuple[int, Terminal], typed: list[bytes], line: str) -> None:
+    # ESC ends a line at a question (a paste's start is seen at once): a key the person types
+    # that starts with one is read on as the line it is part of (not y: a deny)
+    master, term = pasting
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            async def keys() -> None:
+                await type_at_question(master, term, typed[0])
+                for more in typed[1:]:
+                    while termios.tcgetattr(term.read_fd)[3] & termios.ICANON:
+                        await anyio.sleep(0.01)  # the ESC was read: what follows awaited
+                    os.write(master, more)
+            tg.start_soon(keys)
+            with anyio.fail_after(10):
+                return await term.readline("Allow? ", question=True)
+
+    assert anyio.run(main) == line
+
+
+def test_ctrl_z_and_fg_at_a_question_after_escape_leave_the_modes_as_they_were(
+        pasting: tuple[int, Terminal]) -> None:
+    # the byte-by-byte read after ESC put back the modes it began with (ESC a line end)
+    # after Ctrl-Z had put the terminal's own back: ESC stayed a line end for the shell
+    master, term = pasting
+    before = termios.tcgetattr(term.read_fd)
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            async def escape_stop_go() -> None:
+                await type_at_question(master, term, b"\x1b")
+                while termios.tcgetattr(term.read_fd)[3] & termios.ICANON:
+                    await anyio.sleep(0.01)
+                term.suspend()  # Ctrl-Z
+                term.reshow()  # fg
+                os.write(master, b"y\n")
+            tg.start_soon(escape_stop_go)
+            with anyio.fail_after(10):
+                return await term.readline("Allow? ", question=True)
+
+    assert anyio.run(main) == "\x1by"
+    assert termios.tcgetattr(term.read_fd) == before
+
+
 def test_ctrl_d_while_a_paste_at_a_question_is_read_is_no_answer(
         pasting: tuple[int, Terminal]) -> None:
     master, term = pasting
@@ -292,7 +372,9 @@ def test_ctrl_z_stops_toolhost_only_where_a_shell_can_resume_it() -> None:
     assert (led.stdout.strip(), child.stdout.strip()) == ("False", "True")
 
 
-def test_a_kill_9_at_the_prompt_leaves_the_marks_off() -> None:
+@pytest.mark.parametrize(("question", "tty"), [(False, False), (True, False), (True, True)],
+                         ids=["prompt", "question", "dev-tty-question"])
+def test_a_kill_9_at_the_prompt_leaves_the_marks_off(question: bool, tty: bool) -> None:
     # Nothing in toolhost runs at SIGKILL: its watchdog (which outlives it to kill the
     # tools) turns the marks off, or a shell without readline (sh, dash) would get every
     # paste wrapped in ESC[200~ ... ESC[201~
@@ -307,16 +389,24 @@ def test_a_kill_9_at_the_prompt_leaves_the_marks_off() -> None:
 import os, anyio
 from toolhost.backends import watchdog
 from toolhost.runner.terminal import Terminal
-fd = os.open({os.ttyname(slave)!r}, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+if {tty}:  # turns piped in: questions on /dev/tty (named so to the watchdog it was not)
+    import fcntl, termios
+    os.setsid()
+    fcntl.ioctl(os.open({os.ttyname(slave)!r}, os.O_RDWR), termios.TIOCSCTTY, 0)
+fd = os.open("/dev/tty" if {tty} else {os.ttyname(slave)!r},
+             os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
 watchdog.opened(0, "r10-marks-{os.getpid()}")  # the CLI's run starts it
-anyio.run(Terminal(fd, fd, paste=True).readline, "> ")
+anyio.run(lambda: Terminal(fd, fd, paste=True).readline("> ", question={question}))
 """
     before = termios.tcgetattr(slave)
     child = subprocess.Popen([sys.executable, "-c", code])
     try:
         assert shown(master, marks.ON + "> ").endswith(marks.ON + "> ")
-        # the signal keys were read as keys at the prompt (ISIG off): put back too
-        assert not termios.tcgetattr(slave)[3] & termios.ISIG
+        # the signal keys were read as keys at the prompt (ISIG off), ESC ended a line at a
+        # question: put back too
+        modes = termios.tcgetattr(slave)
+        assert (modes[6][termios.VEOL] == b"\x1b") if question else \
+            not modes[3] & termios.ISIG
         child.send_signal(signal.SIGKILL)
         assert child.wait(timeout=60) == -signal.SIGKILL
         assert shown(master, marks.OFF).endswith(marks.OFF)
@@ -387,3 +477,47 @@ def test_ctrl_c_and_ctrl_z_inside_a_paste_are_text_and_typed_ones_still_signal(
     assert "it carried 3 Ctrl-C, Ctrl-Z or Ctrl-\\ characters of its own" in out
     assert during and not any(during)  # off while the prompt is read ...
     assert termios.tcgetattr(term.read_fd) == before  # ... and as it was after each read
+
+
+def test_a_paste_at_a_question_on_dev_tty_never_answers_it(tmp_path: Path) -> None:
+    # Turns from a pipe (or -p with stdin not a terminal): questions are asked on /dev/tty,
+    # and pastes were never marked there, so a pasted "y" and more lines answered "y"
+    import fcntl
+    import subprocess
+
+    from tests.runner.cli_harness import ASKS, CONFIG, TOOLHOST, fake_cli, read_until
+
+    cli = fake_cli(tmp_path, ASKS)
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    master, slave = pty.openpty()
+    name = os.ttyname(slave)
+
+    def own_terminal() -> None:  # the controlling terminal, not on stdin
+        os.setsid()
+        fd = os.open(name, os.O_RDWR)
+        fcntl.ioctl(fd, termios.TIOCSCTTY, 0)
+
+    try:
+        with subprocess.Popen([TOOLHOST, "run", str(config), "--cli", str(cli), "-p", "go"],
+                              stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+                              preexec_fn=own_terminal,
+                              env={**os.environ, "FAKE_LOG": str(tmp_path / "cli.log"),
+                                   "TERM": "xterm"}) as process:
+            try:
+                asked = read_until(master, "deny: ")
+                # a terminal marks a paste when asked to (ESC[?2004h), as an emulator does
+                marked = marks.ON in asked
+                os.write(master, S + b"y\nmore\n" + E if marked else b"y\nmore\n")
+                assert marked, asked
+                assert "type the answer" in read_until(master, "type the answer")
+                os.write(master, b"n\n\n")
+                assert process.wait(timeout=30) == 1
+            finally:
+                if process.poll() is None:
+                    process.kill()
+    finally:
+        os.close(master)
+        os.close(slave)
+    log = (tmp_path / "cli.log").read_text()
+    assert '"behavior": "deny"' in log.replace('":"', '": "') and '"allow"' not in log

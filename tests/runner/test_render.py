@@ -397,6 +397,8 @@ class _Tty(io.StringIO):
     ({"TERM": "xterm"}, False, True, False, True),  # `> out.txt`: progress still live
     ({"TERM": "xterm", "NO_COLOR": "1"}, True, True, False, True),  # no color, live line
     ({"TERM": "dumb"}, True, True, False, False),
+    ({}, True, True, False, False),  # TERM unset: as dumb (colors and `\r\x1b[K` went out)
+    ({"TERM": " "}, True, True, False, False),
     ({"FORCE_COLOR": "1"}, False, False, True, True),
     ({"TERM": "xterm", "FORCE_COLOR": "0"}, True, True, True, True),
     ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False, False, False, True),

@@ -7,12 +7,13 @@ never started, and it is not said to have "done part of its work"."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 from pathlib import Path
 
 import pytest
 
-from tests.runner.cli_harness import ASKS, CONFIG, at_question
+from tests.runner.cli_harness import ASKS, CONFIG, at_question, at_terminal, read_until
 
 # as ASKS, but the turn calls mcp__s__echo without asking first: toolhost asks at tools/call
 CALLS = ASKS.replace('''send({{"type": "control_request", "request_id": "q", "request": {{
@@ -51,3 +52,39 @@ def test_a_signal_at_a_question_answers_it_with_a_deny_before_the_cli_stops(
     assert record["decision"] == "deny" and record["tool_use_id"] == "t1", record
     assert record["answered_by"] == "nobody (question ended)"
     assert record["message"] == why
+
+
+# as ASKS, but the turn asks about two calls at once
+TWO = ASKS.replace('''send({{"type": "control_request", "request_id": "q", "request": {{
+              "subtype": "can_use_tool", "tool_name": "mcp__s__echo",
+              "input": {{"text": "x"}}, "tool_use_id": "t1"}}}})''', '''for q in ("q", "q2"):
+            send({{"type": "control_request", "request_id": q, "request": {{
+              "subtype": "can_use_tool", "tool_name": "mcp__s__echo",
+              "input": {{"text": q}}, "tool_use_id": "t" + q}}}})''')
+
+
+@pytest.mark.parametrize("asked", [["q"], ["q", "q2"]], ids=["one", "two"])
+def test_the_terminal_closing_at_a_question_is_nobodys_answer(
+        tmp_path: Path, asked: list[str]) -> None:
+    # The read saw the hang-up before SIGHUP was handled: it was a person's Ctrl-D ("A person
+    # denied", answered_by person), and the second question's audit line said so while the
+    # CLI had been told "Nobody answered ... (SIGHUP)"
+    audit = tmp_path / "audit.jsonl"
+    cli = ASKS if len(asked) == 1 else TWO
+    assert len(asked) == 1 or "q2" in cli  # the replacement above took
+    with at_terminal(tmp_path, CONFIG + f"  audit_log: {audit}\n", cli) as (process, master):
+        assert "> " in read_until(master, "> ")
+        os.write(master, b"save it\n")
+        assert "Allow?" in read_until(master, "Allow?")
+        os.close(master)  # the terminal closed: a hang-up
+        assert process.wait(timeout=30) == 129
+    why = "Nobody answered the question about mcp__s__echo: toolhost is stopping (SIGHUP)."
+    read = [json.loads(line) for line in (tmp_path / "cli.log").read_text().splitlines()]
+    answers = sorted((m["response"]["request_id"], m["response"]["response"]) for m in read
+                     if m["type"] == "control_response")
+    assert answers == [(q, {"behavior": "deny", "message": why}) for q in asked], read
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    uses = ["t1"] if len(asked) == 1 else ["t" + q for q in asked]
+    assert sorted(r["tool_use_id"] for r in records) == uses
+    for record in records:  # what the CLI was told, and nobody's
+        assert record["message"] == why and record["answered_by"].startswith("nobody"), record

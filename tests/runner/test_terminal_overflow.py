@@ -96,7 +96,7 @@ def _paste_at_question(screen: Screen, term: Terminal) -> None:
 
 def test_the_rest_of_a_big_paste_at_a_question_is_never_the_next_turn(
         screen: Screen) -> None:
-    term = Terminal(screen.slave, screen.slave)
+    term = Terminal(screen.slave, screen.slave, paste=False)  # the time rule
 
     async def main() -> list[str | None]:
         got: list[str | None] = []
@@ -155,7 +155,7 @@ def test_the_rest_of_a_paste_never_answers_the_next_question(screen: Screen) -> 
 
 
 def test_the_rest_of_a_big_paste_is_not_left_for_the_shell(screen: Screen) -> None:
-    term = Terminal(screen.slave, screen.slave)
+    term = Terminal(screen.slave, screen.slave, paste=False)  # the time rule
 
     async def main() -> str | None:
         async with anyio.create_task_group() as tg:

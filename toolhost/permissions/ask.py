@@ -34,6 +34,11 @@ class AskInterrupted(Exception):
     """The person pressed Ctrl-C at the question: the call is denied."""
 
 
+class TerminalHungUp(Exception):
+    """The terminal closed (hung up) while the question was open: nobody can answer it (not
+    a person's deny: ``PermissionGate.check`` records it as nobody's)."""
+
+
 class LineReader(Protocol):
     """The one reader of the terminal that turn prompts also go through
     (``toolhost.runner.terminal.Terminal``)."""

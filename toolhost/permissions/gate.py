@@ -13,6 +13,7 @@ from toolhost.config.model import HostConfig
 from toolhost.permissions.ask import (
     FixedAsker,
     TerminalAsker,
+    TerminalHungUp,
     no_terminal_asker,
     terminal_available,
 )
@@ -137,6 +138,12 @@ class PermissionGate:
                     rule=decision.rule, origin=decision.origin,
                     answered_by="nobody (question ended)"), request)
                 raise
+            except TerminalHungUp:  # nobody is there (not a person's Ctrl-D): said as the
+                # stop the hang-up began says it to the CLI
+                decision = Decision("deny", f"Nobody answered the question about {tool_name}: "
+                                    f"{self.ending or 'the terminal closed'}.",
+                                    rule=decision.rule, origin=decision.origin,
+                                    answered_by="nobody (terminal closed)")
             except Exception as exc:  # nobody could answer: fail closed
                 log.warning("asking about %s failed: %s", tool_name, exc)
                 decision = Decision("deny", f"{tool_name} needs a person's approval, and asking "

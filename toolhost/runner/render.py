@@ -111,9 +111,11 @@ class Renderer(Protocol):
 
 def styled(stream: TextIO, environ: Mapping[str, str] | None = None) -> tuple[bool, bool]:
     """(color, live) for text written to ``stream``: colors when it is a terminal, unless
-    ``NO_COLOR`` is set (https://no-color.org) or ``TERM=dumb``; ``FORCE_COLOR`` (not ``0``)
-    turns them on anywhere. ``live``: a progress line may be rewritten in place
-    (``\r``, erase line), only on a terminal that is not ``dumb`` (or with ``FORCE_COLOR``)."""
+    ``NO_COLOR`` is set (https://no-color.org) or ``TERM`` is ``dumb``, empty or unset (as
+    git, and as paste marking, ``toolhost.runner.paste.wanted``: nothing says the terminal
+    understands escapes); ``FORCE_COLOR`` (not ``0``) turns them on anywhere. ``live``: a
+    progress line may be rewritten in place (``\r``, erase line), only on such a terminal
+    (or with ``FORCE_COLOR``)."""
     import os
 
     env = os.environ if environ is None else environ
@@ -122,7 +124,7 @@ def styled(stream: TextIO, environ: Mapping[str, str] | None = None) -> tuple[bo
     except (AttributeError, ValueError, OSError):
         tty = False
     force = env.get("FORCE_COLOR", "").strip().lower() not in ("", "0", "false", "no")
-    live = force or (tty and env.get("TERM", "").strip() != "dumb")
+    live = force or (tty and env.get("TERM", "").strip() not in ("", "dumb"))
     return live and not env.get("NO_COLOR"), live
 
 

@@ -211,6 +211,9 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
         if terminal is not None:  # a question the CLI's end cancels is not "withdrawn"
             terminal.cli_gone = lambda: signals.session is not None and \
                 signals.session.output_ended
+            # the terminal closed: the session stops as at SIGHUP (which the kernel may send
+            # a moment later, or never under nohup), every open call answered as then
+            terminal.on_hangup = signals.hung_up
         if isinstance(shown, TextRenderer):
             shown.interrupted = lambda: signals.interrupting
         opened: list[CliSession] = []
@@ -481,6 +484,12 @@ class Signals:
             _say(f"the Claude CLI did not end the turn {grace:g} s after the interrupt: "
                  "stopping it")
             self._end(signal.SIGINT)
+
+    def hung_up(self) -> None:
+        """The terminal closed (a read saw it hang up): end as at SIGHUP."""
+        if self.terminal is not None:
+            self.terminal.ending = True
+        self._end(signal.SIGHUP)
 
     def _end(self, signum: int) -> None:
         if self.report.interrupted:

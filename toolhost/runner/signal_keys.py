@@ -14,6 +14,11 @@ for the person's key, does what the kernel would have done: drops what was typed
 the signal to the terminal's foreground process group (``send``). The quit key (Ctrl-\\) has
 no line end left to it: typed outside a paste it takes effect at Enter.
 
+At a permission question (``off(signals=False)``) the signal keys stay signals and ESC is
+made a line end (``VEOL``) instead: a paste's start mark (``ESC[200~``) then reaches toolhost
+as it comes, so a paste with no newline of its own is seen and dropped without waiting for an
+Enter (``terminal_paste.PasteInput._after_escape``).
+
 ``off`` and ``on`` change and put back only ``ISIG``, ``VEOL`` and ``VEOL2`` (``stty -a``
 equal after); ``on`` runs wherever the prompt's read ends and before Ctrl-Z stops toolhost.
 A ``kill -9`` at the prompt leaves no chance to put them back: the watchdog does it (see
@@ -28,7 +33,9 @@ import signal
 import termios
 from collections.abc import Iterator
 
-__all__ = ["SignalKeys"]
+__all__ = ["ESC", "SignalKeys"]
+
+ESC = b"\x1b"  # what a paste's start mark begins with (``off(signals=False)``)
 
 
 class SignalKeys:
@@ -38,6 +45,7 @@ class SignalKeys:
         self.fd = fd
         self.keys: dict[bytes, int] = {}  # the character -> the signal it sends, while off
         self._saved: list[object] | None = None  # the modes ``off`` changed, for ``on``
+        self.escape = False  # ESC ends a line (a question: ``off(signals=False)``)
 
     @property
     def active(self) -> bool:
@@ -52,9 +60,11 @@ class SignalKeys:
         assert isinstance(cc, list)
         return _code(cc[termios.VEOL]), _code(cc[termios.VEOL2])
 
-    def off(self) -> bool:
+    def off(self, *, signals: bool = True) -> bool:
         """Turn the signal keys into line ends; False (nothing changed) when the terminal is
-        not in line mode with ``ISIG`` on, or its modes cannot be set."""
+        not in line mode with ``ISIG`` on, or its modes cannot be set. ``signals=False`` (at a
+        permission question): the signal keys stay signals, and ESC ends a line instead
+        (``escape``): a paste's start mark is seen as it comes, not at the next Enter."""
         if self._saved is not None:
             return True
         try:
@@ -68,19 +78,23 @@ class SignalKeys:
                  (cc[termios.VQUIT], signal.SIGQUIT))
         keys = {key: int(signum) for key, signum in named
                 if isinstance(key, bytes) and len(key) == 1 and 0 < key[0] < 0x20}
-        if not keys:
+        if not keys and signals:
             return False
         changed = [*modes[:6], cc]
-        changed[3] = modes[3] & ~termios.ISIG
-        ends = [key for key, signum in keys.items() if signum != signal.SIGQUIT]
-        cc[termios.VEOL] = ends[0] if ends else b"\0"
-        cc[termios.VEOL2] = ends[1] if len(ends) > 1 else b"\0"
+        if signals:
+            changed[3] = modes[3] & ~termios.ISIG
+            ends = [key for key, signum in keys.items() if signum != signal.SIGQUIT]
+            cc[termios.VEOL] = ends[0] if ends else b"\0"
+            cc[termios.VEOL2] = ends[1] if len(ends) > 1 else b"\0"
+        else:
+            cc[termios.VEOL] = ESC
         try:
             termios.tcsetattr(self.fd, termios.TCSANOW, changed)
         except (OSError, termios.error):
             return False
         self._saved = [*modes[:6], list(modes[6])]
-        self.keys = keys
+        self.keys = keys if signals else {}
+        self.escape = not signals
         return True
 
     def on(self) -> None:
@@ -89,6 +103,7 @@ class SignalKeys:
             return
         saved, self._saved = self._saved, None
         self.keys = {}
+        self.escape = False
         # SIGTTOU blocked: a shell may have taken the terminal back already (Ctrl-Z also
         # stops an `sh -c` parent in our group, and bash then takes it at once); setting the
         # modes from the background would stop toolhost there, and again after `fg`

@@ -31,8 +31,9 @@ import termios
 from contextvars import ContextVar
 
 import anyio
+import anyio.lowlevel
 
-from toolhost.permissions.ask import AskInterrupted
+from toolhost.permissions.ask import AskInterrupted, TerminalHungUp
 from toolhost.runner import paste as marks
 from toolhost.runner.terminal_input import CANON_LIMIT, MAX_LINE
 from toolhost.runner.terminal_paste import PasteInput, _TypedKey
@@ -136,6 +137,8 @@ class Terminal(PasteInput):
         async with self._lock:
             if question and self.refuse_questions:
                 raise TerminalInterrupt
+            if question and self.hung_up:
+                await self._nobody_there()
             self._interrupted = False
             self.question = question
             tag = ASKING_TAG.get() if question else ""
@@ -163,7 +166,10 @@ class Terminal(PasteInput):
                     if self.brackets:  # a question too: a paste never answers it
                         self._bracketing = True
                         self._mark_pastes(True, keys=not question)
-                    return await self._read_whole_line(prompt, question)
+                    line = await self._read_whole_line(prompt, question)
+                    if line is None and question and self.hung_up:
+                        await self._nobody_there()
+                    return line
                 raise TerminalInterrupt
             except anyio.get_cancelled_exc_class():
                 # Not Ctrl-C (that raises TerminalInterrupt): the call was cancelled from
@@ -191,6 +197,14 @@ class Terminal(PasteInput):
                     for release in self.after_question:
                         release()
 
+    async def _nobody_there(self) -> None:
+        """A question on a terminal that hung up: no answer, and not a person's Ctrl-D.
+        The stop ``on_hangup`` began (as at SIGHUP) has answered the call already: this
+        question is cancelled with the rest (the gate records the stop's deny); without
+        one, ``TerminalHungUp`` (a deny saying nobody answered: the terminal closed)."""
+        await anyio.lowlevel.checkpoint()
+        raise TerminalHungUp
+
     async def _read_whole_line(self, prompt: str, question: bool) -> str | None:
         # A turn the terminal cut is not sent: the prompt is shown again. An answer it cut
         # is said so and returned (it cannot be "y"; a reason keeps its start).
@@ -201,6 +215,8 @@ class Terminal(PasteInput):
                 self._prompt = prompt
             show = True
             line = await self._read_line()
+            if question and line is not None and self._keys.escape:
+                line = await self._after_escape(line)  # a paste's start, or keys typed
             if question and line is not None and self._bracketing and marks.START in line:
                 if await self._skip_paste(line) is None:
                     return None  # Ctrl-D before the paste's end: no answer

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import select
 import signal
 import sys
 import termios
@@ -23,8 +24,15 @@ import anyio
 
 from toolhost.backends import watchdog
 from toolhost.runner import paste as marks
-from toolhost.runner.signal_keys import SignalKeys
-from toolhost.runner.ttyfd import canonical, drain, drop, foreground, pending_with_partial
+from toolhost.runner.signal_keys import ESC, SignalKeys
+from toolhost.runner.ttyfd import (
+    canonical,
+    drain,
+    drop,
+    foreground,
+    pending_with_partial,
+    tty_name,
+)
 
 __all__ = ["CANON_LIMIT", "MAX_LINE", "OVERFLOW", "TerminalInput"]
 
@@ -65,11 +73,18 @@ class TerminalInput:
         # was not withdrawn by the CLI, and is not said to be
         self.cli_gone: Callable[[], bool] | None = None
         self._withdrawn = False  # a question was cancelled from outside (see ``readline``)
+        # the terminal hung up (closed): nobody is there to answer or type. ``on_hangup`` is
+        # called once when a read sees it (``run_host``: the session stops as at SIGHUP,
+        # which may come later or, under ``nohup``, never)
+        self.hung_up = False
+        self.on_hangup: Callable[[], None] | None = None
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
         self._with_answer = 0  # bytes of lines that came with a question's answer (a paste)
         self._cut = False  # the last line read reached CANON_LIMIT: the terminal cut it
-        # bracketed paste at the turn prompt (``toolhost.runner.paste``): a paste is one turn
-        self.brackets = (self._typed and marks.wanted(write_fd)) if paste is None else paste
+        # bracketed paste (``toolhost.runner.paste``): at the turn prompt a paste is one turn;
+        # at a question (the terminal's, or ``/dev/tty``'s when turns come from a pipe) a
+        # paste is never the answer
+        self.brackets = marks.wanted(write_fd) if paste is None else paste
         self._bracketing = False  # the terminal marks pastes now (the turn prompt is read)
         self._tty_path: str | None = None  # the terminal's name, for the watchdog
         # Ctrl-C/Ctrl-Z/Ctrl-\ are keys while the turn prompt is read (marks on): a paste
@@ -101,16 +116,13 @@ class TerminalInput:
         # as the last time the marks were turned on, e.g. again after ``fg``)
         if keys is not None:
             self._keys_too = keys
-        if on and self._keys_too and foreground(self.read_fd):
-            self._keys.off()
+        if on and foreground(self.read_fd):
+            self._keys.off(signals=self._keys_too)  # at a question: ESC ends a line
         elif not on:
             self._keys.on()
         self.write(marks.ON if on else marks.OFF)
         if on and self._tty_path is None:
-            try:
-                self._tty_path = os.ttyname(self.read_fd)
-            except OSError:
-                self._tty_path = ""
+            self._tty_path = tty_name(self.read_fd)
         if self._tty_path:
             watchdog.pastes_marked(self._tty_path if on else None, self._keys.restore)
 
@@ -199,13 +211,23 @@ class TerminalInput:
         if not await self._readable():
             return None
         try:
-            return os.read(self.read_fd, size)
+            data = os.read(self.read_fd, size)
         except BlockingIOError:
             return None
         except OSError as exc:  # EIO: the terminal hung up
             if exc.errno not in (errno.EIO, errno.ENXIO, errno.EBADF):
                 raise
+            self._hang_up()
             return b""
+        if not data and _hung(self.read_fd):  # macOS and the BSDs: end of input and POLLHUP
+            self._hang_up()
+        return data
+
+    def _hang_up(self) -> None:
+        if not self.hung_up:
+            self.hung_up = True
+            if self.on_hangup is not None:
+                self.on_hangup()
 
     async def _read_line(self) -> str | None:
         data = bytearray()
@@ -228,7 +250,8 @@ class TerminalInput:
             data += chunk[:room]
             cut += max(0, len(chunk) - room)
             key = self._keys.keys.get(chunk[-1:], 0)
-            if chunk.endswith(b"\n") or (key and key != signal.SIGQUIT):
+            if chunk.endswith(b"\n") or (key and key != signal.SIGQUIT) or \
+                    (self._keys.escape and chunk.endswith(ESC)):
                 # a canonical read returns one line whole: at the limit, the kernel cut it
                 self._cut = whole_lines and len(chunk) > CANON_LIMIT
                 self._key = 0 if chunk.endswith(b"\n") else key
@@ -242,3 +265,13 @@ class TerminalInput:
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
+
+
+def _hung(fd: int) -> bool:
+    """Whether the terminal on ``fd`` hung up (an end of input that is no Ctrl-D)."""
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return any(event & select.POLLHUP for _, event in poller.poll(0))
+    except (OSError, ValueError):
+        return False

@@ -7,9 +7,11 @@ carries denies the question). A line holding the paste's start mark begins a pas
 read to its end mark however long the terminal takes to write it (a terminal that pauses
 mid-paste, a slow or loaded emulator, a paste larger than its buffer): the end is the mark,
 never a pause. None of it answers: it is dropped, said with its size, and the question is
-asked again. A terminal that does not mark pastes (``TERM=dumb``,
-``TOOLHOST_BRACKETED_PASTE=0``) falls back to what came with an answer being dropped while it
-keeps coming (``TerminalInput._drop_with_answer``).
+asked again. ESC ends a line at a question (``SignalKeys.off(signals=False)``), so a paste
+is seen by its start mark as it comes, a word pasted with no newline included, never kept
+waiting in the terminal's line for an Enter (``_after_escape``). A terminal that does not
+mark pastes (``TERM=dumb``, ``TOOLHOST_BRACKETED_PASTE=0``) falls back to what came with an
+answer being dropped while it keeps coming (``TerminalInput._drop_with_answer``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from toolhost.runner.ttyfd import bytewise, pending, pending_with_partial
 __all__ = ["PasteInput"]
 
 _END = marks.END.encode()
+_MARK_TAIL = marks.START.encode()[1:]  # the start mark after its ESC
 
 
 class _TypedKey(Exception):
@@ -36,6 +39,8 @@ class _TypedKey(Exception):
 
 class PasteInput(TerminalInput):
     """Paste reading for ``Terminal`` (see the module docstring)."""
+
+    _at_mark = False  # the line was read up to a paste's start mark (``_after_escape``)
 
     async def _read_paste(self, first: str) -> str | None:
         """The turn a paste makes (its first line read), or None when it is refused (said
@@ -92,6 +97,36 @@ class PasteInput(TerminalInput):
             self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
         return paste.text
 
+    async def _after_escape(self, line: str) -> str | None:
+        """A line read at a question ended at ESC (``SignalKeys.off(signals=False)``): the
+        start of a paste's mark, or a key the person typed (Escape, an arrow key). What
+        follows is read byte by byte while it is the start mark's: the whole mark makes the
+        line a paste's start, seen before any Enter (``_skip_paste``), so a word pasted with
+        no newline is dropped at once instead of waiting for an Enter that would send it
+        with whatever was typed after it. Anything else is the rest of a typed line: it ends
+        at Enter or Ctrl-D as it would have. None: the terminal hung up."""
+        while line.endswith("\x1b"):
+            got = b""
+            with bytewise(self.read_fd):
+                while _MARK_TAIL.startswith(got) and got != _MARK_TAIL:
+                    chunk = await self._read_chunk(1)
+                    if chunk is None:
+                        continue
+                    if not chunk:  # hung up: no answer
+                        return None
+                    got += chunk
+                    if chunk in (b"\n", b"\r", self._eof):  # Enter, Ctrl-D: the line ends
+                        return line + got[:-1].decode("utf-8", errors="replace")
+            line += got.decode("utf-8", errors="replace")
+            if got == _MARK_TAIL:
+                self._at_mark = True  # read up to the mark: no newline
+                return line
+            rest = await self._read_line()  # the rest of the line (to its next ESC)
+            if rest is None:
+                return line
+            line += rest
+        return line
+
     async def _skip_paste(self, first: str) -> int | None:
         """A paste at a question (its first line read): read to its end mark and dropped,
         said with its size; the bytes dropped, or None when the input ended first (Ctrl-D,
@@ -100,7 +135,8 @@ class PasteInput(TerminalInput):
         mark with more of the paste already behind it was carried in the pasted text: the
         paste goes on. The rest is read byte by byte (``ttyfd.bytewise``): a paste's last
         line has no newline of its own, and the person's Enter is not needed to end it."""
-        size = len(first.encode()) + 1
+        size = len(first.encode()) + (0 if self._at_mark else 1)  # its newline, if read
+        self._at_mark = False
         seen = first.split(marks.START, 1)[1].encode()
         if _END in seen and not self._more_behind():
             return self._skipped(size)  # the paste was this line (its Enter typed after it)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 __all__ = ["bytewise", "canonical", "drain", "drop", "foreground", "hide_stdin", "job_control",
            "pending", "pending_with_partial", "release_terminal_before_exit", "reopen",
-           "restore_stdin"]
+           "restore_stdin", "tty_name"]
 
 
 def pending(fd: int) -> int:
@@ -121,8 +121,15 @@ def bytewise(fd: int) -> Iterator[None]:
         yield
     finally:
         if foreground(fd):
+            # line mode back, the rest as it is now: a Ctrl-Z and fg meanwhile may have put
+            # back what the reader had changed (``signal_keys``)
             with contextlib.suppress(OSError, termios.error):
-                termios.tcsetattr(fd, termios.TCSANOW, modes)
+                now = termios.tcgetattr(fd)
+                back = [*now[:6], list(now[6])]
+                back[3] = now[3] | termios.ICANON
+                for index in (termios.VMIN, termios.VTIME):
+                    back[6][index] = modes[6][index]
+                termios.tcsetattr(fd, termios.TCSANOW, back)
 
 
 def canonical(fd: int) -> bool:
@@ -156,6 +163,29 @@ def job_control() -> bool:
         return os.getsid(parent) == os.getsid(0)
     except OSError:
         return False
+
+
+def tty_name(fd: int) -> str:
+    """The path of the terminal on ``fd`` that another process can open ("" if none): for
+    ``/dev/tty`` (which names the opener's own controlling terminal: the watchdog, in a
+    session of its own, has none) the device it stands for, found by its number in
+    ``/dev/pts`` (Linux: ``/proc/self/stat``)."""
+    try:
+        name = os.ttyname(fd)
+    except OSError:
+        return ""
+    if name != "/dev/tty":
+        return name
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            number = int(stat.read().rsplit(b")", 1)[1].split()[4])
+        for entry in os.listdir("/dev/pts"):
+            path = f"/dev/pts/{entry}"
+            if entry.isdigit() and os.stat(path).st_rdev == number:
+                return path
+    except (OSError, ValueError, IndexError):
+        pass
+    return ""
 
 
 def reopen(fd: int) -> int:
