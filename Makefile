@@ -41,7 +41,7 @@ lint: install
 # TEST_JOBS=0 runs the suite in one process
 TEST_JOBS ?= 2
 test: lint
-	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadfile
+	$(PY) -m pytest -q -n $(TEST_JOBS)
 
 bench: install
 	for b in bench/bench_*.py; do $(PY) $$b || exit 1; done

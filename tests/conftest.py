@@ -38,15 +38,15 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
 
 
-# `make test` runs the suite on two workers (pytest-xdist, --dist loadfile): a test file goes
-# to one worker whole, so a module's fixtures are built once. A directory whose session
+# `make test` runs the suite on two workers (pytest-xdist, -n 2): a test file goes to one
+# worker whole (xdist's loadfile, also for its default "load"), so a module's fixtures are built once. A directory whose session
 # fixtures are costly (the packaging tests' wheels) goes to one worker whole too.
 _ONE_GROUP_DIRS = ("tests/packaging/",)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    if config.getvalue("dist") != "loadfile":
+    if config.getvalue("dist") not in ("load", "loadfile"):
         return None
     from xdist.scheduler import LoadFileScheduling
 
