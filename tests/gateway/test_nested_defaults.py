@@ -12,8 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from toolhost.compile.defaults import fill_defaults
-from toolhost.gateway.nested_defaults import declared_defaults
+from toolhost.compile.defaults import declared_defaults, fill_defaults
 
 from .conftest import hostile_config
 
@@ -101,6 +100,43 @@ def test_a_rule_on_a_default_inside_an_argument_judges_what_the_upstream_is_sent
             said = answer["result"]["content"][0]["text"]
             assert json.loads(said.split(" with ", 1)[1]) == {"opts": {"sort": "new",
                                                                        "limit": 50}}
+        finally:
+            await host.aclose()
+
+    anyio.run(main)
+
+
+def test_an_openapi_operations_defaults_behind_refs_and_inside_its_body_are_judged(
+        tmp_path: Path) -> None:
+    """A query parameter whose schema is a component (``$ref``) with a default, and a body
+    whose component declares one inside: the service fills both in itself."""
+    from toolhost.host import load_host
+
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+           "servers": [{"url": "http://127.0.0.1:1/v1"}],
+           "components": {"schemas": {"Lim": {"type": "integer", "default": 20},
+                                      "Body": OPTS}},
+           "paths": {"/items": {"post": {
+               "operationId": "item",
+               "parameters": [{"name": "limit", "in": "query",
+                               "schema": {"$ref": "#/components/schemas/Lim"}}],
+               "requestBody": {"content": {"application/json": {
+                   "schema": {"$ref": "#/components/schemas/Body"}}}},
+               "responses": {"200": {"description": "ok"}}}}}}
+    (tmp_path / "api.json").write_text(json.dumps(doc))
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\npermissions:\n"
+                      "  default: allow\n  deny:\n    - tool: mcp__api__item\n"
+                      "      when: {limit: {min: 10}}\n    - tool: mcp__api__item\n"
+                      "      when: {body.limit: {min: 10}}\n")
+
+    async def main() -> None:
+        host = load_host(config)
+        try:
+            for call, behavior in [({}, "deny"), ({"limit": 5}, "allow"),
+                                   ({"limit": 5, "body": {}}, "deny"),
+                                   ({"limit": 5, "body": {"limit": 1}}, "allow")]:
+                assert host.policy.decide("mcp__api__item", call).behavior == behavior, call
         finally:
             await host.aclose()
 

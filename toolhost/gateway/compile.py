@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import anyio
 
 from toolhost.backends.base import CallContext
+from toolhost.compile.defaults import declared_defaults
 from toolhost.compile.schema_meta import metaschema_problem
 from toolhost.compile.schema_safety import schema_problem
 from toolhost.compile.shaping import cut_text
@@ -21,7 +22,6 @@ from toolhost.excerpt import cut
 from toolhost.gateway.bounds import bound_blocks
 from toolhost.gateway.client import CallStop, UpstreamConnection, UpstreamError
 from toolhost.gateway.elicit_pass import Asker
-from toolhost.gateway.nested_defaults import declared_defaults
 from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["declared", "inline_root_ref", "strip_fixed", "target", "written_in"]
+__all__ = ["declared", "inline_root_ref", "strip_fixed", "written_in"]
 
 _MAX_HOPS = 8  # a root $ref that leads to a $ref ...: followed this far
 _MAX_DEPTH = 8  # allOf inside anyOf inside ...: object-level parts followed this deep
@@ -24,7 +24,7 @@ _PARTS = ("allOf", "anyOf", "oneOf")
 _BRANCHES = ("if", "then", "else")
 
 
-def target(root: Mapping[str, Any], ref: Any) -> Any:
+def _target(root: Mapping[str, Any], ref: Any) -> Any:
     """The subschema a local ``#/$defs/X`` or ``#/definitions/X`` reference names, or None."""
     if not isinstance(ref, str):
         return None
@@ -46,7 +46,7 @@ def inline_root_ref(schema: dict[str, Any]) -> dict[str, Any]:
     followed: list[str] = []
     for _ in range(_MAX_HOPS):
         ref = schema.get("$ref")
-        found = target(schema, ref)
+        found = _target(schema, ref)
         if found is None:
             break
         rest = {k: v for k, v in schema.items() if k != "$ref"}
@@ -114,7 +114,7 @@ def written_in(root: Mapping[str, Any], part: Mapping[str, Any]) -> dict[str, An
     """A part that is a local ``$ref`` (followed a few hops) with its definition written in."""
     out = dict(part)
     for _ in range(_MAX_HOPS):
-        found = target(root, out.get("$ref"))
+        found = _target(root, out.get("$ref"))
         if found is None:
             break
         rest = {k: v for k, v in out.items() if k != "$ref"}
