@@ -69,6 +69,28 @@ def test_a_schema_of_many_references_is_walked_once_per_definition() -> None:
     assert filled == {"a": {"n": 0, "p3": {"n": 1, "p9": {"n": 2}}}}
 
 
+def test_definitions_nested_thousands_deep_and_a_call_as_deep_are_no_recursion_error() -> None:
+    """3,000 definitions each inside the last (a hostile upstream's), and a recursive one
+    met by a call 5,000 levels deep: read without recursion, filled 100 levels down."""
+    from toolhost.compile.defaults import MAX_FILL_DEPTH
+
+    defs = {f"D{k}": {"type": "object", "properties": {
+        "x": {"$ref": f"#/$defs/D{k + 1}"}, "n": {"type": "integer", "default": k}}}
+        for k in range(3000)}
+    found = declared_defaults({"type": "object", "properties": {"a": {"$ref": "#/$defs/D0"}},
+                               "$defs": defs})
+    assert fill_defaults(found, {"a": {"x": {"x": {}}}}) == {
+        "a": {"n": 0, "x": {"n": 1, "x": {"n": 2}}}}
+    deep: dict[str, Any] = {}
+    for _ in range(5000):
+        deep = {"children": [deep]}
+    node = fill_defaults(declared_defaults(_schema({"$ref": "#/$defs/Node"}, Node=NODE)),
+                         {"opts": deep})["opts"]
+    for _ in range(MAX_FILL_DEPTH // 2):  # (an object and a list a level each)
+        assert node["depth"] == 3
+        node = node["children"][0]
+
+
 NESTED_TOOL = json.dumps([{"name": "find", "inputSchema": {
     "type": "object", "properties": {"opts": {"$ref": "#/$defs/Opts"}, "q": {"type": "string"}},
     "$defs": {"Opts": OPTS}}}])

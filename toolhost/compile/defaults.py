@@ -22,15 +22,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NO_DEFAULT", "Inside", "declared_defaults", "fill_defaults"]
+__all__ = ["MAX_FILL_DEPTH", "NO_DEFAULT", "Inside", "declared_defaults", "fill_defaults"]
 
 NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()
 """``Inside.own`` of an argument that has no default of its own."""
 
+MAX_FILL_DEPTH = 100  # levels of a call's arguments defaults are filled into
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)  # (it may hold itself: a recursive definition)
 class Inside:
     """Defaults inside one argument: ``own`` is its own default (``NO_DEFAULT``: none),
     ``keys`` the defaults of the keys of an object given there (each a value or an
@@ -41,18 +42,22 @@ class Inside:
     items: Inside | None = None
 
 
-def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
+                  _depth: int = 0) -> Mapping[str, Any]:
     """``arguments`` with ``defaults`` filled in where they leave a key out (inside what they
-    give too, for an ``Inside``); ``arguments`` itself when there is nothing to fill. A list
-    or object default is copied (a tool may change what it is given)."""
+    give too, for an ``Inside``, down to ``MAX_FILL_DEPTH`` levels); ``arguments`` itself
+    when there is nothing to fill. A list or object default is copied (a tool may change
+    what it is given)."""
+    if _depth > MAX_FILL_DEPTH:  # (a recursive definition and a call nested that deep)
+        return arguments
     out: dict[str, Any] | None = None
     for key, default in defaults.items():
         given = key in arguments
         if isinstance(default, Inside):
             if given:
-                value = _inside(default, arguments[key])
+                value = _inside(default, arguments[key], _depth)
             elif default.own is not NO_DEFAULT:
-                value = _inside(default, _copied(default.own))
+                value = _inside(default, _copied(default.own), _depth)
             else:
                 continue
             if given and value is arguments[key]:
@@ -69,11 +74,11 @@ def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     return {**{k: out[k] for k in out if k not in arguments}, **{k: out[k] for k in arguments}}
 
 
-def _inside(default: Inside, value: Any) -> Any:
+def _inside(default: Inside, value: Any, depth: int) -> Any:
     if default.keys and (type(value) is dict or isinstance(value, Mapping)):
-        return fill_defaults(default.keys, value)
-    if default.items is not None and isinstance(value, list):
-        filled = [_inside(default.items, item) for item in value]
+        return fill_defaults(default.keys, value, depth + 1)
+    if default.items is not None and isinstance(value, list) and depth < MAX_FILL_DEPTH:
+        filled = [_inside(default.items, item, depth + 1) for item in value]
         return filled if any(a is not b for a, b in zip(filled, value, strict=True)) else value
     return value
 
@@ -88,22 +93,32 @@ def _copied(value: Any) -> Any:
     return value
 
 
-_MAX_DEPTH = 12  # arguments nested deeper than this get no defaults filled inside
 _MAX_HOPS = 8  # a $ref that names a $ref ...: followed this far
 
 
 def declared_defaults(schema: Mapping[str, Any]) -> dict[str, Any]:
     """The defaults of ``schema``'s arguments: a value for a top-level default, an ``Inside``
-    for an argument with defaults inside it (``toolhost.compile.defaults``)."""
-    return _Walk(schema).keys(schema, 0)
+    for an argument with defaults inside it. Each subschema is read once, without recursion
+    (a hostile schema of many ``$ref``s costs its size, never its paths); a recursive
+    definition (a tree's ``children``) gives an ``Inside`` that holds itself, and filling
+    follows the call's own depth."""
+    walk = _Walk(schema)
+    walk.read([p for p in walk.parts(schema) if isinstance(p.get("properties"), Mapping)])
+    return walk.build()
 
 
 class _Walk:
+    """The object schemas (their ``properties``) and arguments (a property's or an array's
+    ``items`` schema) reachable from the root, by ``id`` (the schema holds them), and which
+    of them have a default somewhere inside."""
+
     def __init__(self, root: Mapping[str, Any]) -> None:
         self.root = root
-        # a definition used in many places (or by itself) is walked once per depth: a
-        # hostile schema of many $refs costs refs x depth, never paths
-        self.memo: dict[tuple[int, int], dict[str, Any]] = {}
+        self.props: dict[int, list[tuple[str, int]]] = {}  # object -> (name, argument)
+        self.objects: dict[int, list[int]] = {}  # argument -> the objects it is
+        self.items: dict[int, int] = {}  # argument -> its items' argument
+        self.own: dict[int, Any] = {}  # argument -> its own default
+        self.root_objects: list[int] = []
 
     def parts(self, node: Any) -> list[Mapping[str, Any]]:
         """``node`` and the object-level schemas that hold with it."""
@@ -117,9 +132,8 @@ class _Walk:
             found = _target(self.root, here.get("$ref"))
             if found is not None:
                 todo.append((found, hops + 1))
-            for key in ("allOf",):
-                if isinstance(here.get(key), list):
-                    todo += [(part, hops + 1) for part in here[key]]
+            if isinstance(here.get("allOf"), list):
+                todo += [(part, hops + 1) for part in here["allOf"]]
             for key in ("anyOf", "oneOf"):
                 branches = here.get(key)
                 if isinstance(branches, list):
@@ -137,40 +151,91 @@ class _Walk:
             node = _target(self.root, node.get("$ref"))
         return False
 
-    def keys(self, node: Any, depth: int) -> dict[str, Any]:
-        """The defaults of the keys of an object ``node`` describes."""
-        key = (id(node), depth)
-        if key in self.memo:
-            return self.memo[key]
-        out: dict[str, Any] = {}
-        self.memo[key] = out
-        if depth > _MAX_DEPTH:
-            return out
-        for part in self.parts(node):
-            props = part.get("properties")
-            if not isinstance(props, Mapping):
+    def read(self, root_objects: list[Mapping[str, Any]]) -> None:
+        self.root_objects = [id(o) for o in root_objects]
+        objects = list(root_objects)
+        arguments: list[Mapping[str, Any]] = []
+        while objects or arguments:
+            if objects:
+                obj = objects.pop()
+                if id(obj) in self.props:
+                    continue
+                self.props[id(obj)] = []
+                for name, sub in obj["properties"].items():
+                    if isinstance(sub, Mapping):
+                        self.props[id(obj)].append((str(name), id(sub)))
+                        arguments.append(sub)
                 continue
-            for name, sub in props.items():
-                if name not in out:
-                    entry = self.entry(sub, depth + 1)
-                    if entry is not NO_DEFAULT:
-                        out[str(name)] = entry
-        return out
+            arg = arguments.pop()
+            if id(arg) in self.objects:
+                continue
+            parts = self.parts(arg)
+            own = next((p["default"] for p in parts if "default" in p), NO_DEFAULT)
+            if own is not NO_DEFAULT:
+                self.own[id(arg)] = own
+            found = [p for p in parts if isinstance(p.get("properties"), Mapping)]
+            self.objects[id(arg)] = [id(p) for p in found]
+            objects += found
+            items = next((p["items"] for p in parts if isinstance(p.get("items"), Mapping)),
+                         None)
+            if items is not None:
+                self.items[id(arg)] = id(items)
+                arguments.append(items)
 
-    def entry(self, node: Any, depth: int) -> Any:
-        """An argument's default, an ``Inside``, or NO_DEFAULT."""
-        parts = self.parts(node)
-        own = next((p["default"] for p in parts if "default" in p), NO_DEFAULT)
-        inner = self.keys(node, depth) if depth <= _MAX_DEPTH else {}
-        items = NO_DEFAULT
-        for part in parts:
-            if isinstance(part.get("items"), Mapping) and depth <= _MAX_DEPTH:
-                items = self.entry(part["items"], depth + 1)
-                break
-        if not inner and not isinstance(items, Inside):
-            return own
-        return Inside(own=own, keys=inner,
-                      items=items if isinstance(items, Inside) else None)
+    def _deep(self) -> tuple[set[int], set[int]]:
+        """The objects with a default somewhere inside, and the arguments that hold one."""
+        users: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        for obj, props in self.props.items():
+            for _, arg in props:
+                users.setdefault(("a", arg), []).append(("o", obj))
+        for arg, objs in self.objects.items():
+            for obj in objs:
+                users.setdefault(("o", obj), []).append(("a", arg))
+        for arg, items in self.items.items():
+            users.setdefault(("a", items), []).append(("a", arg))
+        deep: set[tuple[str, int]] = set()
+        todo = [("o", obj) for obj, props in self.props.items()
+                if any(arg in self.own for _, arg in props)]
+        while todo:
+            node = todo.pop()
+            if node not in deep:
+                deep.add(node)
+                todo += users.get(node, [])
+        return ({n for kind, n in deep if kind == "o"}, {n for kind, n in deep if kind == "a"})
+
+    def build(self) -> dict[str, Any]:
+        deep_objects, deep_arguments = self._deep()
+        inside = {arg: Inside(own=self.own.get(arg, NO_DEFAULT)) for arg in deep_arguments}
+        keys: dict[int, dict[str, Any]] = {obj: {} for obj in deep_objects}
+        for obj in deep_objects:
+            for name, arg in self.props[obj]:
+                if arg in inside:
+                    keys[obj].setdefault(name, inside[arg])
+                elif arg in self.own:
+                    keys[obj].setdefault(name, self.own[arg])
+
+        def joined(objects: list[int]) -> dict[str, Any]:
+            mine = [keys[obj] for obj in objects if obj in keys]
+            if len(mine) == 1:
+                return mine[0]
+            out: dict[str, Any] = {}
+            for one in mine:
+                for name, value in one.items():
+                    out.setdefault(name, value)
+            return out
+
+        for arg, entry in inside.items():
+            entry.keys = joined(self.objects[arg])
+            entry.items = inside.get(self.items.get(arg, -1))
+        root = self.root_objects
+        top: dict[str, Any] = {}
+        for obj in root:  # the root's own arguments: their defaults, or an Inside
+            for name, arg in self.props.get(obj, []):
+                if arg in inside:
+                    top.setdefault(name, inside[arg])
+                elif arg in self.own:
+                    top.setdefault(name, self.own[arg])
+        return top
 
 
 def _target(root: Mapping[str, Any], ref: Any) -> Any:
