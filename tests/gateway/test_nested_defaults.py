@@ -91,9 +91,9 @@ def test_definitions_nested_thousands_deep_and_a_call_as_deep_are_no_recursion_e
         node = node["children"][0]
 
 
-NESTED_TOOL = json.dumps([{"name": "find", "inputSchema": {
+NESTED_TOOL = json.dumps([{"name": name, "inputSchema": {
     "type": "object", "properties": {"opts": {"$ref": "#/$defs/Opts"}, "q": {"type": "string"}},
-    "$defs": {"Opts": OPTS}}}])
+    "$defs": {"Opts": OPTS}}} for name in ("find", "tight")])
 
 
 def test_a_rule_on_a_default_inside_an_argument_judges_what_the_upstream_is_sent(
@@ -103,25 +103,36 @@ def test_a_rule_on_a_default_inside_an_argument_judges_what_the_upstream_is_sent
     from toolhost.host import load_host
 
     monkeypatch.setenv("HOSTILE_TOOLS", NESTED_TOOL)
-    config = hostile_config(tmp_path)
+    config = hostile_config(tmp_path, extra="    tools:\n      tight:\n        params: "
+                            "{opts: {properties: {limit: {maximum: 10}}}}\n")
     config.write_text(config.read_text() + "  deny:\n    - tool: mcp__h__find\n"
                       "      when: {opts.limit: {min: 10}}\n")
 
     async def main() -> None:
         host = load_host(config)
+
+        async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            answer = await host.servers["h"].handle({
+                "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": name, "arguments": arguments}})
+            assert answer is not None
+            return dict(answer["result"])
+
         try:
-            for call, behavior in [({"q": "x", "opts": {}}, "deny"),
+            for given, behavior in [({"q": "x", "opts": {}}, "deny"),
                                    ({"q": "x", "opts": {"sort": "new"}}, "deny"),
                                    ({"q": "x", "opts": {"limit": 5}}, "allow"),
                                    ({"q": "x"}, "allow")]:
-                assert host.policy.decide("mcp__h__find", call).behavior == behavior, call
-            answer = await host.servers["h"].handle({
-                "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "find", "arguments": {"opts": {"sort": "new"}}}})
-            assert answer is not None
-            said = answer["result"]["content"][0]["text"]
+                assert host.policy.decide("mcp__h__find", given).behavior == behavior, given
+            said = (await call("find", {"opts": {"sort": "new"}}))["content"][0]["text"]
             assert json.loads(said.split(" with ", 1)[1]) == {"opts": {"sort": "new",
                                                                        "limit": 50}}
+            # params allow at most 10, the upstream's own default is 50: it would apply it
+            refused = await call("tight", {"opts": {}})
+            assert refused["isError"] and "opts.limit: 50 is greater than the maximum of 10" \
+                in refused["content"][0]["text"]
+            said = (await call("tight", {"opts": {"limit": 5}}))["content"][0]["text"]
+            assert said.endswith('{"opts": {"limit": 5}}')
         finally:
             await host.aclose()
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolhost.backends.base import CallContext, Invoke, ToolFailure, ToolRaised, describe
-from toolhost.compile.defaults import fill_defaults
+from toolhost.compile.defaults import Inside, fill_defaults
 from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import cut_text, shape_result
 from toolhost.compile.validators import real_validator
@@ -171,7 +171,16 @@ class CompiledTool:
             return ToolResult.error("Invalid arguments for tool "
                                     f"'{self.name}': " + "; ".join(errors))
         if self.defaults:  # a list or object default is copied: a tool may change it
-            arguments = dict(fill_defaults(self.defaults, arguments))
+            filled = fill_defaults(self.defaults, arguments)
+            if filled is not arguments and any(isinstance(d, Inside)
+                                               for d in self.defaults.values()):
+                wrong = await _checked_off_loop(self._check, filled)
+                if wrong:  # (params over an upstream's schema): it would apply it all the same
+                    return ToolResult.error(
+                        f"Invalid arguments for tool '{self.name}': " + "; ".join(wrong) +
+                        " (a default the schema declares inside an argument, filled in for "
+                        "what the call left out; send a value of it that fits)")
+            arguments = dict(filled)
         if self.integers is not None:
             arguments = self.integers(arguments)
         try:
@@ -223,6 +232,15 @@ def _size(arguments: Mapping[str, Any], cap: int) -> str:
         elif isinstance(node, str) and len(node) > 100_000:
             long_string = True
     return "small" if values <= _INLINE_VALUES and not long_string else "big"
+
+
+async def _checked_off_loop(check: Callable[[Mapping[str, Any]], list[str]],
+                            arguments: Mapping[str, Any]) -> list[str]:
+    if _size(arguments, LIMITS.argument_values) == "small":
+        return check(arguments)
+    from anyio import to_thread
+
+    return await to_thread.run_sync(check, arguments, abandon_on_cancel=True)
 
 
 def _why_unchecked(exc: BaseException) -> str:
