@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MAX_FILL_DEPTH", "NO_DEFAULT", "Inside", "declared_defaults", "fill_defaults"]
+__all__ = ["MAX_FILL_DEPTH", "NO_DEFAULT", "Inside", "InsideDefaults", "declared_defaults",
+           "fill_defaults"]
 
 NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()
 """``Inside.own`` of an argument that has no default of its own."""
@@ -40,6 +41,12 @@ class Inside:
     own: Any = NO_DEFAULT
     keys: Mapping[str, Any] = field(default_factory=dict)
     items: Inside | None = None
+
+
+class InsideDefaults(dict[str, Any]):
+    """The defaults of a tool that has some inside an argument (an ``Inside`` among them): a
+    call naming every argument may still be filled in. A plain ``dict`` has none, so a
+    caller may skip a call that names all its keys (the policy does, per decision)."""
 
 
 def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
@@ -104,7 +111,9 @@ def declared_defaults(schema: Mapping[str, Any]) -> dict[str, Any]:
     follows the call's own depth."""
     walk = _Walk(schema)
     walk.read([p for p in walk.parts(schema) if isinstance(p.get("properties"), Mapping)])
-    return walk.build()
+    found = walk.build()
+    return InsideDefaults(found) if any(isinstance(v, Inside) for v in found.values()) \
+        else found
 
 
 class _Walk:

@@ -138,7 +138,10 @@ class CompiledPolicy:
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
                             f"({type(tool_input).__name__}), so no rule can judge it: denied.")
         filled = self.defaults.get(tool_name)
-        if filled is not None:  # as the tool fills them: inside given arguments too
+        # as the tool fills them (inside given arguments too: not a plain dict, see
+        # compile.defaults.InsideDefaults); one key-view check per call otherwise
+        if filled is not None and (type(filled) is not dict
+                                   or not filled.keys() <= tool_input.keys()):
             tool_input = fill_defaults(filled, tool_input)
         if tool_name in SERVER_READS and (self._server or self._glob) and (
                 wide := server_wide(self.rules, tool_input)) is not None:
