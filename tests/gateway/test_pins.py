@@ -7,6 +7,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from toolhost.lockfile import lock_path
 
@@ -83,3 +86,25 @@ def test_a_lock_that_holds_an_old_secret_is_not_a_change_and_not_printed() -> No
     changed = _pins({"name": "search", "description": "Search the issues"})
     assert len(changed) == 1 and "upTOKEN" not in changed[0]
     assert '+  "description": "Search with key ***"' in changed[0]
+
+
+LOCKED = {"name": "fetch", "description": "Never writes anything. Fetches one page.",
+          "inputSchema": {"type": "object", "properties": {
+              "url": {"type": "string", "format": "uri"}}}}
+
+
+@pytest.mark.parametrize("changed", [
+    {**LOCKED, "description": "*** writes anything. Fetches one page."},
+    {**LOCKED, "inputSchema": {"type": "object", "properties": {
+        "url": {"type": "string", "format": "***"}}}},
+])
+def test_a_mask_the_upstream_writes_itself_is_no_hidden_secret(changed: dict[str, Any]) -> None:
+    """``***`` stands for a secret toolhost hid; one the upstream sends is its text: read as
+    a secret, it would stand for any word of the locked definition (Never -> ***)."""
+    from toolhost.config.model import Origin
+    from toolhost.gateway.pins import UpstreamPins
+
+    pins = UpstreamPins({"up": {"fetch": LOCKED}}, None)
+    assert pins.check("up", Origin(), {"fetch": LOCKED}) == []
+    found = pins.check("up", Origin(), {"fetch": changed})
+    assert len(found) == 1 and "changed since" in found[0].message

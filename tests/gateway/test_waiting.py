@@ -18,9 +18,9 @@ def test_a_slow_start_and_a_long_call_say_they_are_still_waiting(tmp_path: Path)
     calling = tmp_path / "calling"
     starting.mkdir()
     calling.mkdir()
-    never_lists = hostile_config(starting, connect_timeout="10s")
-    never_answers = hostile_config(calling, timeout="5s")
-    with ThreadPoolExecutor(1) as pool:  # the call's 5 s run beside the starts' 10 s
+    never_lists = hostile_config(starting, connect_timeout="3s")
+    never_answers = hostile_config(calling, timeout="2s")
+    with ThreadPoolExecutor(1) as pool:  # the call's 2 s run beside the starts' 3 s
         calls = pool.submit(at_once, ["call", str(never_answers), "h.echo", "text=hi"],
                             HOSTILE_MODE="hang_call", TOOLHOST_WAIT_NOTICE="0.1")
         tools, validate = at_once(["tools", str(never_lists)], ["validate", "--connect",
@@ -31,15 +31,15 @@ def test_a_slow_start_and_a_long_call_say_they_are_still_waiting(tmp_path: Path)
         assert done.returncode == 1
         assert ("toolhost: WARNING: still waiting for upstream server 'h' to start and list "
                 "its tools (") in done.stderr
-        assert "so far; each step may take up to 10s: connect_timeout)" in done.stderr
-        assert "within 10s" in done.stderr  # (initialize, or the listing that never ends)
+        assert "so far; each step may take up to 3s: connect_timeout)" in done.stderr
+        assert "within 3s" in done.stderr  # (initialize, or the listing that never ends)
     assert call.returncode == 1, call.stderr
     assert ("toolhost: WARNING: still waiting for upstream server 'h' to answer the call of "
             "'echo' (") in call.stderr
-    # the tool's deadline and the upstream call's are both 5s: either may say it first
+    # the tool's deadline and the upstream call's are both 2s: either may say it first
     said = call.stdout + call.stderr
-    assert "so far; timeout 5s)" in call.stderr and (
-        "timed out after 5s" in said or "did not answer the call of 'echo' within 5s" in said)
+    assert "so far; timeout 2s)" in call.stderr and (
+        "timed out after 2s" in said or "did not answer the call of 'echo' within 2s" in said)
 
 
 def test_the_waiting_line_names_what_it_waits_for(tmp_path: Path) -> None:

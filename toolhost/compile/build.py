@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from toolhost.backends.base import BackendKind, BindContext
 from toolhost.compile.content import ServerContent, compile_content
+from toolhost.compile.defaults import declared_defaults
 from toolhost.compile.integers import integer_normalizer
 from toolhost.compile.schema import (
     closed_schema,
     merge_input_schema,
     schema_problems,
-    top_level_defaults,
     wire_name_problem,
 )
 from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
@@ -177,7 +177,7 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
         output=tool.output or binding.output,
         max_output_chars=tool.max_output_chars or DEFAULT_MAX_OUTPUT_CHARS,
         origin=tool.origin,
-        defaults=top_level_defaults(input_schema),
+        defaults=declared_defaults(input_schema),
         integers=integer_normalizer(input_schema),
         redact=redact,
         redact_results=tool.redact_results,

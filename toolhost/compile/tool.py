@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolhost.backends.base import CallContext, Invoke, ToolFailure, ToolRaised, describe
+from toolhost.compile.defaults import InsideDefaults, fill_defaults
 from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import cut_text, shape_result
 from toolhost.compile.validators import real_validator
@@ -47,7 +48,8 @@ class CompiledTool:
     output: Literal["structured", "text"] = "text"
     max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS
     origin: Origin = UNKNOWN
-    # Top-level defaults filled in for arguments the model left out (after validation).
+    # Defaults filled in for arguments the model left out (after validation): top-level
+    # values, and ``toolhost.compile.defaults.Inside`` for those inside a given argument.
     defaults: Mapping[str, Any] = field(default_factory=dict)
     # Hides secret values in what the model reads: errors always, results too unless
     # ``redact_results`` is off (the tool's ``redact_results: false``).
@@ -169,9 +171,15 @@ class CompiledTool:
             return ToolResult.error("Invalid arguments for tool "
                                     f"'{self.name}': " + "; ".join(errors))
         if self.defaults:  # a list or object default is copied: a tool may change it
-            arguments = {**{k: v if type(v) in _ATOMS else _copied(v)
-                            for k, v in self.defaults.items() if k not in arguments},
-                         **arguments}
+            filled = fill_defaults(self.defaults, arguments)
+            if filled is not arguments and isinstance(self.defaults, InsideDefaults):
+                wrong = await _checked_off_loop(self._check, filled)
+                if wrong:  # (params over an upstream's schema): it would apply it all the same
+                    return ToolResult.error(
+                        f"Invalid arguments for tool '{self.name}': " + "; ".join(wrong) +
+                        " (a default the schema declares inside an argument, filled in for "
+                        "what the call left out; send a value of it that fits)")
+            arguments = dict(filled)
         if self.integers is not None:
             arguments = self.integers(arguments)
         try:
@@ -204,7 +212,6 @@ class CompiledTool:
         return result
 
 
-_ATOMS = frozenset({str, int, float, bool, type(None)})
 _INLINE_VALUES = 10_000  # arguments checked on the event loop: at most this many values
 
 
@@ -226,14 +233,13 @@ def _size(arguments: Mapping[str, Any], cap: int) -> str:
     return "small" if values <= _INLINE_VALUES and not long_string else "big"
 
 
-def _copied(value: Any) -> Any:
-    """A fresh copy of a default's JSON (lists and objects), so that a tool appending to the
-    list it was given does not change the default of every later call (and other clients')."""
-    if type(value) is list:
-        return [v if type(v) in _ATOMS else _copied(v) for v in value]
-    if type(value) is dict:
-        return {k: v if type(v) in _ATOMS else _copied(v) for k, v in value.items()}
-    return value
+async def _checked_off_loop(check: Callable[[Mapping[str, Any]], list[str]],
+                            arguments: Mapping[str, Any]) -> list[str]:
+    if _size(arguments, LIMITS.argument_values) == "small":
+        return check(arguments)
+    from anyio import to_thread
+
+    return await to_thread.run_sync(check, arguments, abandon_on_cancel=True)
 
 
 def _why_unchecked(exc: BaseException) -> str:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import anyio
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.schema import top_level_defaults
+from toolhost.compile.defaults import declared_defaults
 from toolhost.compile.schema_meta import metaschema_problem
 from toolhost.compile.schema_safety import schema_problem
 from toolhost.compile.shaping import cut_text
@@ -203,7 +203,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         validator=cast("Validator", LazyValidator(item.input_schema, formats=True)),
         invoke=invoke, title=item.title, annotations=item.annotations, timeout=timeout,
         output="text", max_output_chars=DEFAULT_MAX_OUTPUT_CHARS, origin=spec.origin,
-        defaults=top_level_defaults(item.input_schema), redact=redact)
+        defaults=declared_defaults(item.input_schema), redact=redact)
 
 
 def _alike(arguments: Mapping[str, Any], known: frozenset[str],

@@ -63,6 +63,8 @@ class UpstreamPins:
         # secrets hidden before anything is kept: the lock is committed, and a diff printed
         self.recorded[server] = {name: scrub_value(definition(tool), frozenset())
                                  for name, tool in seen.items()}
+        # a ``***`` the upstream wrote itself is text, not a secret hidden: no wildcard
+        literal = {name for name, tool in seen.items() if _says_mask(definition(tool))}
         if not self.verify or self.locked is None:
             return []
         name = self.lock_file.name if self.lock_file else "the lock"
@@ -78,7 +80,7 @@ class UpstreamPins:
                 problems.append(origin.problem(
                     f"upstream tool '{tool}' of '{server}' is new since {name}",
                     hint="review it, then accept with `toolhost lock CONFIG`"))
-            elif not _same(before, now):
+            elif not (before == now if tool in literal else _same(before, now)):
                 changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
                 problems.append(origin.problem(
                     f"upstream tool '{tool}' of '{server}' changed since {name}: "
@@ -86,6 +88,24 @@ class UpstreamPins:
                     hint="review the diff; accept with `toolhost lock CONFIG`",
                 ).with_detail(_diff(scrub_value(dict(before), frozenset()), now)))
         return problems
+
+
+def _says_mask(value: Any) -> bool:
+    """Whether ``value`` (JSON-like, as the upstream sent it) holds ``***`` in a string or a
+    key: were it read as a hidden secret, an upstream could swap any word of a locked
+    definition (``Never deletes`` -> ``*** deletes``, ``format: uri`` -> ``format: ***``)
+    for it unseen."""
+    todo = [value]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, str):
+            if MASK in node:
+                return True
+        elif isinstance(node, Mapping):
+            todo += [*node.keys(), *node.values()]
+        elif isinstance(node, list):
+            todo += node
+    return False
 
 
 def _same(before: Any, now: Any) -> bool:

@@ -38,12 +38,13 @@ def declared_defaults(config: HostConfig) -> dict[str, Mapping[str, Any]]:
     by wire name: what ``permissions test`` and ``check`` fill in for an argument a case
     leaves out, as ``run`` and ``serve`` do. A default only a python tool's signature gives
     is not known here (its module is not imported to judge a case)."""
-    from toolhost.compile.schema import merge_input_schema, top_level_defaults
+    from toolhost.compile.defaults import declared_defaults
+    from toolhost.compile.schema import merge_input_schema
 
     out: dict[str, Mapping[str, Any]] = {}
     for server in config.servers.values():
         for tool in server.tools.values():
-            found = top_level_defaults(merge_input_schema({}, tool))
+            found = declared_defaults(merge_input_schema({}, tool))
             if found:
                 out[tool.wire_name] = found
     return out

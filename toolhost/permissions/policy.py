@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from toolhost.compile.defaults import fill_defaults
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
 from toolhost.permissions import policy_says as says
@@ -137,9 +138,11 @@ class CompiledPolicy:
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
                             f"({type(tool_input).__name__}), so no rule can judge it: denied.")
         filled = self.defaults.get(tool_name)
-        if filled is not None and not filled.keys() <= tool_input.keys():
-            tool_input = {**{k: v for k, v in filled.items() if k not in tool_input},
-                          **tool_input}
+        # as the tool fills them (inside given arguments too: not a plain dict, see
+        # compile.defaults.InsideDefaults); one key-view check per call otherwise
+        if filled is not None and (type(filled) is not dict
+                                   or not filled.keys() <= tool_input.keys()):
+            tool_input = fill_defaults(filled, tool_input)
         if tool_name in SERVER_READS and (self._server or self._glob) and (
                 wide := server_wide(self.rules, tool_input)) is not None:
             return server_read(wide, self._stricter_rule(tool_name, tool_input)

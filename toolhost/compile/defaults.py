@@ -1,0 +1,262 @@
+"""A tool's declared defaults filled in for what a call leaves out: at the top level, and
+inside the objects (and array items) a call gives, where a schema declares defaults there.
+
+``declared_defaults`` finds them where generators write them: ``properties``, a local
+``$ref`` (``#/$defs/X``, ``#/definitions/X``, as pydantic and OpenAPI components write
+them), ``allOf`` parts, the one object branch of an ``anyOf``/``oneOf`` (``Optional[Opts]``)
+and ``items``. A service or upstream built with pydantic (FastAPI, FastMCP, the Python SDK)
+reads ``opts: {}`` as ``opts: {limit: 50}`` when ``Opts.limit`` defaults to 50, and a query
+parameter whose schema is a ``$ref`` to ``{default: 20}`` as 20 when left out: judged on what
+the model sent, a ``deny when {opts.limit: {min: 10}}`` met nothing.
+
+The policy fills them before it judges a call (``CompiledPolicy.decide``) and the tool before
+it runs (``CompiledTool``), so the rules judge what is sent. A value of a defaults mapping is
+either the default itself or an ``Inside``: defaults that hold inside whatever is given there
+(an upstream built with pydantic fills ``opts.limit: 50`` into a call's ``opts: {}`` itself,
+where a rule on ``opts.limit`` would have judged nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["MAX_FILL_DEPTH", "NO_DEFAULT", "Inside", "InsideDefaults", "declared_defaults",
+           "fill_defaults"]
+
+NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()
+"""``Inside.own`` of an argument that has no default of its own."""
+
+MAX_FILL_DEPTH = 100  # levels of a call's arguments defaults are filled into
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+@dataclass(eq=False)  # (it may hold itself: a recursive definition)
+class Inside:
+    """Defaults inside one argument: ``own`` is its own default (``NO_DEFAULT``: none),
+    ``keys`` the defaults of the keys of an object given there (each a value or an
+    ``Inside``), ``items`` those of each item of an array given there."""
+
+    own: Any = NO_DEFAULT
+    keys: Mapping[str, Any] = field(default_factory=dict)
+    items: Inside | None = None
+
+
+class InsideDefaults(dict[str, Any]):
+    """The defaults of a tool that has some inside an argument (an ``Inside`` among them): a
+    call naming every argument may still be filled in. A plain ``dict`` has none, so a
+    caller may skip a call that names all its keys (the policy does, per decision)."""
+
+
+def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
+                  _depth: int = 0) -> Mapping[str, Any]:
+    """``arguments`` with ``defaults`` filled in where they leave a key out (inside what they
+    give too, for an ``Inside``, down to ``MAX_FILL_DEPTH`` levels); ``arguments`` itself
+    when there is nothing to fill. A list or object default is copied (a tool may change
+    what it is given)."""
+    if _depth > MAX_FILL_DEPTH:  # (a recursive definition and a call nested that deep)
+        return arguments
+    out: dict[str, Any] | None = None
+    for key, default in defaults.items():
+        given = key in arguments
+        if isinstance(default, Inside):
+            if given:
+                value = _inside(default, arguments[key], _depth)
+            elif default.own is not NO_DEFAULT:
+                value = _inside(default, _copied(default.own), _depth)
+            else:
+                continue
+            if given and value is arguments[key]:
+                continue
+        elif given:
+            continue
+        else:
+            value = _copied(default)
+        if out is None:
+            out = dict(arguments)
+        out[key] = value
+    if out is None:
+        return arguments
+    return {**{k: out[k] for k in out if k not in arguments}, **{k: out[k] for k in arguments}}
+
+
+def _inside(default: Inside, value: Any, depth: int) -> Any:
+    if default.keys and (type(value) is dict or isinstance(value, Mapping)):
+        return fill_defaults(default.keys, value, depth + 1)
+    if default.items is not None and isinstance(value, list) and depth < MAX_FILL_DEPTH:
+        filled = [_inside(default.items, item, depth + 1) for item in value]
+        return filled if any(a is not b for a, b in zip(filled, value, strict=True)) else value
+    return value
+
+
+def _copied(value: Any) -> Any:
+    """A fresh copy of a default's JSON (lists and objects), so that a tool appending to the
+    list it was given does not change the default of every later call (and other clients')."""
+    if type(value) is list:
+        return [v if type(v) in _ATOMS else _copied(v) for v in value]
+    if type(value) is dict:
+        return {k: v if type(v) in _ATOMS else _copied(v) for k, v in value.items()}
+    return value
+
+
+_MAX_HOPS = 8  # a $ref that names a $ref ...: followed this far
+
+
+def declared_defaults(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The defaults of ``schema``'s arguments: a value for a top-level default, an ``Inside``
+    for an argument with defaults inside it. Each subschema is read once, without recursion
+    (a hostile schema of many ``$ref``s costs its size, never its paths); a recursive
+    definition (a tree's ``children``) gives an ``Inside`` that holds itself, and filling
+    follows the call's own depth."""
+    walk = _Walk(schema)
+    walk.read([p for p in walk.parts(schema) if isinstance(p.get("properties"), Mapping)])
+    found = walk.build()
+    return InsideDefaults(found) if any(isinstance(v, Inside) for v in found.values()) \
+        else found
+
+
+class _Walk:
+    """The object schemas (their ``properties``) and arguments (a property's or an array's
+    ``items`` schema) reachable from the root, by ``id`` (the schema holds them), and which
+    of them have a default somewhere inside."""
+
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self.root = root
+        self.props: dict[int, list[tuple[str, int]]] = {}  # object -> (name, argument)
+        self.objects: dict[int, list[int]] = {}  # argument -> the objects it is
+        self.items: dict[int, int] = {}  # argument -> its items' argument
+        self.own: dict[int, Any] = {}  # argument -> its own default
+        self.root_objects: list[int] = []
+
+    def parts(self, node: Any) -> list[Mapping[str, Any]]:
+        """``node`` and the object-level schemas that hold with it."""
+        out: list[Mapping[str, Any]] = []
+        todo = [(node, 0)]
+        while todo and len(out) < 64:
+            here, hops = todo.pop(0)
+            if not isinstance(here, Mapping) or hops > _MAX_HOPS:
+                continue
+            out.append(here)
+            found = _target(self.root, here.get("$ref"))
+            if found is not None:
+                todo.append((found, hops + 1))
+            if isinstance(here.get("allOf"), list):
+                todo += [(part, hops + 1) for part in here["allOf"]]
+            for key in ("anyOf", "oneOf"):
+                branches = here.get(key)
+                if isinstance(branches, list):
+                    objects = [b for b in branches if self._has_properties(b)]
+                    if len(objects) == 1:  # Optional[Opts]: Opts, or null
+                        todo.append((objects[0], hops + 1))
+        return out
+
+    def _has_properties(self, node: Any) -> bool:
+        for _ in range(_MAX_HOPS):
+            if not isinstance(node, Mapping):
+                return False
+            if isinstance(node.get("properties"), Mapping):
+                return True
+            node = _target(self.root, node.get("$ref"))
+        return False
+
+    def read(self, root_objects: list[Mapping[str, Any]]) -> None:
+        self.root_objects = [id(o) for o in root_objects]
+        objects = list(root_objects)
+        arguments: list[Mapping[str, Any]] = []
+        while objects or arguments:
+            if objects:
+                obj = objects.pop()
+                if id(obj) in self.props:
+                    continue
+                self.props[id(obj)] = []
+                for name, sub in obj["properties"].items():
+                    if isinstance(sub, Mapping):
+                        self.props[id(obj)].append((str(name), id(sub)))
+                        arguments.append(sub)
+                continue
+            arg = arguments.pop()
+            if id(arg) in self.objects:
+                continue
+            parts = self.parts(arg)
+            own = next((p["default"] for p in parts if "default" in p), NO_DEFAULT)
+            if own is not NO_DEFAULT:
+                self.own[id(arg)] = own
+            found = [p for p in parts if isinstance(p.get("properties"), Mapping)]
+            self.objects[id(arg)] = [id(p) for p in found]
+            objects += found
+            items = next((p["items"] for p in parts if isinstance(p.get("items"), Mapping)),
+                         None)
+            if items is not None:
+                self.items[id(arg)] = id(items)
+                arguments.append(items)
+
+    def _deep(self) -> tuple[set[int], set[int]]:
+        """The objects with a default somewhere inside, and the arguments that hold one."""
+        users: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        for obj, props in self.props.items():
+            for _, arg in props:
+                users.setdefault(("a", arg), []).append(("o", obj))
+        for arg, objs in self.objects.items():
+            for obj in objs:
+                users.setdefault(("o", obj), []).append(("a", arg))
+        for arg, items in self.items.items():
+            users.setdefault(("a", items), []).append(("a", arg))
+        deep: set[tuple[str, int]] = set()
+        todo = [("o", obj) for obj, props in self.props.items()
+                if any(arg in self.own for _, arg in props)]
+        while todo:
+            node = todo.pop()
+            if node not in deep:
+                deep.add(node)
+                todo += users.get(node, [])
+        return ({n for kind, n in deep if kind == "o"}, {n for kind, n in deep if kind == "a"})
+
+    def build(self) -> dict[str, Any]:
+        deep_objects, deep_arguments = self._deep()
+        inside = {arg: Inside(own=self.own.get(arg, NO_DEFAULT)) for arg in deep_arguments}
+        keys: dict[int, dict[str, Any]] = {obj: {} for obj in deep_objects}
+        for obj in deep_objects:
+            for name, arg in self.props[obj]:
+                if arg in inside:
+                    keys[obj].setdefault(name, inside[arg])
+                elif arg in self.own:
+                    keys[obj].setdefault(name, self.own[arg])
+
+        def joined(objects: list[int]) -> dict[str, Any]:
+            mine = [keys[obj] for obj in objects if obj in keys]
+            if len(mine) == 1:
+                return mine[0]
+            out: dict[str, Any] = {}
+            for one in mine:
+                for name, value in one.items():
+                    out.setdefault(name, value)
+            return out
+
+        for arg, entry in inside.items():
+            entry.keys = joined(self.objects[arg])
+            entry.items = inside.get(self.items.get(arg, -1))
+        root = self.root_objects
+        top: dict[str, Any] = {}
+        for obj in root:  # the root's own arguments: their defaults, or an Inside
+            for name, arg in self.props.get(obj, []):
+                if arg in inside:
+                    top.setdefault(name, inside[arg])
+                elif arg in self.own:
+                    top.setdefault(name, self.own[arg])
+        return top
+
+
+def _target(root: Mapping[str, Any], ref: Any) -> Any:
+    """The subschema a local ``#/$defs/X`` or ``#/definitions/X`` reference names, or None."""
+    if not isinstance(ref, str):
+        return None
+    for where in ("$defs", "definitions"):
+        prefix = f"#/{where}/"
+        name = ref[len(prefix):]
+        if ref.startswith(prefix) and "/" not in name:
+            defs = root.get(where)
+            found = defs.get(name.replace("~1", "/").replace("~0", "~")) \
+                if isinstance(defs, Mapping) else None
+            return found if isinstance(found, Mapping) else None
+    return None
