@@ -55,6 +55,7 @@ _SQL = "statements and its own commands (which run programs)"
 # a directory whose own configuration runs code: a repository's .git/config (core.fsmonitor,
 # hooks), a Makefile, a Cargo.toml's build.rs, a package.json's scripts
 _DIR = "a directory whose configuration, hooks or build scripts it runs"
+_OUT = "an output file, or '|COMMAND' (a shell command it pipes to)"
 # program -> option -> what its argument is ("kv-git"/"kv-ssh": KEY=VALUE, else a command)
 _OPTIONS: dict[str, dict[str, str]] = {
     # git's own options, before the subcommand (after it, -c is commit's or grep's)
@@ -72,8 +73,13 @@ _OPTIONS: dict[str, dict[str, str]] = {
     "gdb": {"-ex": _CMD, "-iex": _CMD, "--eval-command": _CMD, "-x": "a script file",
             "-ix": "a script file", "--command": "a script file"},
     "zip": {"-TT": _CMD, "--unzip-command": _CMD},
-    "man": {"-P": _CMD, "--pager": _CMD, "-H": _CMD, "--html": _CMD},
-    "wget": {"-e": _CMD, "--execute": _CMD, "--use-askpass": _CMD},
+    "man": {"-P": _CMD, "--pager": _CMD, "-H": _CMD, "--html": _CMD,
+            "-C": "a configuration file", "--config-file": "a configuration file"},
+    "wget": {"-e": _CMD, "--execute": _CMD, "--use-askpass": _CMD,
+             "--config": "a configuration file"},
+    # su USER -c CMD: the command comes after the user (code_args stops at the operand)
+    "su": {"-c": _CMD, "--command": _CMD, "--session-command": _CMD, "-s": _CMD,
+           "--shell": _CMD},
     "curl": {"-K": "a configuration file", "--config": "a configuration file"},
     "make": {"-f": "a script file", "--file": "a script file", "--makefile": "a script file",
              "-E": _CMD, "--eval": _CMD, "-C": _DIR, "--directory": _DIR},
@@ -92,8 +98,12 @@ _OPTIONS: dict[str, dict[str, str]] = {
               "-x": "a script file"},
     # SQL shells: their statements reach the shell's own commands (psql \\!, mysql system,
     # sqlite3 .shell), as their stdin does (command_checks)
-    "psql": {"-c": _SQL, "--command": _SQL, "-f": "a script file", "--file": "a script file"},
-    "mysql": {"-e": _SQL, "--execute": _SQL},
+    # psql -o '|CMD' pipes its output to a shell command
+    "psql": {"-c": _SQL, "--command": _SQL, "-f": "a script file", "--file": "a script file",
+             "-o": _OUT, "--output": _OUT},
+    "mysql": {"-e": _SQL, "--execute": _SQL, "--init-command": _SQL, "--pager": _CMD,
+              "--defaults-file": "a configuration file",
+              "--defaults-extra-file": "a configuration file"},
     "duckdb": {"-c": _SQL, "-cmd": _SQL, "-init": "a script file", "-s": _SQL},
     "sqlite3": {"-cmd": _SQL, "-init": "a script file"},
 }
@@ -116,7 +126,18 @@ _ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "v
             "view": "vim", "gvim": "vim", "vimdiff": "vim", "rvim": "vim", "gmake": "make",
             "gawk": "awk", "mawk": "awk", "nawk": "awk", "gsed": "sed", "gsort": "sort",
             "slogin": "ssh", "mariadb": "mysql", "sqlite": "sqlite3"}
-_PLUS_COMMAND = frozenset({"vim"})  # "+CMD" is an Ex command, "+N" a line number
+_PLUS_COMMAND = frozenset({"vim"})
+# programs that read bundled short options (getopt and the like): `-xvI CMD`, `-sK{{ f }}`,
+# and their short options that take an argument (what follows one in a bundle is that
+# argument: `curl -HKey:{{ v }}` is a header, not -K)
+_CLUSTERS: dict[str, str] = {
+    "tar": "bCfFgHIKLNTVX", "ssh": "bcDEeFIiJLlmOopQRSWw", "scp": "cDFiJloPSX",
+    "sftp": "BbcDFiJloPRS", "rsync": "efBTM", "make": "CfIjloWE", "man": "CMPHLmSepRrEX",
+    "wget": "eoaiBOTtwQPUDXIRAl", "curl": "AbcCdDeEFHKmoPQrTtuUwxXyYz", "awk": "fvFeilEW",
+    "sed": "efli", "psql": "cdfvhpUoLTFPR", "mysql": "eDhPuSpO", "script": "cEIOTtBm",
+    "runuser": "cugGsw", "su": "cgGsw", "vim": "cSuUTiwWtqr", "cargo": "CZjpF"}
+# GNU tar's short options that take an argument (its old style hands them the next words)
+_TAR_ARG_LETTERS = frozenset("bCfFgHIKLNTVX")  # "+CMD" is an Ex command, "+N" a line number
 
 
 def program_family(name: str) -> str:
@@ -135,6 +156,9 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
         sub, after = _git_subcommand(tokens, i)
     slots: list[Slot] = _sqlite_operands(tokens, i, name) if family == "sqlite3" else []
     j = i + 1
+    if family == "tar" and j < len(tokens):
+        j = _tar_old_style(tokens, j, name, table, slots)
+    cluster = _CLUSTERS.get(family, "")
     while j < len(tokens):
         token = tokens[j]
         text = token.text
@@ -148,7 +172,7 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
                 break
         if family in _PLUS_COMMAND and token.value and text.startswith("+"):
             slots.append((token.key, name, PLUS))
-        what, glued = _match(table, text)
+        what, glued = _match(table, text, cluster)
         if what is not None:
             if glued is not None:
                 if token.value and _code_value(what, glued):
@@ -189,17 +213,49 @@ def _git_subcommand(tokens: Sequence[Token], i: int) -> tuple[int, dict[str, str
     return j, _GIT_SUB | short
 
 
-def _match(table: dict[str, str], text: str) -> tuple[str | None, str | None]:
+def _tar_old_style(tokens: Sequence[Token], j: int, name: str, table: dict[str, str],
+                   slots: list[Slot]) -> int:
+    """tar's old-style first argument (``tar xIf CMD a.tar``): letters with no dash, each
+    letter that takes an argument taking the next word in turn. Returns where options go on."""
+    text = tokens[j].text
+    if tokens[j].value or not text.isascii() or not text.isalpha():
+        return j
+    nxt = j + 1
+    for letter in text:
+        if letter not in _TAR_ARG_LETTERS:
+            continue
+        what = table.get("-" + letter)
+        if what is not None and nxt < len(tokens) and tokens[nxt].value:
+            slots.append((tokens[nxt].key, name, _label(what)))
+        nxt += 1
+    return min(nxt, len(tokens))
+
+
+def _match(table: dict[str, str], text: str, cluster: str = ""
+           ) -> tuple[str | None, str | None]:
     """(what, the text after the option when glued to it, or None when the value is the
-    next argument); (None, None) when ``text`` is no such option."""
+    next argument); (None, None) when ``text`` is no such option. ``cluster``: the program
+    reads bundled short options (getopt), so ``-xvI CMD`` and ``-xI{{ v }}`` are ``-I``; it
+    holds the letters that take an argument (the rest of the bundle is theirs)."""
     if text in table:
         return table[text], None
-    for option, what in table.items():
+    # the longest first: gdb's -ex before a -e, zip's -TT glued (-TTCMD)
+    for option, what in sorted(table.items(), key=lambda item: -len(item[0])):
         if option.startswith("--") and text.startswith(option + "="):
             return what, text[len(option) + 1:]
-        if not option.startswith("--") and len(option) == 2 and text.startswith(option) \
+        if not option.startswith("--") and text.startswith(option) \
                 and not text.startswith("--"):
-            return what, text[2:]
+            return what, text[len(option):]
+    if cluster and text.startswith("-") and not text.startswith("--"):
+        for at in range(1, len(text)):
+            letter = text[at]
+            if not (letter.isascii() and letter.isalnum()):
+                break  # a template, '=', ...: no more option letters
+            bundled = table.get("-" + letter)
+            if bundled is not None:
+                return bundled, text[at + 1:] or None
+            if letter in cluster:
+                break  # the rest of the bundle is this option's argument
     return None, None
 
 
