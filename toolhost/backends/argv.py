@@ -197,9 +197,10 @@ class ArgvPlan:
         read = file_read(out, valued)
         if read is not None:
             raise ArgvRefused(
-                f"the value makes {cut(read, 60)!r} name a file ('@file' or '<file') that "
-                f"'{self.program}' would read and send, a file the config never named (write "
-                "the '@' in the config if the value is meant to be a file name)")
+                f"the value makes {cut(read, 60)!r} name a file ('@file', '<file', or a "
+                f"cookie file: -b with no '=') that '{self.program}' would read and send, a "
+                "file the config never named (write the '@' in the config if the value is "
+                "meant to be a file name, or a prefix such as './' for a cookie file)")
 
     def _render(self, element: Element, context: Mapping[str, Any], out: list[str],
                 item_of: str | None, state: _Render) -> None:
