@@ -56,6 +56,14 @@ _SQL = "statements and its own commands (which run programs)"
 # hooks), a Makefile, a Cargo.toml's build.rs, a package.json's scripts
 _DIR = "a directory whose configuration, hooks or build scripts it runs"
 _OUT = "an output file, or '|COMMAND' (a shell command it pipes to)"
+_MOD = "a module, library or archive of code it loads"
+_LIBDIR = "a directory it loads code from"
+_TPL = "a template it evaluates (which runs commands)"
+# php.ini settings that name code to run or load (php -d KEY=VALUE)
+_PHP_CODE_KEY = re.compile(r"^(auto_prepend_file|auto_append_file|include_path|extension"
+                           r"|zend_extension|extension_dir|sendmail_path|opcache\.preload"
+                           r"|user_ini\.filename|.*(path|file|dir|command|cmd))$",
+                           re.IGNORECASE)
 # program -> option -> what its argument is ("kv-git"/"kv-ssh": KEY=VALUE, else a command)
 _OPTIONS: dict[str, dict[str, str]] = {
     # git's own options, before the subcommand (after it, -c is commit's or grep's)
@@ -96,6 +104,35 @@ _OPTIONS: dict[str, dict[str, str]] = {
     "emacs": {"--eval": _CMD, "-eval": _CMD, "-f": _CMD, "--funcall": _CMD,
               "-l": "a script file", "--load": "a script file", "--script": "a script file",
               "-x": "a script file"},
+    # (backends24) a file, module or directory the program loads as code or as its own
+    # configuration: the model would choose what runs as surely as with -e
+    "node": {"-r": _MOD, "--require": _MOD, "--import": _MOD, "--loader": _MOD,
+             "--experimental-loader": _MOD, "--env-file": "a configuration file"},
+    "perl": {"-M": _MOD, "-m": _MOD, "-I": _LIBDIR},
+    "ruby": {"-r": _MOD, "--require": _MOD, "-I": _LIBDIR},
+    "php": {"-c": "a configuration file", "-d": "kv-php", "-z": _MOD},
+    "lua": {"-l": _MOD},
+    "bash": {"--rcfile": "a script file", "--init-file": "a script file"},
+    "java": {"-jar": _MOD, "-cp": _LIBDIR, "-classpath": _LIBDIR, "--class-path": _LIBDIR,
+             "-p": _LIBDIR, "--module-path": _LIBDIR, "-javaagent:": _MOD,
+             "-agentpath:": _MOD, "-agentlib:": _MOD},
+    "gcc": {"-specs": "a configuration file", "--specs": "a configuration file",
+            "-B": _LIBDIR, "-wrapper": _CMD, "-fplugin": _MOD},
+    "at": {"-f": "a script file"},
+    "cmake": {"-C": "a script file", "-P": "a script file", "-S": _DIR,
+              "--toolchain": "a script file"},
+    "ninja": {"-C": _DIR}, "terraform": {"-chdir": _DIR},
+    "mvn": {"-f": _DIR, "--file": _DIR}, "gradle": {"-p": _DIR, "--project-dir": _DIR,
+                                                    "-b": _DIR, "--build-file": _DIR,
+                                                    "-I": "a script file",
+                                                    "--init-script": "a script file"},
+    "pytest": {"-p": _MOD, "-c": "a configuration file", "--rootdir": _DIR},
+    "tox": {"-c": "a configuration file", "--conf": "a configuration file"},
+    "gpg": {"--options": "a configuration file", "--homedir": _DIR},
+    # ansible templates its extra vars (`{{ lookup('pipe', CMD) }}` runs CMD)
+    "ansible-playbook": {"-e": _TPL, "--extra-vars": _TPL},
+    "ansible": {"-e": _TPL, "--extra-vars": _TPL, "-a": _CMD, "--args": _CMD, "-m": _MOD,
+                "--module-name": _MOD},
     # SQL shells: their statements reach the shell's own commands (psql \\!, mysql system,
     # sqlite3 .shell), as their stdin does (command_checks)
     # psql -o '|CMD' pipes its output to a shell command
@@ -125,7 +162,10 @@ _GIT_SHORT = {"rebase": {"-x": _CMD}, "difftool": {"-x": _CMD}, "grep": {"-O": _
 _ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vim",
             "view": "vim", "gvim": "vim", "vimdiff": "vim", "rvim": "vim", "gmake": "make",
             "gawk": "awk", "mawk": "awk", "nawk": "awk", "gsed": "sed", "gsort": "sort",
-            "slogin": "ssh", "mariadb": "mysql", "sqlite": "sqlite3"}
+            "slogin": "ssh", "mariadb": "mysql", "sqlite": "sqlite3", "nodejs": "node",
+            "luajit": "lua", "cc": "gcc", "g++": "gcc", "c++": "gcc", "clang": "gcc",
+            "clang++": "gcc", "batch": "at", "py.test": "pytest", "gpg2": "gpg",
+            "gradlew": "gradle", "mvnw": "mvn"}
 _PLUS_COMMAND = frozenset({"vim"})
 # programs that read bundled short options (getopt and the like): `-xvI CMD`, `-sK{{ f }}`,
 # and their short options that take an argument (what follows one in a bundle is that
@@ -268,7 +308,8 @@ def _code_value(what: str, text: str) -> bool:
     key, sep, _ = text.partition("=")
     if not sep or "{" in key:
         return True  # the model would choose the key (or the whole setting)
-    check: Callable[[str], object] = (_GIT_CODE_KEY if what == "kv-git" else _SSH_CODE_KEY).match
+    pattern = {"kv-git": _GIT_CODE_KEY, "kv-php": _PHP_CODE_KEY}.get(what, _SSH_CODE_KEY)
+    check: Callable[[str], object] = pattern.match
     return bool(check(key.strip()))
 
 
