@@ -21,6 +21,7 @@ from toolhost.backends.argv import (
 from toolhost.backends.code_args import Token, code_slots, program_name, run_programs
 from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
+from toolhost.backends.file_slots import sent_file_slots
 from toolhost.backends.install_slots import install_problems
 from toolhost.backends.stdin_args import split_env_s, xargs_problems
 from toolhost.config.model import HostConfig, ToolConfig
@@ -250,6 +251,12 @@ def option_notes(config: HostConfig) -> list[Problem]:
                     "('host:path' in scp, rsync or tar operands): the model chooses the host "
                     "these programs connect to with your ssh keys", key=".allow_remote",
                     hint="remove it unless the model must choose the host"))
+            for key, program, option in sent_file_slots(plan_tokens(plan)):
+                notes.append(tool.backend.origin.problem(
+                    f"note: a value names the file {program} reads and sends with {option}: "
+                    "the model chooses which of your files leaves the machine", key=key,
+                    hint="bound the param with a permission rule (when: {PARAM: {path_under: "
+                         "DIR}}), or write the file or its directory in the config"))
             notes.extend(_nested_item_notes(plan, tool))
             notes.extend(_list_notes(plan, tool))
             for element, names in _option_elements(plan):
