@@ -195,6 +195,10 @@ def test_data_in_options_still_loads(config: Config, argv: list[Any],
     ["pytest", "-c", V],
     ["tox", "-c", V],
     ["gpg", "--options", V, "-d", "x.gpg"],
+    ["node", "-r", "dotenv/config", "-r", V, "app.js"],
+    ["node", "-e", "1", "-r", V],  # -e's code is no script: node reads on
+    ["perl", "-we", "1", "-I", V],
+    ["java", "--add-opens", "x=y", "-jar", V],
 ])
 def test_a_bundled_or_glued_option_that_runs_code_is_a_load_error(config: Config,
                                                                  argv: list[Any]) -> None:
@@ -224,6 +228,12 @@ def test_a_bundled_or_glued_option_that_runs_code_is_a_load_error(config: Config
     ["gcc", "-O2", "-o", "out", "--", V],
     ["pytest", "-q", "-k", V],
     ["crontab", "-l", "-u", V],
+    ["node", "app.js", "-r", V],  # after the script: the script's own options
+    ["node", "-r", "dotenv/config", "app.js", "--require", V],
+    ["java", "-jar", "app.jar", "-cp", V],
+    ["java", "-Xmx1g", "-cp", "lib", "Main", "-jar", V],
+    ["perl", "-w", "s.pl", "-I", V],
+    ["php", "-d", "memory_limit=1", "app.php", "-c", V],
 ])
 def test_bundled_options_that_take_data_still_load(config: Config, argv: list[Any]) -> None:
     compile_tools(config({"t": cmd(argv, options={"allow_dash": ["v"]})}))

@@ -176,6 +176,23 @@ _CLUSTERS: dict[str, str] = {
     "wget": "eoaiBOTtwQPUDXIRAl", "curl": "AbcCdDeEFHKmoPQrTtuUwxXyYz", "awk": "fvFeilEW",
     "sed": "efli", "psql": "cdfvhpUoLTFPR", "mysql": "eDhPuSpO", "script": "cEIOTtBm",
     "runuser": "cugGsw", "su": "cgGsw", "vim": "cSuUTiwWtqr", "cargo": "CZjpF"}
+# interpreters whose own options end at their first operand (the script, java's main
+# class or -jar's archive): what follows is the script's (`node app.js -r x`); with the
+# options of theirs that take a separate argument, besides the table's
+_OWN_OPTIONS_END: dict[str, frozenset[str]] = {
+    "node": frozenset({"-e", "--eval", "-p", "--print", "--title", "-C", "--conditions",
+                       "--input-type", "--inspect-port", "--max-http-header-size"}),
+    "perl": frozenset({"-e", "-E", "-x", "-i", "-0", "-l", "-C", "-d", "-D"}),
+    "ruby": frozenset({"-e", "-E", "-C", "-x", "-F", "-i", "-K", "-T", "-W", "-0", "-l",
+                       "--encoding", "--external-encoding", "--internal-encoding"}),
+    "php": frozenset({"-r", "-B", "-R", "-E", "-F", "-f", "-t"}),
+    "lua": frozenset({"-e", "-W"}),
+    "bash": frozenset({"-c", "-o", "+o", "-O", "+O"}),
+    "java": frozenset({"--add-modules", "--add-opens", "--add-exports", "--add-reads",
+                       "--limit-modules", "--upgrade-module-path", "--patch-module",
+                       "--source", "--enable-native-access", "-m", "--module", "-splash",
+                       "--describe-module", "-d"}),
+}
 # GNU tar's short options that take an argument (its old style hands them the next words)
 _TAR_ARG_LETTERS = frozenset("bCfFgHIKLNTVX")  # "+CMD" is an Ex command, "+N" a line number
 
@@ -199,11 +216,15 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     if family == "tar" and j < len(tokens):
         j = _tar_old_style(tokens, j, name, table, slots)
     cluster = _CLUSTERS.get(family, "")
+    takes = _OWN_OPTIONS_END.get(family)
     while j < len(tokens):
         token = tokens[j]
         text = token.text
         if text == "--" and not token.value:
             break
+        if takes is not None and not token.value and not text.startswith("-") \
+                and _operand(tokens[j - 1].text, j == i + 1, takes):
+            break  # the script or main class: what follows is its own, not the program's
         if j == sub:
             table = after
             if j + 1 < len(tokens) and (text, tokens[j + 1].text) in _GIT_RUNS:
@@ -221,8 +242,23 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
                     and _code_value(what, tokens[j + 1].text):
                 slots.append((tokens[j + 1].key, name, _label(what)))
                 j += 1
+            elif takes is not None:
+                j += 1  # its literal argument is no operand
+            if family == "java" and text == "-jar":
+                break  # java -jar APP.jar ARGS...: the rest is the application's
         j += 1
     return slots
+
+
+def _operand(before: str, first: bool, takes: frozenset[str]) -> bool:
+    """Whether a literal word is the interpreter's first operand (its script), going by the
+    word before it: the program, a flag, or a complete ``--opt=x``. After an option it does
+    not know, the word may be that option's argument: read on (fail closed)."""
+    if first or not before.startswith("-"):
+        return True
+    if before in takes:
+        return False  # that option's argument
+    return "=" in before or len(before) == 2  # a complete --opt=x, or a short flag
 
 
 def _sqlite_operands(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
