@@ -153,6 +153,11 @@ def test_data_in_options_still_loads(config: Config, argv: list[Any],
     ["script", "-qc", V, "/dev/null"],
     ["zip", "-TT" + V, "a.zip", "f"],  # a long short option, glued
     ["gdb", "-ex" + V],
+    # a value glued after flags extends the bundle: `etouch x` gives rsync `-a -e 'touch x'`
+    ["rsync", "-a" + V, "src/", "dst/"],
+    ["tar", "-xz" + V],
+    ["curl", "-s" + V, "https://example.com/"],
+    ["sed", "-n" + V, "data"],
     # options whose argument is a command, a script or configuration, not listed before
     ["su", "-", "root", "-c", V],  # after the user: su reads options anywhere
     ["su", "-lc", V, "root"],
@@ -228,6 +233,8 @@ def test_a_bundled_or_glued_option_that_runs_code_is_a_load_error(config: Config
     ["gcc", "-O2", "-o", "out", "--", V],
     ["pytest", "-q", "-k", V],
     ["crontab", "-l", "-u", V],
+    ["ls", "-l" + V],  # ls runs nothing
+    ["tar", "-C" + V, "-xf", "a.tar"],  # -C takes the rest: a directory
     ["node", "app.js", "-r", V],  # after the script: the script's own options
     ["node", "-r", "dotenv/config", "app.js", "--require", V],
     ["java", "-jar", "app.jar", "-cp", V],

@@ -59,6 +59,8 @@ _OUT = "an output file, or '|COMMAND' (a shell command it pipes to)"
 _MOD = "a module, library or archive of code it loads"
 _LIBDIR = "a directory it loads code from"
 _TPL = "a template it evaluates (which runs commands)"
+# a value glued after a bundle of flags: it can add an option that runs code
+_BUNDLE = "a bundle of short options (the value can add one that runs code)"
 # php.ini settings that name code to run or load (php -d KEY=VALUE)
 _PHP_CODE_KEY = re.compile(r"^(auto_prepend_file|auto_append_file|include_path|extension"
                            r"|zend_extension|extension_dir|sendmail_path|opcache\.preload"
@@ -325,8 +327,12 @@ def _match(table: dict[str, str], text: str, cluster: str = ""
     if cluster and text.startswith("-") and not text.startswith("--"):
         for at in range(1, len(text)):
             letter = text[at]
+            if text.startswith("{", at) and at > 1:
+                # a value right after flags (`rsync -a{{ v }}`) adds letters to the bundle:
+                # `etouch x` makes it `-a -e 'touch x'`
+                return _BUNDLE, text[at:]
             if not (letter.isascii() and letter.isalnum()):
-                break  # a template, '=', ...: no more option letters
+                break  # '=', ...: no more option letters
             bundled = table.get("-" + letter)
             if bundled is not None:
                 return bundled, text[at + 1:] or None
