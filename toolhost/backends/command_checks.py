@@ -115,7 +115,7 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     for key, value in (opts.get("env") or {}).items():
         if chooses_code(str(key)) and printed_names(str(value)):
             found.append((f"a placeholder in env {key}: the value would choose code or a "
-                          "library the program loads", f".env.{key}",
+                          "library the program loads (or where its traffic goes)", f".env.{key}",
                           "write it literally; pass values as arguments"))
     stdin = opts.get("stdin")
     if not (isinstance(stdin, str) and printed_names(stdin)):
