@@ -23,7 +23,7 @@ from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
 from toolhost.backends.file_slots import sent_file_slots
 from toolhost.backends.install_slots import install_problems
-from toolhost.backends.stdin_args import split_env_s, xargs_problems
+from toolhost.backends.stdin_args import arg_file_value, split_env_s, xargs_problems
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
 
@@ -84,6 +84,9 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
     stdin = opts.get("stdin")
     if isinstance(stdin, str) and (printed := printed_names(stdin)):
         found.extend(xargs_problems(plan_tokens(plan), printed <= plan.allow_dash,
+                                    code=not opts.get("unsafe_code_placeholders")))
+    if (file_key := arg_file_value(plan_tokens(plan))) is not None:
+        found.extend(xargs_problems(plan_tokens(plan), False, key=file_key,
                                     code=not opts.get("unsafe_code_placeholders")))
     return found
 
