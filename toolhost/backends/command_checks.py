@@ -23,7 +23,12 @@ from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
 from toolhost.backends.file_slots import sent_file_slots
 from toolhost.backends.install_slots import install_problems
-from toolhost.backends.stdin_args import arg_file_value, split_env_s, xargs_problems
+from toolhost.backends.stdin_args import (
+    arg_file_value,
+    split_env_s,
+    stdin_code_file,
+    xargs_problems,
+)
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
 
@@ -129,6 +134,14 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
         if problem is not None:
             found.append(problem)
             break
+    else:
+        slot = stdin_code_file(tokens)
+        if slot is not None:  # `curl -K -`, `sed -f /dev/stdin`: the stdin is that file
+            found.append((f"a placeholder in the stdin, which {slot.program} reads as "
+                          f"{slot.what.removeprefix(OPTION)} (the argv names the stdin there): "
+                          "a value would become code", ".stdin",
+                          "pass the value as data (an argument the code reads), or write the "
+                          "file in the config"))
     return found
 
 

@@ -10,12 +10,13 @@ argument holding the replace string).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from toolhost.backends.code_args import Token, code_slots, program_name, run_chain
+from toolhost.backends.code_args import CodeSlot, Token, code_slots, program_name, run_chain
 from toolhost.backends.code_wrappers import wrapper_targets
 
-__all__ = ["arg_file_value", "split_env_s", "xargs_problems"]
+__all__ = ["arg_file_value", "split_env_s", "stdin_code_file", "xargs_problems"]
 
 Found = tuple[str, str, str]
 _STDIN = ".stdin"
@@ -106,6 +107,23 @@ def _one(tokens: Sequence[Token], k: int, start: int, dash_ok: bool,
                      f"put a literal '--' after {program}'s options, or list the params the "
                      "stdin prints in allow_dash if they may be options")]
     return []
+
+
+# names a program opens to read its stdin, where it takes a file: `-` by convention
+_STDIN_NAMES = r"(-|/dev/stdin|/dev/fd/0|/proc/self/fd/0)"
+_STDIN_FILE = re.compile(rf"{_STDIN_NAMES}|-[A-Za-z0-9]+{_STDIN_NAMES}|--[\w.-]+={_STDIN_NAMES}")
+
+
+def stdin_code_file(tokens: Sequence[Token]) -> CodeSlot | None:
+    """The code slot a literal ``-`` or ``/dev/stdin`` fills, making the stdin the code: a
+    configuration or script file named so (``curl -K -``, ``sed -f -``, ``make -f -``,
+    ``ssh -F /dev/stdin``, ``node -r /dev/stdin``, ``bash /dev/stdin``). Such a word is read
+    as if the stdin's value stood there (backends24)."""
+    if not any(_STDIN_FILE.fullmatch(t.text) for t in tokens if not t.value):
+        return None
+    marked = [Token(_STDIN, t.text, True) if not t.value and _STDIN_FILE.fullmatch(t.text)
+              else Token(t.key, t.text, False) for t in tokens]
+    return next((slot for slot in code_slots(marked) if slot.key == _STDIN), None)
 
 
 def split_env_s(tokens: Sequence[Token]) -> list[Token]:
