@@ -22,6 +22,7 @@ pytestmark = pytest.mark.anyio
     ("https://{{ v }}.example.com/x", "evil.test?"),
     ("https://api.example.com:{{ v }}/x", "443@evil.test"),
     ("https://user:{{ v }}@api.example.com/x", "pw@evil.test/"),
+    ("--url=https://{{ v }}.example.com/x", "evil.test/"),
 ])
 async def test_a_value_never_moves_the_host_of_a_url(config: Config, url: str,
                                                     value: str) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 __all__ = ["url_value_problem"]
 
-_IN_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#\\]*")
+_IN_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#\\]*\Z")  # ends the prefix
 _MOVES_HOST = re.compile(r"[/?#@\\\s]")
 _GLOB = re.compile(r"[\[\]{}]")
 
@@ -35,7 +35,7 @@ def url_value_problem(out: Sequence[str], valued: Sequence[tuple[int, int]],
         value = text[before:len(text) - tails.get(index, 0)]
         if "://" not in text[:before]:
             continue  # no URL the config began (a whole-URL param chooses the host anyway)
-        if _IN_AUTHORITY.fullmatch(text[:before]):
+        if _IN_AUTHORITY.search(text[:before]):  # also `--url=https://{{ sub }}.x.com`
             bad = _MOVES_HOST.search(value)
             if bad is not None:
                 return (f"the value puts {bad.group()!r} in the host part of the URL "
