@@ -128,6 +128,124 @@ def test_data_in_options_still_loads(config: Config, argv: list[Any],
     compile_tools(config({"t": cmd(argv, **({"params": params} if params else {}))}))
 
 
+@pytest.mark.parametrize("argv", [
+    # bundled short options (getopt): the option that runs code is not the bundle's first
+    ["tar", "-xvI", V, "-f", "a.tar"],
+    ["tar", "-xI" + V, "-f", "a.tar"],
+    ["tar", "xIf", V, "a.tar"],  # old style: I takes the first word after it
+    ["tar", "xfI", "a.tar", V],  # ... and f the first, I the second
+    ["ssh", "-vF", V, "host", "uptime"],
+    ["ssh", "-qo", V, "host"],
+    ["ssh", "-qoProxyCommand=" + V, "host"],
+    ["rsync", "-ave", V, "src/", "dst/"],
+    ["rsync", "-ae" + V, "src/", "dst/"],
+    ["scp", "-qS", V, "a", "b"],
+    ["sed", "-nf", V, "data"],
+    ["sed", "-nf" + V, "data"],
+    ["make", "-sC", V],
+    ["make", "-sf", V],
+    ["vim", "-esc", V, "f"],
+    ["curl", "-sK", V, "https://example.com/"],
+    ["curl", "-sK" + V, "https://example.com/"],
+    ["wget", "-qe", V, "https://example.com/"],
+    ["psql", "-Xc", V],
+    ["mysql", "-Be", V],
+    ["script", "-qc", V, "/dev/null"],
+    ["zip", "-TT" + V, "a.zip", "f"],  # a long short option, glued
+    ["gdb", "-ex" + V],
+    # a value glued after flags extends the bundle: `etouch x` gives rsync `-a -e 'touch x'`
+    ["rsync", "-a" + V, "src/", "dst/"],
+    ["tar", "-xz" + V],
+    ["curl", "-s" + V, "https://example.com/"],
+    ["sed", "-n" + V, "data"],
+    # options whose argument is a command, a script or configuration, not listed before
+    ["su", "-", "root", "-c", V],  # after the user: su reads options anywhere
+    ["su", "-lc", V, "root"],
+    ["psql", "-o", V, "-c", "select 1"],  # -o '|CMD' pipes the output to a shell
+    ["mysql", "--pager=" + V],
+    ["mysql", "--init-command", V],
+    ["mysql", "--defaults-extra-file=" + V],
+    ["wget", "--config", V, "https://example.com/"],
+    ["man", "-C", V, "ls"],
+    # a file, module or directory the program loads as code or as its configuration
+    ["node", "-r", V, "app.js"],
+    ["nodejs", "--import", V, "app.js"],
+    ["node", "--env-file=" + V, "app.js"],  # NODE_OPTIONS=--require ...
+    ["perl", "-I", V, "s.pl"],
+    ["ruby", "-r", V, "app.rb"],
+    ["php", "-c", V, "app.php"],
+    ["php", "-d", "auto_prepend_file=" + V, "app.php"],
+    ["php", "-d", V, "app.php"],
+    ["lua", "-l", V, "app.lua"],
+    ["bash", "--rcfile", V, "-i"],
+    ["java", "-jar", V],
+    ["java", "-cp", V, "Main"],
+    ["java", "-javaagent:" + V, "-jar", "app.jar"],
+    ["gcc", "-specs=" + V, "a.c"],
+    ["clang", "-B", V, "a.c"],
+    ["cc", "-fplugin=" + V, "a.c"],
+    ["at", "-f", V, "now"],
+    ["crontab", V],
+    ["m4", V],
+    ["ansible-playbook", "-i", "hosts", V],
+    ["ansible-playbook", "site.yml", "-e", V],
+    ["ansible", "all", "-m", "shell", "-a", V],
+    ["cmake", "-P", V],
+    ["cmake", "-S", V, "-B", "build"],
+    ["ninja", "-C", V],
+    ["terraform", "-chdir=" + V, "plan"],
+    ["mvn", "-f", V, "test"],
+    ["./gradlew", "-p", V, "test"],
+    ["pytest", "-p", V],
+    ["pytest", "-c", V],
+    ["tox", "-c", V],
+    ["gpg", "--options", V, "-d", "x.gpg"],
+    ["node", "-r", "dotenv/config", "-r", V, "app.js"],
+    ["node", "-e", "1", "-r", V],  # -e's code is no script: node reads on
+    ["perl", "-we", "1", "-I", V],
+    ["java", "--add-opens", "x=y", "-jar", V],
+])
+def test_a_bundled_or_glued_option_that_runs_code_is_a_load_error(config: Config,
+                                                                 argv: list[Any]) -> None:
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": cmd(argv, options={"allow_dash": []})}))
+    problem = info.value.problems[0]
+    assert problem.key_path.startswith("servers.demo.tools.t.command.argv[")
+    assert "option's argument" in problem.message or "code" in problem.message, problem
+
+
+@pytest.mark.parametrize("argv", [
+    ["tar", "-xzf", V],
+    ["tar", "-xzf" + V],
+    ["tar", "xf", V],
+    ["tar", "-fI", V],  # -f took "I": the archive's name, V an operand
+    ["ssh", "-p" + V, "host", "uptime"],
+    ["ssh", "-vl", V, "host", "uptime"],
+    ["make", "-sj" + V],
+    ["curl", "-sSLo", V, "https://example.com/"],
+    ["curl", "-sHKey:" + V, "https://example.com/"],  # a header named Key, not -K
+    ["wget", "-qO", V, "https://example.com/"],
+    ["mysql", "-u" + V, "-e", "select 1"],
+    ["php", "-d", "memory_limit=" + V, "app.php"],
+    ["node", "app.js", V],
+    ["java", "-jar", "app.jar", V],
+    ["perl", "-I", "lib", "s.pl", V],
+    ["gcc", "-O2", "-o", "out", "--", V],
+    ["pytest", "-q", "-k", V],
+    ["crontab", "-l", "-u", V],
+    ["ls", "-l" + V],  # ls runs nothing
+    ["tar", "-C" + V, "-xf", "a.tar"],  # -C takes the rest: a directory
+    ["node", "app.js", "-r", V],  # after the script: the script's own options
+    ["node", "-r", "dotenv/config", "app.js", "--require", V],
+    ["java", "-jar", "app.jar", "-cp", V],
+    ["java", "-Xmx1g", "-cp", "lib", "Main", "-jar", V],
+    ["perl", "-w", "s.pl", "-I", V],
+    ["php", "-d", "memory_limit=1", "app.php", "-c", V],
+])
+def test_bundled_options_that_take_data_still_load(config: Config, argv: list[Any]) -> None:
+    compile_tools(config({"t": cmd(argv, options={"allow_dash": ["v"]})}))
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 async def test_git_config_from_the_model_never_runs_a_command(config: Config,
                                                                tmp_path: Path) -> None:

@@ -65,6 +65,12 @@ V = "{{ v }}"
     ["nix-shell", "--run", V],
     ["sbatch", "--wrap=" + V],
     ["env", "--split-string=sh -c", V],
+    ["busybox", "sh", "-c", V],  # a multi-call binary: its first operand is the program
+    ["/bin/busybox", "awk", V, "f"],
+    ["toybox", "sh", "-c", V],
+    ["busybox", "timeout", "5", "sh", "-c", V],
+    ["busybox", V],
+    ["caffeinate", "-i", "sh", "-c", V],
     ["nice", "-n", "5", "timeout", "5", "flock", "/l", "docker", "run", "a", "sh", "-c", V],
 ])
 def test_a_value_a_wrapper_runs_is_a_load_error(config: Config, argv: list[Any]) -> None:
@@ -91,6 +97,7 @@ def test_a_value_a_wrapper_runs_is_a_load_error(config: Config, argv: list[Any])
     ["parallel", "echo", ":::", V],  # parallel quotes the arguments it substitutes
     ["gdb", "-batch", "-ex", "bt", "./prog", V],  # the core file
     ["tmux", "new-session", "-d", "-s", V, "htop"],
+    ["busybox", "grep", "-e", V, "f"],
 ])
 def test_data_behind_a_wrapper_still_loads(config: Config, argv: list[Any]) -> None:
     compile_tools(config({"t": cmd(argv, options={"allow_dash": ["v"]})}))

@@ -25,18 +25,23 @@ pytestmark = pytest.mark.anyio
     (["-d{{ v }}"], "@{secret}"),
     (["--data-urlencode", "{{ v }}"], "q@{secret}"),
     (["-H", "X-A: 1", "--json", "{{ v }}"], "@{secret}"),
+    (["-b", "{{ v }}"], "{secret}"),  # no '=': a cookie file, sent as Cookie
+    (["--cookie", "{{ v }}"], "{secret}"),
+    (["-sb{{ v }}"], "{secret}"),  # bundled: -s -b
+    (["-sd", "{{ v }}"], "@{secret}"),
 ])
 async def test_a_value_never_makes_curl_send_a_file(config: Config, tmp_path: Path,
                                                    server: Server, argv: list[str],
                                                    value: str) -> None:
     secret = tmp_path / "secret.txt"
-    secret.write_text("TOPSECRET")
+    secret.write_text("127.0.0.1\tFALSE\t/\tFALSE\t0\ts\tTOPSECRET\n")  # a cookie file too
     full = ["curl", "-sS", "--max-time", "10", *argv, f"{server.url}/api/echo"]
     cfg = config({"t": cmd(full, options={"allow_dash": ["v"]})})
     result = await run(cfg, "t", {"v": value.format(secret=secret)})
     assert result.is_error
     assert "a file the config never named" in result.text_content, result.text_content
-    assert not any(b"TOPSECRET" in seen.body for seen in server.seen)
+    assert not any(b"TOPSECRET" in seen.body or "TOPSECRET" in str(seen.headers)
+                   for seen in server.seen)
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
@@ -73,6 +78,15 @@ async def test_values_as_data_and_the_configs_own_file_still_run(config: Config,
     (["http", "u", "a=b@f"], [(2, 0)], None),  # data: '=' comes first
     (["http", "u", "X-A:@f"], [(2, 0)], "X-A:@f"),
     (["echo", "curl", "-d", "@f"], [(3, 0)], None),
+    (["curl", "-b", "/etc/f", "u"], [(2, 0)], "/etc/f"),  # a cookie file
+    (["curl", "-b", "a=b", "u"], [(2, 0)], None),  # a cookie
+    (["curl", "-b", "./f", "u"], [(2, 2)], None),  # "./{{ jar }}": the config's file
+    (["curl", "-b", "", "u"], [(2, 0)], None),  # the cookie engine, no file
+    (["curl", "-sbf", "u"], [(1, 3)], "f"),
+    (["curl", "-sSd", "@f", "u"], [(2, 0)], "@f"),
+    (["curl", "-sSo", "@f", "u"], [(2, 0)], None),  # -o writes: an output name
+    (["curl", "--variable", "n@f", "u"], [(2, 0)], "n@f"),
+    (["curl", "--variable", "n=@f", "u"], [(2, 0)], None),
 ])
 def test_which_arguments_read_a_file(out: list[str], valued: list[tuple[int, int]],
                                      read: Any) -> None:

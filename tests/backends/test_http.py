@@ -45,7 +45,7 @@ async def test_get_with_path_and_query(config: Config, server: Any) -> None:
 
 
 REFUSED = ["..", ".", "a/../../secret", "/secret", "//evil.example/x", "%2e%2e/x", "a\\b", "",
-           "http://evil.example", "x/"]
+           "http://evil.example", "x/", "..;", "..;jsessionid=x", ".;x"]
 HARMLESS = {"@evil.example": "%40evil.example", "evil.example:80": "evil.example%3A80",
             "?x=1#frag": "%3Fx%3D1%23frag", "...": "...",
             "{{ ''.__class__ }}": "%7B%7B%20%27%27.__class__%20%7D%7D"}

@@ -87,3 +87,25 @@ def test_the_program_reading_the_stdin_is_found(config: Config, argv: list[Any],
     with pytest.raises(CompileError) as info:
         compile_tools(config({"t": spec}))
     assert "reads its program from stdin" in info.value.problems[0].message
+
+
+@pytest.mark.parametrize(("argv", "refused"), [
+    (["xargs", "-a", "{{ v }}", "rm"], "be an option"),  # a file of words `-rf /`
+    (["xargs", "-a", "{{ v }}", "-I{}", "sh", "-c", "echo {}"], "become code"),
+    (["xargs", "--arg-file", "{{ v }}", "env"], "become code"),
+    (["xargs", "-a", "{{ v }}", "rm", "--"], None),
+    (["xargs", "-a", "{{ v }}", "sh", "-c", 'echo "$@"', "sh"], None),
+    (["xargs", "-a", "list.txt", "rm", "--", "{{ v }}"], None),
+])
+def test_a_file_a_value_names_for_xargs_a_is_read_as_its_stdin(
+        config: Config, argv: list[Any], refused: str | None) -> None:
+    spec = config({"t": cmd(argv, options={"allow_dash": ["v"]})})
+    if refused is None:
+        compile_tools(spec)
+        return
+    with pytest.raises(CompileError) as info:
+        compile_tools(spec)
+    problem = info.value.problems[0]
+    assert "xargs -a reads its words from" in problem.message, problem
+    assert refused in problem.message, problem
+    assert ".argv[" in problem.key_path, problem

@@ -72,3 +72,37 @@ def test_unsafe_code_placeholders_allows_it(config: Config, argv: list[str]) -> 
 def test_a_literal_stdin_is_the_configs(config: Config) -> None:
     compile_tools(config({"t": {"kind": "command",
                                 "options": {"argv": ["sh"], "stdin": "echo hi"}}}))
+
+
+@pytest.mark.parametrize("argv", [
+    ["curl", "-K", "-", "https://example.com/"],  # options: output, upload-file, url ...
+    ["curl", "-sK-"],
+    ["curl", "--config=/dev/stdin"],
+    ["sed", "-f", "-", "data"],
+    ["sed", "-f", "/dev/stdin", "data"],
+    ["awk", "-f", "/dev/fd/0", "data"],
+    ["make", "-f", "-"],
+    ["psql", "-f", "-"],
+    ["ssh", "-F", "/dev/stdin", "host", "uptime"],
+    ["node", "-r", "/proc/self/fd/0", "app.js"],
+    ["bash", "/dev/stdin"],
+    ["timeout", "5", "sed", "-nf", "-", "data"],
+], ids=" ".join)
+def test_a_stdin_the_argv_names_as_code_or_config_is_refused(config: Config,
+                                                             argv: list[str]) -> None:
+    # backends24: `-` or /dev/stdin where a program reads a script or configuration file
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": _tool(argv)}))
+    (problem,) = info.value.problems
+    assert problem.key_path == "servers.demo.tools.t.command.stdin", problem
+    assert "the argv names the stdin there" in problem.message, problem
+
+
+@pytest.mark.parametrize("argv", [
+    ["grep", "-e", "x", "-"], ["sed", "-e", "s/a/b/", "-"], ["awk", "{print}", "-"],
+    ["tar", "-xf", "-", "-C", "out"], ["curl", "-T", "-", "https://example.com/"],
+    ["curl", "--data-binary", "@-", "https://example.com/"], ["sort", "-o", "out", "-"],
+    ["python3", "script.py", "/dev/stdin"],
+], ids=" ".join)
+def test_a_stdin_the_argv_names_as_data_loads(config: Config, argv: list[str]) -> None:
+    compile_tools(config({"t": _tool(argv)}))

@@ -34,6 +34,7 @@ from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
 from toolhost.backends.file_values import file_read, url_scheme
 from toolhost.backends.remote_operands import remote_operand
+from toolhost.backends.url_values import url_value_problem
 from toolhost.excerpt import cut
 
 __all__ = [
@@ -107,13 +108,14 @@ class _Render:
     adjacent, so the program may read that ``--`` as the option's value (the values after
     it are dash-checked as if there were no ``--``)."""
 
-    __slots__ = ("gap", "taken", "valued")
+    __slots__ = ("gap", "tails", "taken", "valued")
 
     def __init__(self) -> None:
         self.gap = False
         self.taken: str | None = None
         # (index in out, literal length before the value) of the arguments printing a value
         self.valued: list[tuple[int, int]] = []
+        self.tails: dict[int, int] = {}  # index -> literal length after the value
 
     def emit(self, out: list[str], text: str, element: Element) -> None:
         if self.gap:
@@ -123,6 +125,8 @@ class _Render:
             self.gap = False
         if not element.literal_only:
             self.valued.append((len(out), len(element.literal_prefix)))
+            if element.literal_suffix:
+                self.tails[len(out)] = len(element.literal_suffix)
         out.append(text)
 
 
@@ -137,6 +141,7 @@ class Element:
     needs: frozenset[str] = frozenset()  # params it prints by name ({{ name }})
     literal_only: bool = True  # prints no value: dropped when it renders empty
     literal_prefix: str = ""  # the literal text the argument always starts with
+    literal_suffix: str = ""  # ... and ends with, after its last tag
     expand: str | None = None  # exactly {{ name }}: a list value expands
     after_dashdash: bool = False  # a literal `--` comes before it
     group: tuple[Element, ...] = ()
@@ -183,6 +188,9 @@ class ArgvPlan:
                 "the host)")
         if state.valued:
             self._check_files(out, state.valued)
+            moved = url_value_problem(out, state.valued, state.tails)
+            if moved is not None:
+                raise ArgvRefused(moved)
         return out
 
     def _check_files(self, out: list[str], valued: list[tuple[int, int]]) -> None:
@@ -197,9 +205,10 @@ class ArgvPlan:
         read = file_read(out, valued)
         if read is not None:
             raise ArgvRefused(
-                f"the value makes {cut(read, 60)!r} name a file ('@file' or '<file') that "
-                f"'{self.program}' would read and send, a file the config never named (write "
-                "the '@' in the config if the value is meant to be a file name)")
+                f"the value makes {cut(read, 60)!r} name a file ('@file', '<file', or a "
+                f"cookie file: -b with no '=') that '{self.program}' would read and send, a "
+                "file the config never named (write the '@' in the config if the value is "
+                "meant to be a file name, or a prefix such as './' for a cookie file)")
 
     def _render(self, element: Element, context: Mapping[str, Any], out: list[str],
                 item_of: str | None, state: _Render) -> None:
@@ -279,6 +288,14 @@ class ArgvPlan:
             "argument, or list the param in allow_dash)")
 
 
+def _suffix(text: str, literal_only: bool) -> str:
+    """The literal text after a template's last tag ("" for a literal)."""
+    if literal_only:
+        return ""
+    end = max(text.rfind("}}"), text.rfind("%}"), text.rfind("#}"))
+    return text[end + 2:] if end >= 0 else ""
+
+
 @functools.lru_cache(maxsize=8192)
 def _element(text: str, key: str, dashdash: bool) -> Element:
     """One template element; frozen, so the tools of a big config that repeat an element at
@@ -290,7 +307,7 @@ def _element(text: str, key: str, dashdash: bool) -> Element:
     flag = literal_only and _TAGS.sub("", text).lstrip().startswith("-")
     return Element(key=key, source=text, template=templating.compile_template(text),
                    outputs=outputs, needs=needs, literal_only=literal_only,
-                   literal_prefix=prefix,
+                   literal_prefix=prefix, literal_suffix=_suffix(text, literal_only),
                    expand=templating.whole_variable(text), after_dashdash=dashdash,
                    flag_first=flag)
 

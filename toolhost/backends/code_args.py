@@ -71,6 +71,17 @@ _EVAL = {
     "expect": ({"-c"}, {"-f"}), "groovy": ({"-e"}, set()), "scala": ({"-e"}, set()),
     "dc": ({"-e", "--expression"}, {"-f", "--file"}),
     "su": ({"-c", "--command"}, {"-s", "--shell", "-g", "-G"}),
+    # (backends24) a file operand that is code: the crontab it installs, m4's input
+    # (syscmd runs commands), the playbook; ansible's extra vars are templated (lookup pipe)
+    "crontab": (set(), {"-u"}),
+    "m4": (set(), {"-D", "--define", "-U", "--undefine", "-I", "--include", "-o",
+                   "--error-output", "-F", "--freeze-state", "-R", "--reload-state", "-l",
+                   "--arglength", "-L", "--nesting-limit", "--debugfile"}),
+    "ansible-playbook": (set(), {"-e", "--extra-vars",
+        "-i", "--inventory", "-l", "--limit", "-u", "--user", "-t", "--tags", "--skip-tags",
+        "-f", "--forks", "-c", "--connection", "--vault-id", "--vault-password-file", "-M",
+        "--module-path", "-T", "--timeout", "--private-key", "--key-file", "-b", "--become",
+        "--become-user", "--become-method", "--start-at-task"}),
 }
 _SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
 

@@ -14,9 +14,27 @@ runs something; ``git -c user.name={{ name }}`` stays allowed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
+
+from toolhost.backends.code_opt_table import (
+    ALIASES,
+    BUNDLE,
+    CLUSTERS,
+    CMD,
+    GIT_CODE_KEY,
+    GIT_RUNS,
+    GIT_SHORT,
+    GIT_SUB,
+    OPTIONS,
+    OWN_OPTIONS_END,
+    PHP_CODE_KEY,
+    PLUS_COMMAND,
+    SQL,
+    SQLITE_ARG,
+    SSH_CODE_KEY,
+    TAR_ARG_LETTERS,
+)
 
 __all__ = ["OPTION", "PLUS", "Token", "option_code_slots", "program_family"]
 
@@ -36,98 +54,15 @@ Slot = tuple[str, str, str]  # (key, program, what)
 OPTION = "option: "  # what starts so: an option's argument (then what it is)
 PLUS = "+command"  # vim's "+CMD"
 
-# git config keys that name a program, a shell command, a hook or a file of more config
-_GIT_CODE_KEY = re.compile(
-    r"^(alias\.|include\.|includeif\.|url\.|pager\.|filter\.|diff\..*\.(textconv|command)$"
-    r"|merge\..*\.driver$|difftool\.|mergetool\.|sequence\.editor$|gpg\.|credential"
-    r"|remote\..*\.(uploadpack|receivepack|proxy|vcs)$|protocol\.|uploadpack\.|receive\."
-    r"|http\.|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|attributesfile"
-    r"|excludesfile|worktree)$|.*(command|cmd|program|helper|hook|exec|path|proxy|editor"
-    r"|pager|driver|tool|askpass)$)", re.IGNORECASE)
-# ssh_config keywords that run a command, load a library or read more config
-_SSH_CODE_KEY = re.compile(
-    r"^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match"
-    r"|include|pkcs11provider|securitykeyprovider|identityagent|controlpath|controlmaster"
-    r"|sshaskpass|proxyjump|proxyusefdpass|.*command)$", re.IGNORECASE)
-
-_CMD = "a command"
-_SQL = "statements and its own commands (which run programs)"
-# a directory whose own configuration runs code: a repository's .git/config (core.fsmonitor,
-# hooks), a Makefile, a Cargo.toml's build.rs, a package.json's scripts
-_DIR = "a directory whose configuration, hooks or build scripts it runs"
-# program -> option -> what its argument is ("kv-git"/"kv-ssh": KEY=VALUE, else a command)
-_OPTIONS: dict[str, dict[str, str]] = {
-    # git's own options, before the subcommand (after it, -c is commit's or grep's)
-    "git": {"-c": "kv-git", "--config-env": "kv-git", "--exec-path": _CMD, "-C": _DIR,
-            "--git-dir": _DIR, "--work-tree": _DIR},
-    "ssh": {"-o": "kv-ssh", "-F": "a configuration file", "-I": "a library"},
-    "scp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": _CMD},
-    "sftp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": _CMD, "-D": _CMD},
-    "rsync": {"-e": _CMD, "--rsh": _CMD, "--rsync-path": _CMD},
-    "tar": {"--to-command": _CMD, "-I": _CMD, "--use-compress-program": _CMD,
-            "--checkpoint-action": _CMD, "--info-script": _CMD, "--new-volume-script": _CMD,
-            "-F": _CMD, "--rsh-command": _CMD, "--rmt-command": _CMD},
-    "sort": {"--compress-program": _CMD},
-    "vim": {"-c": _CMD, "--cmd": _CMD, "-S": "a script file", "-u": "a script file"},
-    "gdb": {"-ex": _CMD, "-iex": _CMD, "--eval-command": _CMD, "-x": "a script file",
-            "-ix": "a script file", "--command": "a script file"},
-    "zip": {"-TT": _CMD, "--unzip-command": _CMD},
-    "man": {"-P": _CMD, "--pager": _CMD, "-H": _CMD, "--html": _CMD},
-    "wget": {"-e": _CMD, "--execute": _CMD, "--use-askpass": _CMD},
-    "curl": {"-K": "a configuration file", "--config": "a configuration file"},
-    "make": {"-f": "a script file", "--file": "a script file", "--makefile": "a script file",
-             "-E": _CMD, "--eval": _CMD, "-C": _DIR, "--directory": _DIR},
-    "cargo": {"--manifest-path": _DIR, "-C": _DIR, "--config": "a configuration file"},
-    "npm": {"--prefix": _DIR, "-C": _DIR, "--script-shell": _CMD,
-            "--userconfig": "a configuration file", "--globalconfig": "a configuration file"},
-    "pnpm": {"--dir": _DIR, "-C": _DIR, "--script-shell": _CMD},
-    "yarn": {"--cwd": _DIR},
-    "awk": {"-f": "a script file", "--file": "a script file"},
-    "sed": {"-f": "a script file", "--file": "a script file"},
-    "script": {"-c": _CMD, "--command": _CMD},
-    "runuser": {"-c": _CMD, "--command": _CMD},
-    "npx": {"-c": _CMD, "--call": _CMD},
-    "emacs": {"--eval": _CMD, "-eval": _CMD, "-f": _CMD, "--funcall": _CMD,
-              "-l": "a script file", "--load": "a script file", "--script": "a script file",
-              "-x": "a script file"},
-    # SQL shells: their statements reach the shell's own commands (psql \\!, mysql system,
-    # sqlite3 .shell), as their stdin does (command_checks)
-    "psql": {"-c": _SQL, "--command": _SQL, "-f": "a script file", "--file": "a script file"},
-    "mysql": {"-e": _SQL, "--execute": _SQL},
-    "duckdb": {"-c": _SQL, "-cmd": _SQL, "-init": "a script file", "-s": _SQL},
-    "sqlite3": {"-cmd": _SQL, "-init": "a script file"},
-}
-# sqlite3's options that take an argument (its operands: the database, then statements)
-_SQLITE_ARG = frozenset({"-cmd", "-separator", "-newline", "-nullvalue", "-init", "-vfs",
-                         "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap", "-escape"})
-# the subcommands' options that run something; the short ones only under some subcommands
-# (cherry-pick -x, grep -c and commit -c are no commands)
-_GIT_SUB = {"--config": "kv-git", "--upload-pack": _CMD, "--receive-pack": _CMD,
-            "--exec": _CMD, "--extcmd": _CMD, "--open-files-in-pager": _CMD,
-            **{f"--{f}-filter": _CMD for f in ("tree", "index", "msg", "env", "commit",
-                                               "parent", "tag-name")}}
-# git SUBCOMMAND WORD runs what follows: foreach's arguments as a shell command, bisect
-# run's first as the program (its others are that program's arguments)
-_GIT_RUNS = {("submodule", "foreach"): None, ("bisect", "run"): 1}
-_GIT_SHORT = {"rebase": {"-x": _CMD}, "difftool": {"-x": _CMD}, "grep": {"-O": _CMD},
-              "clone": {"-u": _CMD, "-c": "kv-git"}, "ls-remote": {"-u": _CMD},
-              "archive": {}, "fetch": {}, "push": {}}
-_ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vim",
-            "view": "vim", "gvim": "vim", "vimdiff": "vim", "rvim": "vim", "gmake": "make",
-            "gawk": "awk", "mawk": "awk", "nawk": "awk", "gsed": "sed", "gsort": "sort",
-            "slogin": "ssh", "mariadb": "mysql", "sqlite": "sqlite3"}
-_PLUS_COMMAND = frozenset({"vim"})  # "+CMD" is an Ex command, "+N" a line number
-
-
 def program_family(name: str) -> str:
     """The program a name is a variant of (``gtar`` -> ``tar``, ``nvim`` -> ``vim``)."""
-    return _ALIASES.get(name, name)
+    return ALIASES.get(name, name)
 
 
 def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     """The positions after the program at ``i`` (named ``name``) whose value an option runs."""
     family = program_family(name)
-    table = _OPTIONS.get(family)
+    table = OPTIONS.get(family)
     if table is None:
         return []
     sub, after = len(tokens), table
@@ -135,20 +70,27 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
         sub, after = _git_subcommand(tokens, i)
     slots: list[Slot] = _sqlite_operands(tokens, i, name) if family == "sqlite3" else []
     j = i + 1
+    if family == "tar" and j < len(tokens):
+        j = _tar_old_style(tokens, j, name, table, slots)
+    cluster = CLUSTERS.get(family, "")
+    takes = OWN_OPTIONS_END.get(family)
     while j < len(tokens):
         token = tokens[j]
         text = token.text
         if text == "--" and not token.value:
             break
+        if takes is not None and not token.value and not text.startswith("-") \
+                and _operand(tokens[j - 1].text, j == i + 1, takes):
+            break  # the script or main class: what follows is its own, not the program's
         if j == sub:
             table = after
-            if j + 1 < len(tokens) and (text, tokens[j + 1].text) in _GIT_RUNS:
-                runs = tokens[j + 2:][:_GIT_RUNS[text, tokens[j + 1].text]]
-                slots.extend((t.key, name, OPTION + _CMD) for t in runs if t.value)
+            if j + 1 < len(tokens) and (text, tokens[j + 1].text) in GIT_RUNS:
+                runs = tokens[j + 2:][:GIT_RUNS[text, tokens[j + 1].text]]
+                slots.extend((t.key, name, OPTION + CMD) for t in runs if t.value)
                 break
-        if family in _PLUS_COMMAND and token.value and text.startswith("+"):
+        if family in PLUS_COMMAND and token.value and text.startswith("+"):
             slots.append((token.key, name, PLUS))
-        what, glued = _match(table, text)
+        what, glued = _match(table, text, cluster)
         if what is not None:
             if glued is not None:
                 if token.value and _code_value(what, glued):
@@ -157,8 +99,23 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
                     and _code_value(what, tokens[j + 1].text):
                 slots.append((tokens[j + 1].key, name, _label(what)))
                 j += 1
+            elif takes is not None:
+                j += 1  # its literal argument is no operand
+            if family == "java" and text == "-jar":
+                break  # java -jar APP.jar ARGS...: the rest is the application's
         j += 1
     return slots
+
+
+def _operand(before: str, first: bool, takes: frozenset[str]) -> bool:
+    """Whether a literal word is the interpreter's first operand (its script), going by the
+    word before it: the program, a flag, or a complete ``--opt=x``. After an option it does
+    not know, the word may be that option's argument: read on (fail closed)."""
+    if first or not before.startswith("-"):
+        return True
+    if before in takes:
+        return False  # that option's argument
+    return "=" in before or len(before) == 2  # a complete --opt=x, or a short flag
 
 
 def _sqlite_operands(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
@@ -168,11 +125,11 @@ def _sqlite_operands(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     while j < len(tokens):
         token = tokens[j]
         if not token.value and token.text.startswith("-") and operands == 0:
-            j += 2 if token.text.lstrip("-") and "-" + token.text.lstrip("-") in _SQLITE_ARG \
+            j += 2 if token.text.lstrip("-") and "-" + token.text.lstrip("-") in SQLITE_ARG \
                 else 1
             continue
         if operands >= 1 and token.value:
-            slots.append((token.key, name, OPTION + _SQL))
+            slots.append((token.key, name, OPTION + SQL))
         operands += 1
         j += 1
     return slots
@@ -184,22 +141,58 @@ def _git_subcommand(tokens: Sequence[Token], i: int) -> tuple[int, dict[str, str
     j = i + 1
     while j < len(tokens) and tokens[j].text.startswith("-"):
         j += 2 if tokens[j].text in ("-C", "-c", "--config-env") else 1
-    short = _GIT_SHORT.get(tokens[j].text, {}) if j < len(tokens) and not tokens[j].value \
+    short = GIT_SHORT.get(tokens[j].text, {}) if j < len(tokens) and not tokens[j].value \
         else {}
-    return j, _GIT_SUB | short
+    return j, GIT_SUB | short
 
 
-def _match(table: dict[str, str], text: str) -> tuple[str | None, str | None]:
+def _tar_old_style(tokens: Sequence[Token], j: int, name: str, table: dict[str, str],
+                   slots: list[Slot]) -> int:
+    """tar's old-style first argument (``tar xIf CMD a.tar``): letters with no dash, each
+    letter that takes an argument taking the next word in turn. Returns where options go on."""
+    text = tokens[j].text
+    if tokens[j].value or not text.isascii() or not text.isalpha():
+        return j
+    nxt = j + 1
+    for letter in text:
+        if letter not in TAR_ARG_LETTERS:
+            continue
+        what = table.get("-" + letter)
+        if what is not None and nxt < len(tokens) and tokens[nxt].value:
+            slots.append((tokens[nxt].key, name, _label(what)))
+        nxt += 1
+    return min(nxt, len(tokens))
+
+
+def _match(table: dict[str, str], text: str, cluster: str = ""
+           ) -> tuple[str | None, str | None]:
     """(what, the text after the option when glued to it, or None when the value is the
-    next argument); (None, None) when ``text`` is no such option."""
+    next argument); (None, None) when ``text`` is no such option. ``cluster``: the program
+    reads bundled short options (getopt), so ``-xvI CMD`` and ``-xI{{ v }}`` are ``-I``; it
+    holds the letters that take an argument (the rest of the bundle is theirs)."""
     if text in table:
         return table[text], None
-    for option, what in table.items():
+    # the longest first: gdb's -ex before a -e, zip's -TT glued (-TTCMD)
+    for option, what in sorted(table.items(), key=lambda item: -len(item[0])):
         if option.startswith("--") and text.startswith(option + "="):
             return what, text[len(option) + 1:]
-        if not option.startswith("--") and len(option) == 2 and text.startswith(option) \
+        if not option.startswith("--") and text.startswith(option) \
                 and not text.startswith("--"):
-            return what, text[2:]
+            return what, text[len(option):]
+    if cluster and text.startswith("-") and not text.startswith("--"):
+        for at in range(1, len(text)):
+            letter = text[at]
+            if text.startswith("{", at) and at > 1:
+                # a value right after flags (`rsync -a{{ v }}`) adds letters to the bundle:
+                # `etouch x` makes it `-a -e 'touch x'`
+                return BUNDLE, text[at:]
+            if not (letter.isascii() and letter.isalnum()):
+                break  # '=', ...: no more option letters
+            bundled = table.get("-" + letter)
+            if bundled is not None:
+                return bundled, text[at + 1:] or None
+            if letter in cluster:
+                break  # the rest of the bundle is this option's argument
     return None, None
 
 
@@ -212,7 +205,8 @@ def _code_value(what: str, text: str) -> bool:
     key, sep, _ = text.partition("=")
     if not sep or "{" in key:
         return True  # the model would choose the key (or the whole setting)
-    check: Callable[[str], object] = (_GIT_CODE_KEY if what == "kv-git" else _SSH_CODE_KEY).match
+    pattern = {"kv-git": GIT_CODE_KEY, "kv-php": PHP_CODE_KEY}.get(what, SSH_CODE_KEY)
+    check: Callable[[str], object] = pattern.match
     return bool(check(key.strip()))
 
 

@@ -161,6 +161,8 @@ PLAIN: dict[str, Wrap] = {
                     shell=True, arg3="-P --parameter-scan", arg2="-L --parameter-list",
                     code="-p --prepare -c --cleanup -s --setup --conclude"),
     "deno": w(), "go": w(),
+    # multi-call binaries: the first operand is the applet that runs (`busybox sh -c ...`)
+    "busybox": w(), "toybox": w(), "caffeinate": w("-t -w", "-d -i -m -s -u"),
 }
 # programs whose subcommand runs another program: global options, then subcommand -> Wrap
 _DOCKER_RUN = (

@@ -26,6 +26,7 @@ one argument, so ``; rm -rf /`` from the model is just a string. The rules:
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -171,6 +172,10 @@ class _Run:
             outcome = await run_process(argv, stdin=stdin, env=call_env, cwd=self.cwd,
                                         max_output_bytes=self.max_bytes, on_stderr=on_stderr)
         except OSError as exc:  # no program, no cwd, E2BIG, ...
+            if exc.errno == errno.E2BIG:  # name the value, not only the OS's words
+                from toolhost.backends.command_e2big import too_long
+
+                return ToolResult.error(too_long(program, argv, call_env, arguments))
             return ToolResult.error(start_error(exc, program, self.cwd))
         except ValueError as exc:
             return ToolResult.error(f"The program '{program}' could not be started: "

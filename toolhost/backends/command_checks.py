@@ -21,8 +21,14 @@ from toolhost.backends.argv import (
 from toolhost.backends.code_args import Token, code_slots, program_name, run_programs
 from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
+from toolhost.backends.file_slots import sent_file_slots
 from toolhost.backends.install_slots import install_problems
-from toolhost.backends.stdin_args import split_env_s, xargs_problems
+from toolhost.backends.stdin_args import (
+    arg_file_value,
+    split_env_s,
+    stdin_code_file,
+    xargs_problems,
+)
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
 
@@ -84,6 +90,9 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
     if isinstance(stdin, str) and (printed := printed_names(stdin)):
         found.extend(xargs_problems(plan_tokens(plan), printed <= plan.allow_dash,
                                     code=not opts.get("unsafe_code_placeholders")))
+    if (file_key := arg_file_value(plan_tokens(plan))) is not None:
+        found.extend(xargs_problems(plan_tokens(plan), False, key=file_key,
+                                    code=not opts.get("unsafe_code_placeholders")))
     return found
 
 
@@ -114,7 +123,7 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     for key, value in (opts.get("env") or {}).items():
         if chooses_code(str(key)) and printed_names(str(value)):
             found.append((f"a placeholder in env {key}: the value would choose code or a "
-                          "library the program loads", f".env.{key}",
+                          "library the program loads (or where its traffic goes)", f".env.{key}",
                           "write it literally; pass values as arguments"))
     stdin = opts.get("stdin")
     if not (isinstance(stdin, str) and printed_names(stdin)):
@@ -125,6 +134,14 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
         if problem is not None:
             found.append(problem)
             break
+    else:
+        slot = stdin_code_file(tokens)
+        if slot is not None:  # `curl -K -`, `sed -f /dev/stdin`: the stdin is that file
+            found.append((f"a placeholder in the stdin, which {slot.program} reads as "
+                          f"{slot.what.removeprefix(OPTION)} (the argv names the stdin there): "
+                          "a value would become code", ".stdin",
+                          "pass the value as data (an argument the code reads), or write the "
+                          "file in the config"))
     return found
 
 
@@ -250,6 +267,12 @@ def option_notes(config: HostConfig) -> list[Problem]:
                     "('host:path' in scp, rsync or tar operands): the model chooses the host "
                     "these programs connect to with your ssh keys", key=".allow_remote",
                     hint="remove it unless the model must choose the host"))
+            for key, program, option in sent_file_slots(plan_tokens(plan)):
+                notes.append(tool.backend.origin.problem(
+                    f"note: a value names the file {program} reads and sends with {option}: "
+                    "the model chooses which of your files leaves the machine", key=key,
+                    hint="bound the param with a permission rule (when: {PARAM: {path_under: "
+                         "DIR}}), or write the file or its directory in the config"))
             notes.extend(_nested_item_notes(plan, tool))
             notes.extend(_list_notes(plan, tool))
             for element, names in _option_elements(plan):

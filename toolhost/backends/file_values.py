@@ -1,7 +1,9 @@
 """Values that make an HTTP client send a file the config never named, or fetch one.
 
 curl reads ``@FILE`` in ``-d``/``--data*``/``--json``/``-H``/``-w``, ``name@FILE`` in
-``--data-urlencode``/``--url-query``, and ``name=@FILE`` / ``name=<FILE`` in ``-F``;
+``--data-urlencode``/``--url-query``/``--variable``, ``name=@FILE`` / ``name=<FILE`` in
+``-F``, and a whole ``-b``/``--cookie`` argument with no ``=`` (a cookie file; backends24),
+also in a bundle (``-sd @f``, ``-sb{{ v }}``);
 HTTPie and xh read ``name@FILE``, ``name=@FILE``, ``name:=@FILE`` and ``Header:@FILE``
 items. ``[curl, -F, "doc={{ text }}", URL]`` with ``text: "@/home/me/.ssh/id_rsa"`` uploads
 the key: the value starts no argument, so the dash check never sees its ``@``.
@@ -21,7 +23,10 @@ __all__ = ["CLIENTS", "file_read", "url_scheme"]
 
 _CURL_AT = frozenset({"-d", "--data", "--data-binary", "--data-ascii", "--json", "-H",
                       "--header", "-w", "--write-out", "--proxy-header"})
-_CURL_NAME_AT = frozenset({"--data-urlencode", "--url-query"})
+_CURL_NAME_AT = frozenset({"--data-urlencode", "--url-query", "--variable"})
+_CURL_COOKIE = frozenset({"-b", "--cookie"})
+# curl's short options that take an argument (in a bundle, the first takes the rest)
+_CURL_ARG_LETTERS = frozenset("AbcCdDeEFHKmoPQrTtuUwxXyYz")
 _CURL_FORM = frozenset({"-F", "--form"})
 _HTTPIE = frozenset({"http", "https", "xh", "xhs", "httpie"})
 # curl options whose next argument is data or a name, never a URL
@@ -94,26 +99,51 @@ def _curl_scheme(out: Sequence[str], at: int, starts: dict[int, int]) -> str | N
 
 
 def _curl_files(out: Sequence[str], at: int, starts: dict[int, int]) -> str | None:
-    for k in range(at + 1, len(out)):
-        text = out[k]
-        for option, sets in ((o, s) for s in (_CURL_AT, _CURL_NAME_AT, _CURL_FORM)
-                             for o in s):
-            if text == option and k + 1 < len(out) and k + 1 in starts:
-                arg, offset, index = out[k + 1], 0, k + 1
-            elif len(option) == 2 and text.startswith(option) and len(text) > 2 \
-                    and k in starts:
-                arg, offset, index = text[2:], 2, k  # -d@file glued
-            else:
-                continue
-            begin = max(0, starts[index] - offset)  # where the value starts in arg
-            reads = _reads(arg, sets)
-            if reads is not None and begin <= reads:
-                return arg
+    k = at + 1
+    while k < len(out):
+        found = _curl_option(out, k)
+        if found is None:
+            k += 1
+            continue
+        option, arg, offset, index = found
+        k = index + 1
+        if index not in starts:
+            continue  # the config wrote the whole argument
+        sets = next((s for s in (_CURL_AT, _CURL_NAME_AT, _CURL_FORM, _CURL_COOKIE)
+                     if option in s), None)
+        if sets is None:
+            continue
+        begin = max(0, starts[index] - offset)  # where the value starts in arg
+        reads = _reads(arg, sets)
+        if reads is not None and begin <= reads:
+            return arg
+    return None
+
+
+def _curl_option(out: Sequence[str], k: int) -> tuple[str, str, int, int] | None:
+    """(option, its argument, where the argument starts in ``out[index]``, index) for the
+    option at ``out[k]``: ``--data X``, ``-d X``, ``-dX`` and bundles (``-sd X``, ``-sbX``:
+    getopt's reading, the first letter that takes an argument takes the rest or the next
+    word); None when ``out[k]`` is no option that takes one."""
+    text = out[k]
+    if text.startswith("--"):
+        return (text, out[k + 1], 0, k + 1) if k + 1 < len(out) else None
+    if not text.startswith("-"):
+        return None
+    for p in range(1, len(text)):
+        letter = text[p]
+        if letter not in _CURL_ARG_LETTERS:
+            continue
+        if p + 1 < len(text):
+            return f"-{letter}", text[p + 1:], p + 1, k
+        return (f"-{letter}", out[k + 1], 0, k + 1) if k + 1 < len(out) else None
     return None
 
 
 def _reads(arg: str, sets: frozenset[str]) -> int | None:
     """The position of the character that makes curl read a file, or None."""
+    if sets is _CURL_COOKIE:  # -b NAME=VALUE is data; with no '=' it is a file to read
+        return 0 if arg and "=" not in arg else None
     if sets is _CURL_AT:
         return 0 if arg.startswith("@") else None
     if sets is _CURL_NAME_AT:

@@ -7,7 +7,8 @@ the query. A query string written in the URL is kept: ``query:`` entries are app
 is never sent to the server. Every substituted value is percent-encoded
 (``quote(value, safe="")``), so a value cannot add ``/``, ``?``, ``#`` or ``@``. At call time
 the rendered URL is checked again before anything is sent: same scheme, host and port, the
-path still starts with the declared base path, no ``.`` / ``..`` segments, no encoded slashes
+path still starts with the declared base path, no ``.`` / ``..`` segments (nor ``..;x``, a
+Java server's ``..``), no encoded slashes
 or backslashes but the ones the config wrote (``/projects/group%2Fproject``), no empty
 segments the template did not have.
 """
@@ -66,7 +67,9 @@ class UrlTemplate:
             raise UnsafeURL("a path value is empty")
         segments = path.split("/")
         for segment in segments:
-            if unquote(segment) in (".", ".."):
+            # `..;x` too: Java servers (Tomcat, Jetty, Spring) drop a segment's ;parameters
+            # and then read `..` (with ';' encoded as well, where they decode it first)
+            if unquote(segment).split(";", 1)[0] in (".", ".."):
                 raise UnsafeURL("a path value is '.' or '..'")
         if len(segments) == self.segments and any(not segments[i] for i in self.holes):
             raise UnsafeURL("a path value is empty")

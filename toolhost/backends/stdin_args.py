@@ -10,22 +10,25 @@ argument holding the replace string).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from toolhost.backends.code_args import Token, code_slots, program_name, run_chain
+from toolhost.backends.code_args import CodeSlot, Token, code_slots, program_name, run_chain
 from toolhost.backends.code_wrappers import wrapper_targets
 
-__all__ = ["split_env_s", "xargs_problems"]
+__all__ = ["arg_file_value", "split_env_s", "stdin_code_file", "xargs_problems"]
 
 Found = tuple[str, str, str]
 _STDIN = ".stdin"
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash"})
 
 
-def xargs_problems(tokens: Sequence[Token], dash_ok: bool, code: bool) -> list[Found]:
+def xargs_problems(tokens: Sequence[Token], dash_ok: bool, code: bool,
+                   key: str = _STDIN) -> list[Found]:
     """Problems of a stdin that prints a value into ``xargs`` (``dash_ok``: every param it
     prints is in ``allow_dash``; ``code``: check code, not turned off by
-    ``unsafe_code_placeholders``)."""
+    ``unsafe_code_placeholders``); with ``key``, of the file a value names for ``xargs -a``
+    (located there)."""
     runs = run_chain(tokens)
     for k, token in enumerate(tokens):
         if token.value or program_name(token.text) != "xargs":
@@ -35,8 +38,31 @@ def xargs_problems(tokens: Sequence[Token], dash_ok: bool, code: bool) -> list[F
         for start in starts:
             found = _one(tokens, k, start, dash_ok, code)
             if found:
+                if key != _STDIN:  # the words come from a file a value names (xargs -a)
+                    return [(m.replace("a placeholder in the stdin of xargs", "a value "
+                                       "names the file xargs -a reads its words from"),
+                             key, h) for m, _, h in found]
                 return found
     return []
+
+
+def arg_file_value(tokens: Sequence[Token]) -> str | None:
+    """The key of a value naming the file ``xargs -a``/``--arg-file`` reads its words from:
+    the model then chooses the words, as with a stdin that prints a value (backends24)."""
+    for k, token in enumerate(tokens):
+        if token.value or program_name(token.text) != "xargs":
+            continue
+        for j in range(k + 1, len(tokens)):
+            text = tokens[j].text
+            if tokens[j].value:
+                if text.startswith(("-a", "--arg-file=")):
+                    return tokens[j].key
+                break
+            if not text.startswith("-"):
+                break
+            if text in ("-a", "--arg-file") and j + 1 < len(tokens) and tokens[j + 1].value:
+                return tokens[j + 1].key
+    return None
 
 
 def _replace(tokens: Sequence[Token], k: int, start: int) -> str | None:
@@ -81,6 +107,23 @@ def _one(tokens: Sequence[Token], k: int, start: int, dash_ok: bool,
                      f"put a literal '--' after {program}'s options, or list the params the "
                      "stdin prints in allow_dash if they may be options")]
     return []
+
+
+# names a program opens to read its stdin, where it takes a file: `-` by convention
+_STDIN_NAMES = r"(-|/dev/stdin|/dev/fd/0|/proc/self/fd/0)"
+_STDIN_FILE = re.compile(rf"{_STDIN_NAMES}|-[A-Za-z0-9]+{_STDIN_NAMES}|--[\w.-]+={_STDIN_NAMES}")
+
+
+def stdin_code_file(tokens: Sequence[Token]) -> CodeSlot | None:
+    """The code slot a literal ``-`` or ``/dev/stdin`` fills, making the stdin the code: a
+    configuration or script file named so (``curl -K -``, ``sed -f -``, ``make -f -``,
+    ``ssh -F /dev/stdin``, ``node -r /dev/stdin``, ``bash /dev/stdin``). Such a word is read
+    as if the stdin's value stood there (backends24)."""
+    if not any(_STDIN_FILE.fullmatch(t.text) for t in tokens if not t.value):
+        return None
+    marked = [Token(_STDIN, t.text, True) if not t.value and _STDIN_FILE.fullmatch(t.text)
+              else Token(t.key, t.text, False) for t in tokens]
+    return next((slot for slot in code_slots(marked) if slot.key == _STDIN), None)
 
 
 def split_env_s(tokens: Sequence[Token]) -> list[Token]:

@@ -1,0 +1,174 @@
+"""The tables ``code_opts`` reads: per program, the options whose argument is a command,
+code, or a file, module or directory the program loads as code or configuration; which
+programs read bundled short options, and which interpreters' options end at their script.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ALIASES", "BUNDLE", "CLUSTERS", "CMD", "DIR", "GIT_CODE_KEY", "GIT_RUNS", "GIT_SHORT",
+           "GIT_SUB", "LIBDIR", "MOD", "OPTIONS", "OUT", "OWN_OPTIONS_END", "PHP_CODE_KEY",
+           "PLUS_COMMAND", "SQL", "SQLITE_ARG", "SSH_CODE_KEY", "TAR_ARG_LETTERS", "TPL"]
+
+# git config keys that name a program, a shell command, a hook or a file of more config
+GIT_CODE_KEY = re.compile(
+    r"^(alias\.|include\.|includeif\.|url\.|pager\.|filter\.|diff\..*\.(textconv|command)$"
+    r"|merge\..*\.driver$|difftool\.|mergetool\.|sequence\.editor$|gpg\.|credential"
+    r"|remote\..*\.(uploadpack|receivepack|proxy|vcs)$|protocol\.|uploadpack\.|receive\."
+    r"|http\.|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|attributesfile"
+    r"|excludesfile|worktree)$|.*(command|cmd|program|helper|hook|exec|path|proxy|editor"
+    r"|pager|driver|tool|askpass)$)", re.IGNORECASE)
+# ssh_config keywords that run a command, load a library or read more config
+SSH_CODE_KEY = re.compile(
+    r"^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match"
+    r"|include|pkcs11provider|securitykeyprovider|identityagent|controlpath|controlmaster"
+    r"|sshaskpass|proxyjump|proxyusefdpass|.*command)$", re.IGNORECASE)
+
+CMD = "a command"
+SQL = "statements and its own commands (which run programs)"
+# a directory whose own configuration runs code: a repository's .git/config (core.fsmonitor,
+# hooks), a Makefile, a Cargo.toml's build.rs, a package.json's scripts
+DIR = "a directory whose configuration, hooks or build scripts it runs"
+OUT = "an output file, or '|COMMAND' (a shell command it pipes to)"
+MOD = "a module, library or archive of code it loads"
+LIBDIR = "a directory it loads code from"
+TPL = "a template it evaluates (which runs commands)"
+# a value glued after a bundle of flags: it can add an option that runs code
+BUNDLE = "a bundle of short options (the value can add one that runs code)"
+# php.ini settings that name code to run or load (php -d KEY=VALUE)
+PHP_CODE_KEY = re.compile(r"^(auto_prepend_file|auto_append_file|include_path|extension"
+                           r"|zend_extension|extension_dir|sendmail_path|opcache\.preload"
+                           r"|user_ini\.filename|.*(path|file|dir|command|cmd))$",
+                           re.IGNORECASE)
+# program -> option -> what its argument is ("kv-git"/"kv-ssh": KEY=VALUE, else a command)
+OPTIONS: dict[str, dict[str, str]] = {
+    # git's own options, before the subcommand (after it, -c is commit's or grep's)
+    "git": {"-c": "kv-git", "--config-env": "kv-git", "--exec-path": CMD, "-C": DIR,
+            "--git-dir": DIR, "--work-tree": DIR},
+    "ssh": {"-o": "kv-ssh", "-F": "a configuration file", "-I": "a library"},
+    "scp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": CMD},
+    "sftp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": CMD, "-D": CMD},
+    "rsync": {"-e": CMD, "--rsh": CMD, "--rsync-path": CMD},
+    "tar": {"--to-command": CMD, "-I": CMD, "--use-compress-program": CMD,
+            "--checkpoint-action": CMD, "--info-script": CMD, "--new-volume-script": CMD,
+            "-F": CMD, "--rsh-command": CMD, "--rmt-command": CMD},
+    "sort": {"--compress-program": CMD},
+    "vim": {"-c": CMD, "--cmd": CMD, "-S": "a script file", "-u": "a script file"},
+    "gdb": {"-ex": CMD, "-iex": CMD, "--eval-command": CMD, "-x": "a script file",
+            "-ix": "a script file", "--command": "a script file"},
+    "zip": {"-TT": CMD, "--unzip-command": CMD},
+    "man": {"-P": CMD, "--pager": CMD, "-H": CMD, "--html": CMD,
+            "-C": "a configuration file", "--config-file": "a configuration file"},
+    "wget": {"-e": CMD, "--execute": CMD, "--use-askpass": CMD,
+             "--config": "a configuration file"},
+    # su USER -c CMD: the command comes after the user (code_args stops at the operand)
+    "su": {"-c": CMD, "--command": CMD, "--session-command": CMD, "-s": CMD,
+           "--shell": CMD},
+    "curl": {"-K": "a configuration file", "--config": "a configuration file"},
+    "make": {"-f": "a script file", "--file": "a script file", "--makefile": "a script file",
+             "-E": CMD, "--eval": CMD, "-C": DIR, "--directory": DIR},
+    "cargo": {"--manifest-path": DIR, "-C": DIR, "--config": "a configuration file"},
+    "npm": {"--prefix": DIR, "-C": DIR, "--script-shell": CMD,
+            "--userconfig": "a configuration file", "--globalconfig": "a configuration file"},
+    "pnpm": {"--dir": DIR, "-C": DIR, "--script-shell": CMD},
+    "yarn": {"--cwd": DIR},
+    "awk": {"-f": "a script file", "--file": "a script file"},
+    "sed": {"-f": "a script file", "--file": "a script file"},
+    "script": {"-c": CMD, "--command": CMD},
+    "runuser": {"-c": CMD, "--command": CMD},
+    "npx": {"-c": CMD, "--call": CMD},
+    "emacs": {"--eval": CMD, "-eval": CMD, "-f": CMD, "--funcall": CMD,
+              "-l": "a script file", "--load": "a script file", "--script": "a script file",
+              "-x": "a script file"},
+    # (backends24) a file, module or directory the program loads as code or as its own
+    # configuration: the model would choose what runs as surely as with -e
+    "node": {"-r": MOD, "--require": MOD, "--import": MOD, "--loader": MOD,
+             "--experimental-loader": MOD, "--env-file": "a configuration file"},
+    "perl": {"-M": MOD, "-m": MOD, "-I": LIBDIR},
+    "ruby": {"-r": MOD, "--require": MOD, "-I": LIBDIR},
+    "php": {"-c": "a configuration file", "-d": "kv-php", "-z": MOD},
+    "lua": {"-l": MOD},
+    "bash": {"--rcfile": "a script file", "--init-file": "a script file"},
+    "java": {"-jar": MOD, "-cp": LIBDIR, "-classpath": LIBDIR, "--class-path": LIBDIR,
+             "-p": LIBDIR, "--module-path": LIBDIR, "-javaagent:": MOD,
+             "-agentpath:": MOD, "-agentlib:": MOD},
+    "gcc": {"-specs": "a configuration file", "--specs": "a configuration file",
+            "-B": LIBDIR, "-wrapper": CMD, "-fplugin": MOD},
+    "at": {"-f": "a script file"},
+    "cmake": {"-C": "a script file", "-P": "a script file", "-S": DIR,
+              "--toolchain": "a script file"},
+    "ninja": {"-C": DIR}, "terraform": {"-chdir": DIR},
+    "mvn": {"-f": DIR, "--file": DIR}, "gradle": {"-p": DIR, "--project-dir": DIR,
+                                                    "-b": DIR, "--build-file": DIR,
+                                                    "-I": "a script file",
+                                                    "--init-script": "a script file"},
+    "pytest": {"-p": MOD, "-c": "a configuration file", "--rootdir": DIR},
+    "tox": {"-c": "a configuration file", "--conf": "a configuration file"},
+    "gpg": {"--options": "a configuration file", "--homedir": DIR},
+    # ansible templates its extra vars (`{{ lookup('pipe', CMD) }}` runs CMD)
+    "ansible-playbook": {"-e": TPL, "--extra-vars": TPL},
+    "ansible": {"-e": TPL, "--extra-vars": TPL, "-a": CMD, "--args": CMD, "-m": MOD,
+                "--module-name": MOD},
+    # SQL shells: their statements reach the shell's own commands (psql \\!, mysql system,
+    # sqlite3 .shell), as their stdin does (command_checks)
+    # psql -o '|CMD' pipes its output to a shell command
+    "psql": {"-c": SQL, "--command": SQL, "-f": "a script file", "--file": "a script file",
+             "-o": OUT, "--output": OUT},
+    "mysql": {"-e": SQL, "--execute": SQL, "--init-command": SQL, "--pager": CMD,
+              "--defaults-file": "a configuration file",
+              "--defaults-extra-file": "a configuration file"},
+    "duckdb": {"-c": SQL, "-cmd": SQL, "-init": "a script file", "-s": SQL},
+    "sqlite3": {"-cmd": SQL, "-init": "a script file"},
+}
+# sqlite3's options that take an argument (its operands: the database, then statements)
+SQLITE_ARG = frozenset({"-cmd", "-separator", "-newline", "-nullvalue", "-init", "-vfs",
+                         "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap", "-escape"})
+# the subcommands' options that run something; the short ones only under some subcommands
+# (cherry-pick -x, grep -c and commit -c are no commands)
+GIT_SUB = {"--config": "kv-git", "--upload-pack": CMD, "--receive-pack": CMD,
+            "--exec": CMD, "--extcmd": CMD, "--open-files-in-pager": CMD,
+            **{f"--{f}-filter": CMD for f in ("tree", "index", "msg", "env", "commit",
+                                               "parent", "tag-name")}}
+# git SUBCOMMAND WORD runs what follows: foreach's arguments as a shell command, bisect
+# run's first as the program (its others are that program's arguments)
+GIT_RUNS = {("submodule", "foreach"): None, ("bisect", "run"): 1}
+GIT_SHORT = {"rebase": {"-x": CMD}, "difftool": {"-x": CMD}, "grep": {"-O": CMD},
+              "clone": {"-u": CMD, "-c": "kv-git"}, "ls-remote": {"-u": CMD},
+              "archive": {}, "fetch": {}, "push": {}}
+ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vim",
+            "view": "vim", "gvim": "vim", "vimdiff": "vim", "rvim": "vim", "gmake": "make",
+            "gawk": "awk", "mawk": "awk", "nawk": "awk", "gsed": "sed", "gsort": "sort",
+            "slogin": "ssh", "mariadb": "mysql", "sqlite": "sqlite3", "nodejs": "node",
+            "luajit": "lua", "cc": "gcc", "g++": "gcc", "c++": "gcc", "clang": "gcc",
+            "clang++": "gcc", "batch": "at", "py.test": "pytest", "gpg2": "gpg",
+            "gradlew": "gradle", "mvnw": "mvn"}
+PLUS_COMMAND = frozenset({"vim"})  # "+CMD" is an Ex command, "+N" a line number
+# programs that read bundled short options (getopt and the like): `-xvI CMD`, `-sK{{ f }}`,
+# and their short options that take an argument (what follows one in a bundle is that
+# argument: `curl -HKey:{{ v }}` is a header, not -K)
+CLUSTERS: dict[str, str] = {
+    "tar": "bCfFgHIKLNTVX", "ssh": "bcDEeFIiJLlmOopQRSWw", "scp": "cDFiJloPSX",
+    "sftp": "BbcDFiJloPRS", "rsync": "efBTM", "make": "CfIjloWE", "man": "CMPHLmSepRrEX",
+    "wget": "eoaiBOTtwQPUDXIRAl", "curl": "AbcCdDeEFHKmoPQrTtuUwxXyYz", "awk": "fvFeilEW",
+    "sed": "efli", "psql": "cdfvhpUoLTFPR", "mysql": "eDhPuSpO", "script": "cEIOTtBm",
+    "runuser": "cugGsw", "su": "cgGsw", "vim": "cSuUTiwWtqr", "cargo": "CZjpF"}
+# interpreters whose own options end at their first operand (the script, java's main
+# class or -jar's archive): what follows is the script's (`node app.js -r x`); with the
+# options of theirs that take a separate argument, besides the table's
+OWN_OPTIONS_END: dict[str, frozenset[str]] = {
+    "node": frozenset({"-e", "--eval", "-p", "--print", "--title", "-C", "--conditions",
+                       "--input-type", "--inspect-port", "--max-http-header-size"}),
+    "perl": frozenset({"-e", "-E", "-x", "-i", "-0", "-l", "-C", "-d", "-D"}),
+    "ruby": frozenset({"-e", "-E", "-C", "-x", "-F", "-i", "-K", "-T", "-W", "-0", "-l",
+                       "--encoding", "--external-encoding", "--internal-encoding"}),
+    "php": frozenset({"-r", "-B", "-R", "-E", "-F", "-f", "-t"}),
+    "lua": frozenset({"-e", "-W"}),
+    "bash": frozenset({"-c", "-o", "+o", "-O", "+O"}),
+    "java": frozenset({"--add-modules", "--add-opens", "--add-exports", "--add-reads",
+                       "--limit-modules", "--upgrade-module-path", "--patch-module",
+                       "--source", "--enable-native-access", "-m", "--module", "-splash",
+                       "--describe-module", "-d"}),
+}
+# GNU tar's short options that take an argument (its old style hands them the next words)
+TAR_ARG_LETTERS = frozenset("bCfFgHIKLNTVX")
