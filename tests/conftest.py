@@ -39,8 +39,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 # `make test` runs the suite on two workers (pytest-xdist, -n 2): a test file goes to one
-# worker whole (xdist's loadfile, also for its default "load"), so a module's fixtures are built once. A directory whose session
-# fixtures are costly (the packaging tests' wheels) goes to one worker whole too.
+# worker whole (xdist's loadfile, also for its default "load"), so a module's fixtures are
+# built once. A directory whose session fixtures are costly (the packaging tests' wheels)
+# goes to one worker whole too.
 _ONE_GROUP_DIRS = ("tests/packaging/",)
 
 
