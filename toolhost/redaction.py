@@ -194,29 +194,42 @@ class Redactor:
         if text.isascii() and self._xored:  # XORed with a key that kept it printable
             runs += self._xored.spans(text.encode("ascii"))
         runs += self._shifted.spans(text)  # letters and digits rotated
-        if not text.isascii() and self._pattern is not None:
+        if self._pattern is not None and not text.isascii():
             runs += self._look_alike(text)
+        elif self._pattern is not None and self._controls.search(text) is not None:
+            runs += self._look_alike(text)  # escape sequences, overstrikes, controls
         if not runs:
             return []
         if self._pattern is not None:
             found = [*found, *self._pattern.spans(text)]
         return [(a, b) for a, b in runs if not any(s < b and e > a for s, e in found)]
 
+    @functools.cached_property
+    def _controls(self) -> re.Pattern[str]:
+        from toolhost.redaction_confusable import CONTROLS
+
+        return CONTROLS
+
     def _look_alike(self, text: str) -> list[tuple[int, int]]:
-        """The secrets in look-alike characters (the same places: one for one), or under
-        combining marks (``toolhost.redaction_confusable``)."""
-        from toolhost.redaction_confusable import folded, unmarked
+        """The secrets in look-alike characters (the same places: one for one), or with
+        what a reader does not see between their characters (combining marks, a terminal's
+        escape sequences, overstrikes, zero-width characters; tag characters as ASCII:
+        ``toolhost.redaction_confusable``)."""
+        from toolhost.redaction_confusable import folded, unseen
 
         assert self._pattern is not None
         found = []
         plain = folded(text)
         if plain != text:
             found += [*self._pattern.spans(plain), *self._squeezed.spans(plain)]
-        bare = unmarked(plain)
+        bare = unseen(plain)
         if bare is not None:
             stripped, where = bare
-            found += [(where[a], where[b]) for a, b in [*self._pattern.spans(stripped),
-                                                       *self._squeezed.spans(stripped)]]
+            # from just after the character before it: what was taken out before the
+            # secret's first character (``s\bs``, a colour) is hidden with it
+            found += [(where[a - 1] + 1 if a else 0, where[b])
+                      for a, b in [*self._pattern.spans(stripped),
+                                   *self._squeezed.spans(stripped)]]
         return found
 
     @functools.cached_property
