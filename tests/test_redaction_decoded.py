@@ -208,3 +208,32 @@ def test_gzip_in_spaced_hex_is_hidden() -> None:
     packed = " ".join(f"{b:02x}" for b in gzip.compress(RAW))
     shown = R.redact(f"dump:\n{packed}\nnext line stays")
     assert shown == "dump:\n***\nnext line stays"
+
+
+def _each(encode: Any, size: int, sep: str, data: bytes = RAW) -> str:
+    return sep.join(encode(data[i:i + size]).decode() for i in range(0, len(data), size))
+
+
+# a piece at a time (secrets24: each of these showed the secret)
+PIECES = {
+    "base64 of each character": _each(base64.b64encode, 1, " "),
+    "base64 of each character, no separator": _each(base64.b64encode, 1, ""),
+    "base64 of each character, a line each": _each(base64.b64encode, 1, "\n"),
+    "base64 of 4 bytes each, a JSON list": '["' + _each(base64.b64encode, 4, '", "') + '"]',
+    "base64url of 2 bytes each": _each(base64.urlsafe_b64encode, 2, ","),
+    "base32 of each character": _each(base64.b32encode, 1, " "),
+    "JavaScript's and Rust's \\u{NN}": "".join(f"\\u{{{b:x}}}" for b in RAW),
+    "Perl's \\x{NN}": "".join(f"\\x{{{b:X}}}" for b in RAW),
+    "Python's \\U000000NN": "".join(f"\\U{b:08x}" for b in RAW),
+}
+
+
+@pytest.mark.parametrize("form", PIECES.values(), ids=PIECES.keys())
+def test_a_secret_a_piece_at_a_time_is_hidden(form: str) -> None:
+    out = R.redact(f"out: {form} (done)")
+    assert out in ("out: *** (done)", 'out: ["***"] (done)')
+
+
+def test_pieces_of_other_data_are_left() -> None:
+    text = _each(base64.b64encode, 4, " ", b"hello world, nothing secret here") + " \\u{1F600}"
+    assert R.redact(text) == text
