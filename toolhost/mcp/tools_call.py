@@ -50,6 +50,7 @@ from toolhost.mcp.client_requests import (
 )
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import decode_state, encode_state
+from toolhost.mcp.session_flow import SessionFlows, continued
 from toolhost.mcp.toolset import ToolSet
 from toolhost.results import ToolResult
 
@@ -92,8 +93,9 @@ class _ClientLogOnFirstRead:
         if ctx is None:
             return _call_log
         fields = ctx.__dict__
-        notify, level, name, loop_thread = fields["_log_to_client"]
-        made = ClientLog(_call_log, notify, level, name=name, loop_thread=loop_thread)
+        notify, level, name, loop_thread, *flow = fields["_log_to_client"]
+        made = ClientLog(_call_log, notify, level, name=name, loop_thread=loop_thread,
+                         flow=flow[0] if flow else None)
         # two threads reading it first at once (a sync tool's and the loop) get the same one
         return fields.setdefault("log", made)  # type: ignore[no-any-return]
 
@@ -208,6 +210,7 @@ class ToolCalls:
     _progress_tokens: set[tuple[Hashable, Any]]  # (peer, token) of requests in flight
     _log_levels: dict[Hashable, str]
     _modern_meta: dict[str, Any]
+    _flows: SessionFlows
     guard: Guard | None
     limits: Limits
     unavailable: Callable[[str], str | None] | None
@@ -258,7 +261,8 @@ class ToolCalls:
         if notify is None or level not in LEVELS:
             fields["log"] = CALL_LOG
         else:  # made when read (McpCallContext), on this thread's terms
-            fields["_log_to_client"] = (notify, str(level), tool.name, threading.get_ident())
+            fields["_log_to_client"] = (notify, str(level), tool.name, threading.get_ident(),
+                                        self._flows.of(peer))
         # Requests to the client: the transport's channel (serve, 2025 revisions), or in the
         # stateless era a round trip through InputRequiredResult (toolhost.mcp.round_trip)
         channel = (self._round_trip(params, meta) if modern
@@ -275,7 +279,7 @@ class ToolCalls:
                 # last before the try below (whose finally frees the token): nothing raises
                 # between the claim and it
                 fields["progress"] = claim_progress(self._progress_tokens, peer, notify,
-                                                    token)
+                                                    token, self._flows.of(peer))
         ctx = McpCallContext.made(fields)
         try:
             if modern:
@@ -315,7 +319,8 @@ class ToolCalls:
                              ctx: CallContext, peer: Hashable, request_id: Any,
                              modern: bool, cancel: Cancel | None) -> dict[str, Any]:
         if peer is None:
-            out = (await self._run(tool, arguments, ctx)).to_mcp()
+            out = continued(self._flows.of(None), await self._run(tool, arguments, ctx),
+                            mask=tool.redact_results).to_mcp()
             return self._modern(out) if modern else out
         key = (peer, request_id)
         inflight = self._inflight
@@ -338,7 +343,9 @@ class ToolCalls:
                         del inflight[key]
             if scope.cancelled_caught:
                 raise RpcError(rpc.REQUEST_CANCELLED, rpc.CANCELLED_MESSAGE)
-        out = result.to_mcp()
+        # read after what this peer was sent before (a secret cut between two results)
+        out = continued(self._flows.of(peer), result,
+                        mask=tool.redact_results or result.is_error).to_mcp()
         return self._modern(out) if modern else out
 
     def _check_size(self, name: str, arguments: Mapping[str, Any]) -> None:

@@ -1,0 +1,99 @@
+"""A secret cut between what one session was sent is hidden where it is known
+(``toolhost.mcp.session_flow``): two tool results, a log line or a progress message and a
+later result, each too short to be known by alone (secrets24: the client, and the model,
+joined ``s3cr3t`` and ``T0k3nX``)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+import anyio
+import pytest
+
+from toolhost.backends.base import CallContext
+from toolhost.mcp import McpServer
+from toolhost.mcp.session_flow import continued
+from toolhost.redaction import MASK, redactor_for, remember
+from toolhost.redaction_flow import Continued
+from toolhost.results import ToolResult
+
+from .mcp_testtools import make_tool
+
+SECRET = "s3cr3tT0k3nX"  # (12 letters and digits: a half is too short to be known by)
+FIRST, REST = SECRET[:6], SECRET[6:]
+SCHEMA = {"type": "object", "properties": {"say": {"type": "string"},
+                                           "log": {"type": "string"},
+                                           "progress": {"type": "string"}}}
+
+
+async def say(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+    if "log" in arguments:
+        ctx.log.info(arguments["log"])
+    if "progress" in arguments:
+        await ctx.progress(1, message=arguments["progress"])
+    return ToolResult.text(arguments.get("say", ""))
+
+
+@pytest.fixture(autouse=True)
+def _secret() -> None:
+    remember({SECRET})  # (the conftest restores the process's secrets after each test)
+
+
+def _session(*calls: tuple[Hashable, dict[str, Any]], redact: bool = True) -> list[Any]:
+    """What each call sent (its notifications' texts, then its result's text), in order."""
+    server = McpServer("demo", "1.0", [make_tool(
+        "say", say, schema=SCHEMA, redact=redactor_for(frozenset({SECRET})),
+        redact_results=redact)])
+    sent: list[Any] = []
+
+    async def notify(note: dict[str, Any]) -> None:
+        params = note["params"]
+        sent.append(params.get("data", params.get("message")))
+
+    async def run() -> None:
+        for n, (peer, arguments) in enumerate(calls, 1):
+            answer = await server.handle({
+                "jsonrpc": "2.0", "id": n, "method": "tools/call",
+                "params": {"name": "say", "arguments": arguments,
+                           "_meta": {"progressToken": n}}}, notify=notify, peer=peer)
+            assert answer is not None
+            sent.append(answer["result"]["content"][0]["text"])
+
+    anyio.run(run)
+    return [text for text in sent if text]
+
+
+FLOWS = {
+    "two results": [{"say": FIRST}, {"say": REST}],
+    "a log line, then a result": [{"log": FIRST}, {"say": REST}],
+    "a progress message, then a result": [{"progress": FIRST}, {"say": REST}],
+    "a result, then a log line": [{"say": FIRST}, {"log": REST}],
+    "a result, then a progress message": [{"say": FIRST}, {"progress": REST}],
+}
+
+
+@pytest.mark.parametrize("peer", ["session-1", None])
+@pytest.mark.parametrize("calls", FLOWS.values(), ids=FLOWS.keys())
+def test_a_secret_cut_between_two_messages_of_a_session_is_hidden(
+        calls: list[dict[str, Any]], peer: Hashable) -> None:
+    sent = _session(*((peer, arguments) for arguments in calls))
+    assert FIRST in sent and REST not in sent and MASK in sent
+
+
+def test_sessions_are_not_joined_and_other_text_is_left() -> None:
+    assert _session(("a", {"say": FIRST}), ("b", {"say": REST})) == [FIRST, REST]
+    assert _session(("a", {"say": "fetched 10 rows"}), ("a", {"say": "T0 done"})) \
+        == ["fetched 10 rows", "T0 done"]
+
+
+def test_a_tool_whose_results_are_shown_as_they_are_keeps_them() -> None:
+    assert _session(("a", {"say": FIRST}), ("a", {"say": REST}), redact=False) \
+        == [FIRST, REST]
+
+
+def test_a_structured_results_strings_are_read_after_the_session_too() -> None:
+    flow = Continued()
+    assert continued(flow, ToolResult.text(FIRST)).content[0]["text"] == FIRST
+    shown = continued(flow, ToolResult(content=(), structured={"a": [REST[:3], REST[3:]]}))
+    assert shown.structured == {"a": [MASK, MASK]}
