@@ -338,6 +338,8 @@ class Redactor:
                    wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
                    self._pattern.dump_tail(text),
                    packed_tail(text))  # a compressed run is decoded whole: held to its end
+        if not text.isascii() or self._controls.search(text) is not None:
+            tail = max(tail, self._unseen_tail(text))  # a colour between its characters
         # held from the start of its line when that is base64 or hex, and a line of it in
         # progress keeps its end: a wrapped block's first line must be read whole
         tail = line_held(text, tail)
@@ -357,6 +359,23 @@ class Redactor:
         end = max(cut, pos)
         shown.append(text[pos:end])
         return "".join(shown), text[end:]
+
+    def _unseen_tail(self, text: str) -> int:
+        """The end of ``text`` that may start a secret once what a reader does not see
+        between its characters (escape sequences, overstrikes, zero-width and tag
+        characters, look-alikes) is taken out (0: none)."""
+        from toolhost.redaction_confusable import folded, unseen
+
+        plain = folded(text)
+        bare = unseen(plain)
+        stripped, where = bare if bare is not None else (plain, range(len(plain) + 1))
+        if stripped == text:
+            return 0
+        k = max(_open_tail(stripped, self._forms), self._tails.open_tail(stripped))
+        if not k:
+            return 0
+        start = len(stripped) - k  # from just after the character before it
+        return len(text) - (where[start - 1] + 1 if start else 0)
 
     def union(self, secrets: Iterable[str]) -> Redactor:
         more = frozenset(s for s in secrets if s) - self.secrets
