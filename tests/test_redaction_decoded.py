@@ -225,13 +225,19 @@ PIECES = {
     "JavaScript's and Rust's \\u{NN}": "".join(f"\\u{{{b:x}}}" for b in RAW),
     "Perl's \\x{NN}": "".join(f"\\x{{{b:X}}}" for b in RAW),
     "Python's \\U000000NN": "".join(f"\\U{b:08x}" for b in RAW),
+    "base64 of 2 bytes each, a word after": _each(base64.b64encode, 2, " | ") + " | ok",
+    "base32 of 3 bytes each, a line each": _each(base64.b32encode, 3, "\n"),
+    "\\u escapes, one a list item": '["' + '", "'.join(f"\\u{b:04x}" for b in RAW) + '"]',
+    "HTML references, a space between": " ".join(f"&#x{b:x};" for b in RAW),
+    "\\x escapes, two a line": _each(lambda d: "".join(f"\\x{b:02x}" for b in d).encode(),
+                                      2, "\n"),
 }
 
 
 @pytest.mark.parametrize("form", PIECES.values(), ids=PIECES.keys())
 def test_a_secret_a_piece_at_a_time_is_hidden(form: str) -> None:
     out = R.redact(f"out: {form} (done)")
-    assert out in ("out: *** (done)", 'out: ["***"] (done)')
+    assert out in ("out: *** (done)", 'out: ["***"] (done)', "out: *** | ok (done)")
 
 
 def test_pieces_of_other_data_are_left() -> None:

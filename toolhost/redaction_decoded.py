@@ -74,8 +74,11 @@ class Budget:
         return True
 
 _B64 = r"[A-Za-z0-9+/_-]{12,}={0,6}(?:\r?\n[A-Za-z0-9+/_-]{4,}={0,6})*"
-_ESC = (r"(?:&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
-        r"|%[0-9a-fA-F][0-9a-fA-F]|\\+[0-7][0-7][0-7]){8,}")
+# (a few separators between them too: one escape a list item, a word or a line)
+_ESC = (r"(?:(?:&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
+        r"|%[0-9a-fA-F][0-9a-fA-F]|\\+[0-7][0-7][0-7])[ \t\r\n,;:\"'|+]{0,4}){7,}"
+        r"(?:&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
+        r"|%[0-9a-fA-F][0-9a-fA-F]|\\+[0-7][0-7][0-7])")
 _CHR = re.compile(r"(?:chr\([0-9]{1,7}\)[ \t]*[+,][ \t]*){7,}chr\([0-9]{1,7}\)")
 _ONE = re.compile(r"&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
                   r"|%[0-9a-fA-F]{2}|\\+[0-7]{3}|chr\([0-9]+\)")
@@ -470,21 +473,40 @@ def _uudecode(lines: str) -> bytes:
 
 
 def _pieces(run: str) -> Iterator[bytes]:
-    """The bytes of a run of pieces each in base64 (or each in base32), joined."""
+    """The bytes of a run of pieces each in base64 (or each in base32), joined; a piece
+    that is not one (a word after the last) ends what is joined so far."""
     words = _PIECE.findall(run)
-    for decode in (_piece64, _piece32):
-        try:
-            yield b"".join(decode(word) for word in words)
-        except (binascii.Error, ValueError):
-            continue
+    first = words[0]  # base32's pieces are padded to 8 characters, of its alphabet
+    b32 = len(first) % 8 == 0 and _BASE32.fullmatch(first.rstrip("=")) is not None
+    for decode in (_piece64, _piece32) if b32 else (_piece64,):
+        joined: list[bytes] = []
+        for word in words:
+            data = decode(word)
+            if data is None:
+                if len(joined) > 1:
+                    yield b"".join(joined)
+                joined = []
+            else:
+                joined.append(data)
+        if len(joined) > 1:
+            yield b"".join(joined)
 
 
-def _piece64(word: str) -> bytes:
-    return base64.b64decode(word.replace("-", "+").replace("_", "/"), validate=True)
+def _piece64(word: str) -> bytes | None:
+    word = word.rstrip("=")
+    try:
+        return base64.b64decode(word.replace("-", "+").replace("_", "/")
+                                + "=" * (-len(word) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
 
 
-def _piece32(word: str) -> bytes:
-    return base64.b32decode(word.upper())
+def _piece32(word: str) -> bytes | None:
+    word = word.rstrip("=")
+    try:
+        return base64.b32decode(word.upper() + "=" * (-len(word) % 8))
+    except (binascii.Error, ValueError):
+        return None
 
 
 def _unescape(run: str) -> Iterator[int]:
