@@ -97,3 +97,44 @@ def test_a_structured_results_strings_are_read_after_the_session_too() -> None:
     assert continued(flow, ToolResult.text(FIRST)).content[0]["text"] == FIRST
     shown = continued(flow, ToolResult(content=(), structured={"a": [REST[:3], REST[3:]]}))
     assert shown.structured == {"a": [MASK, MASK]}
+
+
+CONTENT_MODULE = '''\
+def read(a: str) -> str:
+    return a
+
+
+def prompt(who: str) -> str:
+    return who
+'''
+CONTENT_CONFIG = """\
+toolhost: 1
+servers:
+  kb:
+    resources:
+      r: {uri: "r://{a}", python: "flowcontent:read"}
+    prompts:
+      p: {python: "flowcontent:prompt"}
+"""
+
+
+@pytest.fixture(scope="module")
+def content(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    from .mcp_testtools import content_server
+
+    return content_server(tmp_path_factory.mktemp("flowcontent"), CONTENT_CONFIG,
+                          {"flowcontent": CONTENT_MODULE})
+
+
+@pytest.mark.parametrize(("method", "params", "text"), [
+    ("resources/read", {"uri": f"r://{REST}"}, lambda r: r["contents"][0]["text"]),
+    ("prompts/get", {"name": "p", "arguments": {"who": REST}},
+     lambda r: r["messages"][0]["content"]["text"]),
+])
+def test_a_read_or_a_prompt_is_read_after_the_session_too(
+        content: McpServer, method: str, params: dict[str, Any], text: Any) -> None:
+    from .mcp_testtools import ask
+
+    first = ask(content, "resources/read", {"uri": f"r://{FIRST}"}, peer=method)
+    assert first["result"]["contents"][0]["text"] == FIRST
+    assert text(ask(content, method, params, peer=method)["result"]) == MASK

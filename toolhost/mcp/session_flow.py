@@ -19,7 +19,7 @@ from toolhost.redaction import active
 from toolhost.redaction_flow import Continued
 from toolhost.results import ToolResult
 
-__all__ = ["SessionFlows", "continued"]
+__all__ = ["SessionFlows", "continued", "continued_content"]
 
 
 class SessionFlows:
@@ -75,6 +75,38 @@ def continued(flow: Continued, result: ToolResult, *, mask: bool = True) -> Tool
                   else result.structured)
     return ToolResult(content=tuple(content), structured=structured,
                       is_error=result.is_error)
+
+
+def continued_content(flow: Continued, answer: dict[str, Any]) -> dict[str, Any]:
+    """A ``resources/read`` or ``prompts/get`` answer (redacted) read after the flow's
+    messages, as ``continued`` reads a tool's result: its contents' and its messages'
+    text (a copy where it changes: an answer may be shared)."""
+    if not active():
+        return answer
+    contents, messages = answer.get("contents"), answer.get("messages")
+    texts: list[str] = []
+    if isinstance(contents, list):
+        texts += [item["text"] for item in contents if _text(item)]
+    if isinstance(messages, list):
+        texts += [m["content"]["text"] for m in messages
+                  if isinstance(m, dict) and _text(m.get("content"))]
+    shown = flow.starts(texts) if texts else texts
+    if shown == texts:
+        return answer
+    it = iter(shown)
+    answer = dict(answer)
+    if isinstance(contents, list):
+        answer["contents"] = [{**item, "text": next(it)} if _text(item) else item
+                              for item in contents]
+    if isinstance(messages, list):
+        answer["messages"] = [
+            {**m, "content": {**m["content"], "text": next(it)}}
+            if isinstance(m, dict) and _text(m.get("content")) else m for m in messages]
+    return answer
+
+
+def _text(item: Any) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("text"), str)
 
 
 def _strings(value: Any, out: list[str]) -> None:

@@ -52,6 +52,7 @@ from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.session_flow import SessionFlows, continued
 from toolhost.mcp.toolset import ToolSet
+from toolhost.redaction_flow import Continued
 from toolhost.results import ToolResult
 
 __all__ = ["CALL_START", "TOOL_USE_ID_META_KEY", "CallStart", "Guard", "McpCallContext",
@@ -149,8 +150,8 @@ class McpCallContext(CallContext):
 
 def content_context(request_id: Any, name: str, level: Any, notify: Any, modern: bool,
                     meta: Any = None, round_trip: RoundTrip | None = None,
-                    tokens: tuple[set[tuple[Hashable, Any]], Hashable] | None = None
-                    ) -> McpCallContext:
+                    tokens: tuple[set[tuple[Hashable, Any]], Hashable] | None = None,
+                    flow: Continued | None = None) -> McpCallContext:
     """The context of a resources/read, prompts/get or completion/complete whose python
     function (or command) runs as a hidden tool: ``ctx.log`` reaches the client as a
     tool's does (``level``: the peer's, or None for none), under the logger ``name``;
@@ -159,16 +160,17 @@ def content_context(request_id: Any, name: str, level: Any, notify: Any, modern:
     (the 2025 revisions), ``ctx.elicit`` and ``ctx.sample`` ask it, as a tool's do; in the
     stateless era they ask through ``round_trip`` (an ``InputRequiredResult``), when given.
     ``tokens``: the server's progress tokens in flight and this request's peer (a token in
-    use is refused, ``claim_progress``); the caller closes ``ctx.progress`` once answered."""
+    use is refused, ``claim_progress``); the caller closes ``ctx.progress`` once answered.
+    ``flow``: what its log lines and progress messages are redacted after (the session's)."""
     fields: dict[str, Any] = {"call_id": str(request_id), "tool": name}
     if notify is None or level not in LEVELS:
         fields["log"] = CALL_LOG
     else:
-        fields["_log_to_client"] = (notify, str(level), name, threading.get_ident())
+        fields["_log_to_client"] = (notify, str(level), name, threading.get_ident(), flow)
     token: Any = meta.get("progressToken") if isinstance(meta, Mapping) else None
     if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
         fields["progress"] = (progress_sender(notify, token) if tokens is None
-                              else claim_progress(tokens[0], tokens[1], notify, token))
+                              else claim_progress(tokens[0], tokens[1], notify, token, flow))
     channel = round_trip if modern else for_this_call(current_channel())
     if channel is not None:
         fields["elicit"] = functools.partial(send_elicit, channel)
