@@ -194,6 +194,8 @@ class Redactor:
         if text.isascii() and self._xored:  # XORed with a key that kept it printable
             runs += self._xored.spans(text.encode("ascii"))
         runs += self._shifted.spans(text)  # letters and digits rotated
+        if self._pattern is not None and len(text) >= 2 * _STRIDE_MIN:
+            runs += self._interleaved(text)
         if self._pattern is not None and not text.isascii():
             runs += self._look_alike(text)
         elif self._pattern is not None and self._controls.search(text) is not None:
@@ -203,6 +205,17 @@ class Redactor:
         if self._pattern is not None:
             found = [*found, *self._pattern.spans(text)]
         return [(a, b) for a, b in runs if not any(s < b and e > a for s, e in found)]
+
+    def _interleaved(self, text: str) -> list[tuple[int, int]]:
+        """The secrets (8 characters or more) read a character in two, from the first
+        character or the second: a secret with one other character after each of its own
+        (``sxkx-xlx...``), or two outputs mixed a character at a time."""
+        assert self._pattern is not None
+        found = []
+        for first in (0, 1):
+            found += [(2 * a + first, 2 * (b - 1) + first + 1)
+                      for a, b in self._pattern.spans(text[first::2]) if b - a >= _STRIDE_MIN]
+        return found
 
     @functools.cached_property
     def _controls(self) -> re.Pattern[str]:
@@ -380,6 +393,9 @@ class Redactor:
     def union(self, secrets: Iterable[str]) -> Redactor:
         more = frozenset(s for s in secrets if s) - self.secrets
         return self if not more else redactor_for(self.secrets | more)
+
+
+_STRIDE_MIN = 8  # a secret read a character in two: 8 characters or more (fewer: by chance)
 
 
 def _base64(secret: str) -> str:
