@@ -229,6 +229,8 @@ PIECES = {
     "base32 of 3 bytes each, a line each": _each(base64.b32encode, 3, "\n"),
     "\\u escapes, one a list item": '["' + '", "'.join(f"\\u{b:04x}" for b in RAW) + '"]',
     "HTML references, a space between": " ".join(f"&#x{b:x};" for b in RAW),
+    "base64 of 5 bytes each, URL-encoded": ",".join(
+        base64.b64encode(RAW[i:i + 5]).decode().replace("=", "%3D") for i in range(0, 24, 5)),
     "\\x escapes, two a line": _each(lambda d: "".join(f"\\x{b:02x}" for b in d).encode(),
                                       2, "\n"),
 }

@@ -41,6 +41,7 @@ import bisect
 import contextlib
 import functools
 import re
+import urllib.parse
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -83,8 +84,12 @@ _CHR = re.compile(r"(?:chr\([0-9]{1,7}\)[ \t]*[+,][ \t]*){7,}chr\([0-9]{1,7}\)")
 _ONE = re.compile(r"&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
                   r"|%[0-9a-fA-F]{2}|\\+[0-7]{3}|chr\([0-9]+\)")
 # a piece at a time in base64 or base32 (each piece padded, the last maybe not), 4 or more
-_PIECES = r"(?:[A-Za-z0-9+/_-]{2,}={1,6}[ \t\r\n,;:\"'|]{0,4}){3,}[A-Za-z0-9+/_-]{2,}={0,6}"
-_PIECE = re.compile(r"[A-Za-z0-9+/_-]+=*")
+# (each piece URL-encoded too: ``c2stbGk%3D``, ``+`` and ``/`` as ``%2B`` and ``%2F``)
+_PIECE_CHAR = r"(?:[A-Za-z0-9+/_-]|%2[bBfF])"
+_PAD = r"(?:=|%3[dD])"
+_PIECES = (rf"(?:{_PIECE_CHAR}{{2,}}{_PAD}{{1,6}}[ \t\r\n,;:\"'|&]{{0,4}}){{3,}}"
+           rf"{_PIECE_CHAR}{{2,}}{_PAD}{{0,6}}")
+_PIECE = re.compile(rf"{_PIECE_CHAR}+{_PAD}*")
 _BASE32 = re.compile(r"[A-Z2-7]+")
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _BASE58 = re.compile(r"[1-9A-HJ-NP-Za-km-z]+")
@@ -306,7 +311,7 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
     for match in found:
         start, end = match.start(), match.end()
         yield from _payload(start, end, bytes(_unescape(text[start:end])), budget, xored)
-    if "=" in text:  # a piece at a time: each piece decoded, their bytes joined
+    if "=" in text or "%3" in text:  # a piece at a time: each piece decoded, their bytes joined
         for match in pieces.finditer(source):
             start, end = match.start(), match.end()
             for data in _pieces(text[start:end]):
@@ -476,6 +481,8 @@ def _pieces(run: str) -> Iterator[bytes]:
     """The bytes of a run of pieces each in base64 (or each in base32), joined; a piece
     that is not one (a word after the last) ends what is joined so far."""
     words = _PIECE.findall(run)
+    if "%" in run:
+        words = [urllib.parse.unquote(word) for word in words]
     first = words[0]  # base32's pieces are padded to 8 characters, of its alphabet
     b32 = len(first) % 8 == 0 and _BASE32.fullmatch(first.rstrip("=")) is not None
     for decode in (_piece64, _piece32) if b32 else (_piece64,):
