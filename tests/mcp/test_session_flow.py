@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from toolhost.backends.base import CallContext
+from toolhost.compile.shaping import compact_json
 from toolhost.mcp import McpServer
 from toolhost.mcp.session_flow import continued
 from toolhost.redaction import MASK, redactor_for, remember
@@ -95,8 +96,11 @@ def test_a_tool_whose_results_are_shown_as_they_are_keeps_them() -> None:
 def test_a_structured_results_strings_are_read_after_the_session_too() -> None:
     flow = Continued()
     assert continued(flow, ToolResult.text(FIRST)).content[0]["text"] == FIRST
-    shown = continued(flow, ToolResult(content=(), structured={"a": [REST[:3], REST[3:]]}))
+    value = {"a": [REST[:3], REST[3:]]}
+    shown = continued(flow, ToolResult(content=({"type": "text", "text": compact_json(value)},),
+                                       structured=value))
     assert shown.structured == {"a": [MASK, MASK]}
+    assert shown.content[0]["text"] == compact_json({"a": [MASK, MASK]})
 
 
 CONTENT_MODULE = '''\

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
+from toolhost.compile.shaping import compact_json
 from toolhost.redaction import active
 from toolhost.redaction_flow import Continued
 from toolhost.results import ToolResult
@@ -63,16 +64,23 @@ def continued(flow: Continued, result: ToolResult, *, mask: bool = True) -> Tool
     if not mask:
         flow.starts(texts or strings)
         return result
-    shown = flow.starts(texts) if texts else texts
+    # (the structured view first: read after the same messages, before the text is kept)
     seen = flow.starts(strings, record=not texts) if strings else strings
+    shown = flow.starts(texts) if texts else texts
     if shown == texts and seen == strings:
         return result
     content = list(result.content)
     for i, text in zip(blocks, shown, strict=True):
         if text is not content[i]["text"]:
             content[i] = {**content[i], "text": text}
-    structured = (_replaced(result.structured, iter(seen)) if seen != strings
-                  else result.structured)
+    structured = result.structured
+    if seen != strings:
+        structured = _replaced(structured, iter(seen))
+        # the structured content's JSON text (what the model reads of it) is shown as the
+        # structured content now is
+        raw, now = compact_json(result.structured), compact_json(structured)
+        content = [{**block, "text": now} if block.get("type") == "text"
+                   and block.get("text") == raw else block for block in content]
     return ToolResult(content=tuple(content), structured=structured,
                       is_error=result.is_error)
 
