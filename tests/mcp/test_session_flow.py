@@ -142,3 +142,42 @@ def test_a_read_or_a_prompt_is_read_after_the_session_too(
     first = ask(content, "resources/read", {"uri": f"r://{FIRST}"}, peer=method)
     assert first["result"]["contents"][0]["text"] == FIRST
     assert text(ask(content, method, params, peer=method)["result"]) == MASK
+
+
+def test_a_task_result_is_read_after_the_stateless_calls_before() -> None:
+    from tests.modern import CAPABILITIES_KEY, modern_meta
+    from toolhost.mcp.tasks import TASKS_EXTENSION
+
+    server = McpServer("demo", "1.0", [make_tool(
+        "say", say, schema=SCHEMA, redact=redactor_for(frozenset({SECRET})),
+        task_support="optional")])
+
+    def meta_of(task: bool) -> dict[str, Any]:
+        meta = modern_meta()
+        if task:
+            meta[CAPABILITIES_KEY]["extensions"] = {TASKS_EXTENSION: {}}
+        return meta
+
+    async def call(n: int, text: str, task: bool) -> dict[str, Any]:
+        meta = meta_of(task)
+        answer = await server.handle({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                      "params": {"name": "say", "arguments": {"say": text},
+                                                 "_meta": meta}})
+        assert answer is not None
+        return answer["result"]  # type: ignore[no-any-return]
+
+    async def run() -> list[str]:
+        first = await call(1, FIRST, task=False)
+        task_id = (await call(2, REST, task=True))["taskId"]
+        for n in range(2000):  # polled, never timed
+            got = await server.handle({"jsonrpc": "2.0", "id": 10 + n, "method": "tasks/get",
+                                       "params": {"taskId": task_id,
+                                                  "_meta": meta_of(True)}})
+            assert got is not None
+            if got["result"]["status"] == "completed":
+                return [first["content"][0]["text"],
+                        got["result"]["result"]["content"][0]["text"]]
+            await anyio.sleep(0.005)
+        raise AssertionError("the task never completed")
+
+    assert anyio.run(run) == [FIRST, MASK]
