@@ -208,3 +208,40 @@ def test_gzip_in_spaced_hex_is_hidden() -> None:
     packed = " ".join(f"{b:02x}" for b in gzip.compress(RAW))
     shown = R.redact(f"dump:\n{packed}\nnext line stays")
     assert shown == "dump:\n***\nnext line stays"
+
+
+def _each(encode: Any, size: int, sep: str, data: bytes = RAW) -> str:
+    return sep.join(encode(data[i:i + size]).decode() for i in range(0, len(data), size))
+
+
+# a piece at a time (secrets24: each of these showed the secret)
+PIECES = {
+    "base64 of each character": _each(base64.b64encode, 1, " "),
+    "base64 of each character, no separator": _each(base64.b64encode, 1, ""),
+    "base64 of each character, a line each": _each(base64.b64encode, 1, "\n"),
+    "base64 of 4 bytes each, a JSON list": '["' + _each(base64.b64encode, 4, '", "') + '"]',
+    "base64url of 2 bytes each": _each(base64.urlsafe_b64encode, 2, ","),
+    "base32 of each character": _each(base64.b32encode, 1, " "),
+    "JavaScript's and Rust's \\u{NN}": "".join(f"\\u{{{b:x}}}" for b in RAW),
+    "Perl's \\x{NN}": "".join(f"\\x{{{b:X}}}" for b in RAW),
+    "Python's \\U000000NN": "".join(f"\\U{b:08x}" for b in RAW),
+    "base64 of 2 bytes each, a word after": _each(base64.b64encode, 2, " | ") + " | ok",
+    "base32 of 3 bytes each, a line each": _each(base64.b32encode, 3, "\n"),
+    "\\u escapes, one a list item": '["' + '", "'.join(f"\\u{b:04x}" for b in RAW) + '"]',
+    "HTML references, a space between": " ".join(f"&#x{b:x};" for b in RAW),
+    "base64 of 5 bytes each, URL-encoded": ",".join(
+        base64.b64encode(RAW[i:i + 5]).decode().replace("=", "%3D") for i in range(0, 24, 5)),
+    "\\x escapes, two a line": _each(lambda d: "".join(f"\\x{b:02x}" for b in d).encode(),
+                                      2, "\n"),
+}
+
+
+@pytest.mark.parametrize("form", PIECES.values(), ids=PIECES.keys())
+def test_a_secret_a_piece_at_a_time_is_hidden(form: str) -> None:
+    out = R.redact(f"out: {form} (done)")
+    assert out in ("out: *** (done)", 'out: ["***"] (done)', "out: *** | ok (done)")
+
+
+def test_pieces_of_other_data_are_left() -> None:
+    text = _each(base64.b64encode, 4, " ", b"hello world, nothing secret here") + " \\u{1F600}"
+    assert R.redact(text) == text

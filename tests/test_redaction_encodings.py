@@ -405,3 +405,25 @@ def test_a_secret_of_many_blanks_is_text_hidden_as_itself_only() -> None:
     assert redactor.redact(f"x {tools} y") == "x *** y"
     spread = "-".join("correct horse 9 battery staple".replace(" ", ""))
     assert "***" in redactor.redact(f"x {spread} y")
+
+
+INTERLEAVED = {  # a character in two (secrets24: each showed the secret whole)
+    "an x after each character": lambda s: "x".join(s) + "x",
+    "a letter of another output between": lambda s: "".join(
+        a + b for a, b in zip(s, "the other tool writes this line too, ok", strict=False)),
+    "another output's letter first": lambda s: "".join(
+        b + a for a, b in zip(s, "another tool writes this line too, ok", strict=False)),
+}
+
+
+@pytest.mark.parametrize("secret", ["sk-live-9f8e7d6c5b4a3921", "hunter22"])
+@pytest.mark.parametrize("mix", INTERLEAVED.values(), ids=INTERLEAVED.keys())
+def test_a_secret_read_a_character_in_two_is_hidden(mix: Callable[[str], str],
+                                                    secret: str) -> None:
+    out = Redactor(frozenset({secret})).redact(f"[{mix(secret)}]")
+    assert "***" in out and len(out) <= 2 + 3 + 2
+
+
+def test_text_read_a_character_in_two_is_otherwise_left() -> None:
+    text = "ssuummmmaarryy: hhuunntteerr ok; 0123456789abcdef" * 3
+    assert Redactor(frozenset({"hunter22", "sk-live-9f8e7d6c5b4a3921"})).redact(text) == text

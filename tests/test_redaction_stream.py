@@ -97,3 +97,20 @@ def test_ordinary_lines_are_not_held_for_a_compressed_run() -> None:
     stream.write("a b c\n")
     stream.write("value eJ and 1f8b in a sentence\n")
     assert inner.getvalue() == "a b c\nvalue eJ and 1f8b in a sentence\n"
+
+
+UNSEEN = {  # what a reader does not see, between a secret's characters (secrets24)
+    "a colour per character": lambda i, c: f"\x1b[3{i % 7}m{c}",
+    "bold by overstrike": lambda i, c: f"{c}\b{c}",
+    "tag characters": lambda i, c: chr(0xE0000 + ord(c)),
+    "zero-width spaces": lambda i, c: f"{c}\u200b",
+}
+
+
+@pytest.mark.parametrize("way", UNSEEN.values(), ids=UNSEEN.keys())
+def test_a_secret_with_unseen_characters_flushed_a_character_at_a_time_is_hidden(
+        way: object) -> None:
+    pieces = [way(i, c) for i, c in enumerate(TOKEN)]  # type: ignore[operator]
+    out = _written("key: ", *pieces, "\x1b[0m end\n", flush_between=True)
+    assert out.startswith("key: ") and out.endswith(" end\n") and MASK in out
+    assert not any(way(i, c) in out for i, c in enumerate(TOKEN[3:-3], 3))  # type: ignore[operator]

@@ -194,29 +194,55 @@ class Redactor:
         if text.isascii() and self._xored:  # XORed with a key that kept it printable
             runs += self._xored.spans(text.encode("ascii"))
         runs += self._shifted.spans(text)  # letters and digits rotated
-        if not text.isascii() and self._pattern is not None:
+        if self._pattern is not None and len(text) >= 2 * _STRIDE_MIN:
+            runs += self._interleaved(text)
+        if self._pattern is not None and not text.isascii():
             runs += self._look_alike(text)
+        elif self._pattern is not None and self._controls.search(text) is not None:
+            runs += self._look_alike(text)  # escape sequences, overstrikes, controls
         if not runs:
             return []
         if self._pattern is not None:
             found = [*found, *self._pattern.spans(text)]
         return [(a, b) for a, b in runs if not any(s < b and e > a for s, e in found)]
 
+    def _interleaved(self, text: str) -> list[tuple[int, int]]:
+        """The secrets (8 characters or more) read a character in two, from the first
+        character or the second: a secret with one other character after each of its own
+        (``sxkx-xlx...``), or two outputs mixed a character at a time."""
+        assert self._pattern is not None
+        found = []
+        for first in (0, 1):
+            found += [(2 * a + first, 2 * (b - 1) + first + 1)
+                      for a, b in self._pattern.spans(text[first::2]) if b - a >= _STRIDE_MIN]
+        return found
+
+    @functools.cached_property
+    def _controls(self) -> re.Pattern[str]:
+        from toolhost.redaction_confusable import CONTROLS
+
+        return CONTROLS
+
     def _look_alike(self, text: str) -> list[tuple[int, int]]:
-        """The secrets in look-alike characters (the same places: one for one), or under
-        combining marks (``toolhost.redaction_confusable``)."""
-        from toolhost.redaction_confusable import folded, unmarked
+        """The secrets in look-alike characters (the same places: one for one), or with
+        what a reader does not see between their characters (combining marks, a terminal's
+        escape sequences, overstrikes, zero-width characters; tag characters as ASCII:
+        ``toolhost.redaction_confusable``)."""
+        from toolhost.redaction_confusable import folded, unseen
 
         assert self._pattern is not None
         found = []
         plain = folded(text)
         if plain != text:
             found += [*self._pattern.spans(plain), *self._squeezed.spans(plain)]
-        bare = unmarked(plain)
+        bare = unseen(plain)
         if bare is not None:
             stripped, where = bare
-            found += [(where[a], where[b]) for a, b in [*self._pattern.spans(stripped),
-                                                       *self._squeezed.spans(stripped)]]
+            # from just after the character before it: what was taken out before the
+            # secret's first character (``s\bs``, a colour) is hidden with it
+            found += [(where[a - 1] + 1 if a else 0, where[b])
+                      for a, b in [*self._pattern.spans(stripped),
+                                   *self._squeezed.spans(stripped)]]
         return found
 
     @functools.cached_property
@@ -325,6 +351,8 @@ class Redactor:
                    wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
                    self._pattern.dump_tail(text),
                    packed_tail(text))  # a compressed run is decoded whole: held to its end
+        if not text.isascii() or self._controls.search(text) is not None:
+            tail = max(tail, self._unseen_tail(text))  # a colour between its characters
         # held from the start of its line when that is base64 or hex, and a line of it in
         # progress keeps its end: a wrapped block's first line must be read whole
         tail = line_held(text, tail)
@@ -345,9 +373,29 @@ class Redactor:
         shown.append(text[pos:end])
         return "".join(shown), text[end:]
 
+    def _unseen_tail(self, text: str) -> int:
+        """The end of ``text`` that may start a secret once what a reader does not see
+        between its characters (escape sequences, overstrikes, zero-width and tag
+        characters, look-alikes) is taken out (0: none)."""
+        from toolhost.redaction_confusable import folded, unseen
+
+        plain = folded(text)
+        bare = unseen(plain)
+        stripped, where = bare if bare is not None else (plain, range(len(plain) + 1))
+        if stripped == text:
+            return 0
+        k = max(_open_tail(stripped, self._forms), self._tails.open_tail(stripped))
+        if not k:
+            return 0
+        start = len(stripped) - k  # from just after the character before it
+        return len(text) - (where[start - 1] + 1 if start else 0)
+
     def union(self, secrets: Iterable[str]) -> Redactor:
         more = frozenset(s for s in secrets if s) - self.secrets
         return self if not more else redactor_for(self.secrets | more)
+
+
+_STRIDE_MIN = 8  # a secret read a character in two: 8 characters or more (fewer: by chance)
 
 
 def _base64(secret: str) -> str:

@@ -8,8 +8,13 @@ in the folded text is the same place in the text): NFKC where it gives one ASCII
 (mathematical, enclosed, fullwidth, super- and subscript letters and digits), and a table of
 the Cyrillic and Greek letters that are drawn as Latin ones (Unicode's confusables for them).
 The redactor looks for its secrets in the folded text too (only a text that is not ASCII);
-and in the text without its combining marks (``unmarked``: ``s̶k̶-̶l̶i̶v̶e̶``, a strike or an
-underline over each character), each place mapped back to the text's.
+and in the text without what a reader does not see between its characters (``unseen``), each
+place mapped back to the text's: combining marks (``s̶k̶-̶l̶i̶v̶e̶``, a strike or an underline
+over each character), a terminal's escape sequences (a colour per character, ``grep
+--color``), overstrikes (``s\bs``, ``_\bs``: bold and underline as ``man`` and ``nroff``
+write them), other control characters, format characters (zero-width and bidi controls, the
+soft hyphen), variation selectors; and Unicode's tag characters (U+E0020-E007E, invisible) as
+the ASCII they stand for ("ASCII smuggling": a whole secret no one sees, which a model reads).
 """
 
 from __future__ import annotations
@@ -18,10 +23,23 @@ import functools
 import re
 import unicodedata
 
-__all__ = ["folded", "unmarked"]
+__all__ = ["CONTROLS", "folded", "unseen"]
 
-# combining marks: diacritics, their extensions and supplement, for symbols, half marks
-_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+# what a reader does not see between two characters: combining marks (diacritics, their
+# extensions and supplement, for symbols, half marks); a terminal's escape sequences (CSI,
+# OSC, two-character ones); a character overstruck (the one before a backspace); other
+# control characters (not a tab or a line break); format characters (zero-width, bidi,
+# soft hyphen, tag begin/cancel) and variation selectors
+_UNSEEN = re.compile(
+    "(?:[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
+    "|\x1b\\[[0-?]{0,64}[ -/]{0,8}[@-~]|\x1b\\][^\x07\x1b]{0,512}(?:\x07|\x1b\\\\)?"
+    "|\x1b[ -/]{0,8}[0-~]|[^\x08\n]\x08|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+    "|[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+    "\ufe00-\ufe0f\U000e0001\U000e007f\U000e0100-\U000e01ef])+")
+# an ASCII text holds none of them unless it holds a control character (C speed to tell)
+CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TAG = re.compile("[\U000e0020-\U000e007e]")
+_TAGS = {point: chr(point - 0xE0000) for point in range(0xE0020, 0xE007F)}
 
 # Cyrillic and Greek letters drawn as Latin ones (from Unicode's confusables.txt)
 _LOOKALIKES = {
@@ -64,18 +82,24 @@ def folded(text: str) -> str:
     return text.translate(table)
 
 
-def unmarked(text: str) -> tuple[str, list[int]] | None:
-    """``text`` without its combining marks, and where each of its characters is in
-    ``text`` (one more: the text's end); None: it has none."""
-    if _MARKS.search(text) is None:
-        return None
+def unseen(text: str) -> tuple[str, list[int]] | None:
+    """``text`` without what a reader does not see between its characters (combining marks,
+    escape sequences, overstrikes, control and format characters), its tag characters as
+    the ASCII they stand for, and where each of its characters is in ``text`` (one more:
+    the text's end); None: it has none of them."""
+    tagged = not text.isascii() and _TAG.search(text) is not None
+    if _UNSEEN.search(text) is None:
+        if not tagged:
+            return None
+        return text.translate(_TAGS), list(range(len(text) + 1))  # one for one
     kept: list[str] = []
     where: list[int] = []
     at = 0
-    for marks in _MARKS.finditer(text):
+    for marks in _UNSEEN.finditer(text):
         kept.append(text[at:marks.start()])
         where += range(at, marks.start())
         at = marks.end()
     kept.append(text[at:])
     where += range(at, len(text) + 1)
-    return "".join(kept), where
+    bare = "".join(kept)
+    return (bare.translate(_TAGS) if tagged else bare), where

@@ -13,7 +13,10 @@ turn, to ``MAX_DEPTH`` levels). A run whose decoded text holds a secret is hidde
 Runs: base64 or base64url of 12 characters or more, wrapped over lines too (as ``base64``
 writes it), also each line reversed (``| rev``); hex of 16 digits or more (an even count);
 base32 of 16 characters or more; 8 or more character escapes in a row (``&#NN;``,
-``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``, ``\\NNN`` octal, ``chr(NN)``); hex spaced by
+``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``, ``\\NNN`` octal, ``chr(NN)``; ``\\u{NN}``,
+``\\x{NN}`` and ``\\U000000NN`` as Rust, JavaScript, Perl and Python write them); a
+piece at a time in base64 or base32, 4 padded pieces or more in a row (``cw== aw== LQ==``,
+``["c2stbA==", "aXZlLQ==", ...]``: each piece decoded, their bytes joined); hex spaced by
 bytes, 8 bytes or more (``xx xx``, ``xx:xx``, ``0xNN, 0xNN``, wrapped too: what ``od -An
 -tx1`` and ``xxd -i`` write); uuencode's lines without their ``begin`` and ``end`` (each
 line as long as its first character says, 8 bytes or more in all).
@@ -38,6 +41,7 @@ import bisect
 import contextlib
 import functools
 import re
+import urllib.parse
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -71,11 +75,21 @@ class Budget:
         return True
 
 _B64 = r"[A-Za-z0-9+/_-]{12,}={0,6}(?:\r?\n[A-Za-z0-9+/_-]{4,}={0,6})*"
-_ESC = (r"(?:&#[xX]?[0-9a-fA-F]+;?|\\+[xu][0-9a-fA-F]+|%[0-9a-fA-F][0-9a-fA-F]"
-        r"|\\+[0-7][0-7][0-7]){8,}")
+# (a few separators between them too: one escape a list item, a word or a line)
+_ESC = (r"(?:(?:&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
+        r"|%[0-9a-fA-F][0-9a-fA-F]|\\+[0-7][0-7][0-7])[ \t\r\n,;:\"'|+]{0,4}){7,}"
+        r"(?:&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
+        r"|%[0-9a-fA-F][0-9a-fA-F]|\\+[0-7][0-7][0-7])")
 _CHR = re.compile(r"(?:chr\([0-9]{1,7}\)[ \t]*[+,][ \t]*){7,}chr\([0-9]{1,7}\)")
-_ONE = re.compile(r"&#[xX]?[0-9a-fA-F]+;?|\\+[xu][0-9a-fA-F]+|%[0-9a-fA-F]{2}|\\+[0-7]{3}"
-                  r"|chr\([0-9]+\)")
+_ONE = re.compile(r"&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
+                  r"|%[0-9a-fA-F]{2}|\\+[0-7]{3}|chr\([0-9]+\)")
+# a piece at a time in base64 or base32 (each piece padded, the last maybe not), 4 or more
+# (each piece URL-encoded too: ``c2stbGk%3D``, ``+`` and ``/`` as ``%2B`` and ``%2F``)
+_PIECE_CHAR = r"(?:[A-Za-z0-9+/_-]|%2[bBfF])"
+_PAD = r"(?:=|%3[dD])"
+_PIECES = (rf"(?:{_PIECE_CHAR}{{2,}}{_PAD}{{1,6}}[ \t\r\n,;:\"'|&]{{0,4}}){{3,}}"
+           rf"{_PIECE_CHAR}{{2,}}{_PAD}{{0,6}}")
+_PIECE = re.compile(rf"{_PIECE_CHAR}+{_PAD}*")
 _BASE32 = re.compile(r"[A-Z2-7]+")
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _BASE58 = re.compile(r"[1-9A-HJ-NP-Za-km-z]+")
@@ -125,7 +139,7 @@ def _engines() -> tuple[Any, ...]:
     # a ``=``, a ``:``, a quote or an opening bracket
     word = (r"(?:\A|[\s=:\"'(\[])[" + "".join(re.escape(c) for c in sorted(_FIRSTS85))
             + r"][!-~]{19,}")
-    patterns = (_B64, _ESC, _SPACED, _UULINES, word, _WORD85)
+    patterns = (_B64, _ESC, _SPACED, _UULINES, word, _WORD85, _PIECES)
     return (*(re2.compile(p, options) for p in patterns),
             *(re2.compile(p.encode(), options) for p in patterns))
 
@@ -260,10 +274,10 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
     """(start, end, decoded text) for every decoding of every run in ``text``; the text is
     None where the run cannot be read within ``budget`` or its bytes hold a secret XORed
     with one byte (``xored``): hidden whole."""
-    b64, escapes, spaced, uulines, words, words85, *in_bytes = _engines()
+    b64, escapes, spaced, uulines, words, words85, pieces, *in_bytes = _engines()
     if text.isascii():  # RE2 on bytes: no offsets to convert (its offsets are ours)
         source: str | bytes = text.encode("ascii")
-        b64, escapes, spaced, uulines, words, words85 = in_bytes
+        b64, escapes, spaced, uulines, words, words85, pieces = in_bytes
     else:
         try:
             text.encode("utf-8")
@@ -297,6 +311,11 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
     for match in found:
         start, end = match.start(), match.end()
         yield from _payload(start, end, bytes(_unescape(text[start:end])), budget, xored)
+    if "=" in text or "%3" in text:  # a piece at a time: each piece decoded, their bytes joined
+        for match in pieces.finditer(source):
+            start, end = match.start(), match.end()
+            for data in _pieces(text[start:end]):
+                yield from _payload(start, end, data, budget, xored)
     for match in spaced.finditer(source):
         start, end = match.start(), match.end()
         end -= text[end - 1] not in _HEXCHARS  # (the character after it, matched)
@@ -458,6 +477,45 @@ def _uudecode(lines: str) -> bytes:
     return bytes(out)
 
 
+def _pieces(run: str) -> Iterator[bytes]:
+    """The bytes of a run of pieces each in base64 (or each in base32), joined; a piece
+    that is not one (a word after the last) ends what is joined so far."""
+    words = _PIECE.findall(run)
+    if "%" in run:
+        words = [urllib.parse.unquote(word) for word in words]
+    first = words[0]  # base32's pieces are padded to 8 characters, of its alphabet
+    b32 = len(first) % 8 == 0 and _BASE32.fullmatch(first.rstrip("=")) is not None
+    for decode in (_piece64, _piece32) if b32 else (_piece64,):
+        joined: list[bytes] = []
+        for word in words:
+            data = decode(word)
+            if data is None:
+                if len(joined) > 1:
+                    yield b"".join(joined)
+                joined = []
+            else:
+                joined.append(data)
+        if len(joined) > 1:
+            yield b"".join(joined)
+
+
+def _piece64(word: str) -> bytes | None:
+    word = word.rstrip("=")
+    try:
+        return base64.b64decode(word.replace("-", "+").replace("_", "/")
+                                + "=" * (-len(word) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _piece32(word: str) -> bytes | None:
+    word = word.rstrip("=")
+    try:
+        return base64.b32decode(word.upper() + "=" * (-len(word) % 8))
+    except (binascii.Error, ValueError):
+        return None
+
+
 def _unescape(run: str) -> Iterator[int]:
     """The bytes a run of escapes spells (a code point past 255 as its UTF-8; a unit that
     spells no character is left out)."""
@@ -467,8 +525,8 @@ def _unescape(run: str) -> Iterator[int]:
             digits, base = text[3:], 16
         elif text.startswith("&#"):
             digits, base = text[2:], 10
-        elif text.startswith(("x", "u", "%")):
-            digits, base = text[1:], 16
+        elif text.startswith(("x", "u", "U", "%")):
+            digits, base = text[1:].strip("{}"), 16
         elif text.startswith("chr("):
             digits, base = text[4:-1], 10
         else:

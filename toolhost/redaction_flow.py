@@ -9,6 +9,11 @@ characters, raw): where a secret found in that join runs into the new message, t
 message's part of it is ``***``. What was sent is sent; what shows is at most the first
 pieces of a secret, fewer than the 10 letters and digits a piece of one is known by (as one
 message with that much of it shows).
+
+Since secrets24 one flow is a client's session (``toolhost.mcp.tools_call``): its tool
+results (``starts``: their text already redacted), the log lines and the progress messages
+of every call, in the order they are made. Two results of 6 characters each
+(``s3cr3t``, then ``T0k3nX``) showed a whole secret; the second is ``***`` now.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ import threading
 
 from toolhost.redaction import MASK, active
 
-__all__ = ["KEEP", "Continued"]
+__all__ = ["HEAD", "KEEP", "Continued"]
 
 KEEP = 512  # raw characters of the messages before that a new one is read after
+HEAD = 8192  # characters of a new message's start read after them (a stream holds as many)
 
 
 class Continued:
@@ -46,3 +52,29 @@ class Continued:
         if reach <= 0:
             return hide.redact(text)
         return MASK + hide.redact(text[reach:])
+
+    def starts(self, texts: list[str], *, record: bool = True) -> list[str]:
+        """The strings of one message (a result's text blocks, in order; each already
+        redacted) with the part a secret begun in the messages before runs into as ``***``
+        (over several strings too, read joined by line breaks). ``record``: the message's
+        end is what the next one is read after (False: another view of the same message,
+        such as a result's structured content)."""
+        hide = active()
+        joined = "\n".join(texts)
+        with self._lock:
+            before = self._tail
+            if record and texts:
+                self._tail = (before + "\n" + joined)[-KEEP:] if before else joined[-KEEP:]
+        if not hide or not before or not texts:
+            return texts
+        at = len(before) + 1
+        reach = max((end for start, end in hide.spans(f"{before}\n{joined[:HEAD]}")
+                     if start < at < end), default=at) - at
+        if reach <= 0:
+            return texts
+        out, pos = [], 0
+        for text in texts:  # each string the secret's end reaches into: its part is ***
+            k = min(reach - pos, len(text))
+            out.append(MASK + text[k:] if k > 0 else text)
+            pos += len(text) + 1
+        return out

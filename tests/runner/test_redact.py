@@ -6,7 +6,10 @@ import io
 import json
 from typing import Any
 
+import pytest
+
 from toolhost.permissions.decision import Decision
+from toolhost.redaction import active, remember
 from toolhost.runner.redact import RedactingRenderer, redact_value
 from toolhost.runner.render import JsonRenderer, TextRenderer
 
@@ -58,3 +61,24 @@ def test_json_renderer_gets_the_same_structure_redacted() -> None:
 def test_values_that_are_not_strings_pass_unchanged() -> None:
     assert redact_value({"n": 1, "f": 1.5, "b": True, "z": None}, redact) == {
         "n": 1, "f": 1.5, "b": True, "z": None}
+
+
+def _bash_result(text: str, as_list: bool) -> dict[str, Any]:
+    content: Any = [{"type": "text", "text": text}] if as_list else text
+    return {"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t", "content": content}]}}
+
+
+@pytest.mark.parametrize("as_list", [False, True])
+def test_a_secret_cut_between_two_tool_results_is_hidden(as_list: bool) -> None:
+    # two Bash calls, each printing half of a secret too short to be known by (secrets24)
+    secret = "s3cr3tT0k3nX"
+    remember({secret})  # (the conftest restores the process's secrets after each test)
+    out = io.StringIO()
+    r = RedactingRenderer(JsonRenderer(out), active().redact)
+    for half in (secret[:6], secret[6:], "done"):
+        r.message(_bash_result(half, as_list))
+    shown = [json.loads(line)["message"]["content"][0]["content"] for line in
+             out.getvalue().splitlines()]
+    texts = [part[0]["text"] if as_list else part for part in shown]
+    assert texts == [secret[:6], "***", "done"]

@@ -114,10 +114,12 @@ class ProgressSender:
     __slots__ = ("_flow", "_last", "_notify", "_open", "_release", "_token", "_warned")
 
     def __init__(self, notify: Notify, token: str | int | float,
-                 release: Callable[[], None] | None = None) -> None:
+                 release: Callable[[], None] | None = None,
+                 flow: Continued | None = None) -> None:
         self._notify, self._token, self._release = notify, token, release
         self._last, self._warned, self._open = -math.inf, False, True
-        self._flow = Continued()  # (a secret cut between messages is one)
+        # a secret cut between messages is one (the session's: its results and log lines)
+        self._flow = Continued() if flow is None else flow
 
     async def __call__(self, progress: float, total: float | None = None,
                        message: str | None = None) -> None:
@@ -151,20 +153,21 @@ def progress_sender(notify: Notify, token: str | int | float) -> ProgressSender:
 
 
 def claim_progress(active: set[tuple[Hashable, Any]], peer: Hashable, notify: Notify,
-                   token: str | int | float) -> ProgressSender:
+                   token: str | int | float, flow: Continued | None = None) -> ProgressSender:
     """The ``ProgressSender`` of a request carrying ``token`` from ``peer``, its token
     entered in ``active`` (the tokens of that server's requests in flight) until it is
     closed. A token an active request of the same peer holds is refused (-32602): the spec
     has a client make each one "unique across all active requests", and two requests'
     notifications under one token (each one's progress starting again from 0) cannot be
-    told apart; the client learns of its mistake instead of reading a bar that jumps."""
+    told apart; the client learns of its mistake instead of reading a bar that jumps.
+    ``flow``: what its messages are redacted after (the session's)."""
     key = (peer, token)
     if key in active:
         raise RpcError(INVALID_PARAMS, f"Invalid params: progressToken {cut(repr(token), 100)}"
                        " is already the token of a request in flight (a progress token "
                        "names one active request at a time)")
     active.add(key)
-    return ProgressSender(notify, token, functools.partial(active.discard, key))
+    return ProgressSender(notify, token, functools.partial(active.discard, key), flow)
 
 
 def _finite(value: object) -> bool:

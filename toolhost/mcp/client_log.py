@@ -54,9 +54,12 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     """A logger for one call that also reaches the client."""
 
     def __init__(self, logger: logging.Logger, notify: Notify, threshold: str, *,
-                 name: str = "", loop_thread: int | None = None) -> None:
+                 name: str = "", loop_thread: int | None = None,
+                 flow: Continued | None = None) -> None:
         """``loop_thread``: the event loop's thread (lines written there wait for the
-        result's flush; any other thread's are sent at once); by default this one."""
+        result's flush; any other thread's are sent at once); by default this one.
+        ``flow``: what the lines are redacted after (the session's; by default the call's
+        own lines)."""
         super().__init__(logger, {})
         self._notify = notify
         self._threshold = level_value(threshold)
@@ -64,7 +67,7 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
         self._loop_thread = threading.get_ident() if loop_thread is None else loop_thread
         self._queued: deque[dict[str, Any]] = deque(maxlen=MAX_QUEUED + 1)  # + the note
         self._lines = 0  # lines meant for the client so far (sent, queued or over the cap)
-        self._flow = Continued()
+        self._flow = Continued() if flow is None else flow
 
     @property
     def pending(self) -> bool:

@@ -32,6 +32,7 @@ from toolhost.mcp.content_guards import (
 )
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
 from toolhost.mcp.round_trip import encode_state
+from toolhost.mcp.session_flow import SessionFlows, continued_content
 from toolhost.mcp.tools_call import content_context, end_of_call
 
 __all__ = ["MAX_REMEMBERED", "ContentCalls"]
@@ -50,6 +51,7 @@ class ContentCalls:
     _inflight: dict[tuple[Hashable, Any], Cancel]
     _progress_tokens: set[tuple[Hashable, Any]]  # (peer, token) of requests in flight
     _log_levels: dict[Hashable, str]
+    _flows: SessionFlows
     _modern_list_extra: dict[str, Any]
     read_guard: ReadGuard | None
     prompt_guard: PromptGuard | None
@@ -202,13 +204,15 @@ class ContentCalls:
         # 2026-07-28: a read's or a prompt's function asks through InputRequiredResult, as a
         # tool's does (a completion asks nobody)
         trip = self._round_trip(params, meta) if modern and attr != "complete" else None
+        flow = self._flows.of(peer)  # (the session's: a secret cut between two answers)
         ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern, meta,
-                              trip, (self._progress_tokens, peer))
+                              trip, (self._progress_tokens, peer), flow)
         try:
             if trip is not None:
                 with client_channel(trip):
-                    return await self._run_content(attr, method, params, ctx)
-            return await self._run_content(attr, method, params, ctx)
+                    return continued_content(flow, await self._run_content(attr, method,
+                                                                           params, ctx))
+            return continued_content(flow, await self._run_content(attr, method, params, ctx))
         except BaseException as stopped:  # InputRequired, or a group of them (asked at once)
             need = input_required_in(stopped)
             if need is None:

@@ -27,6 +27,7 @@ from toolhost.mcp.content_calls import ContentCalls
 from toolhost.mcp.content_guards import PromptGuard, PromptVisible, ReadGuard, ReadVisible
 from toolhost.mcp.content_links import LINKLESS_VERSIONS, without_links
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
+from toolhost.mcp.session_flow import SessionFlows
 from toolhost.mcp.tasks import TASKS_EXTENSION, TaskStore
 from toolhost.mcp.tasks_methods import TaskCalls
 from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls
@@ -93,6 +94,8 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         # their tools/call and prompts/get answers carry each link as a text block
         self._linkless: dict[Hashable, None] = {}
         self._max_peers = 10_000  # peers whose settings are remembered (see max_peers)
+        # what each peer was sent, read as one flow: a secret cut between two results
+        self._flows = SessionFlows(self._max_peers)
         self._content = ContentMethods(ServerContent() if content is None else content,
                                        page_size)
         self._content_capabilities: tuple[str, ...] = ()
@@ -150,11 +153,13 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
     def max_peers(self, value: int) -> None:
         self._max_peers = value
         self._content.max_subscribers = value
+        self._flows.limit = value
 
     def forget_peer(self, peer: Hashable) -> None:
         """Drop what ``peer`` set for itself (its session ended or was evicted)."""
         self._log_levels.pop(peer, None)
         self._linkless.pop(peer, None)
+        self._flows.forget(peer)
         self._content.subscriptions.pop(peer, None)
         self._content.subscriber_callers.pop(peer, None)
 

@@ -34,6 +34,7 @@ from toolhost.mcp.client_requests import (
 )
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import encode_state
+from toolhost.mcp.session_flow import SessionFlows, continued
 from toolhost.mcp.tasks import Task, TaskChannel, TaskStore
 from toolhost.mcp.tools_call import McpCallContext, _missing_capability
 from toolhost.results import ToolResult
@@ -129,6 +130,7 @@ class AskFirstCalls:
 
     tasks: TaskStore
     _modern_meta: dict[str, Any]
+    _flows: SessionFlows
 
     if TYPE_CHECKING:
         def _round_trip(self, params: Mapping[str, Any], meta: Any) -> RoundTrip: ...
@@ -153,7 +155,10 @@ class AskFirstCalls:
 
         async def call() -> dict[str, Any]:  # the rules, then the tool: as a direct call
             with client_channel(handover):
-                out = (await self._run(tool, arguments, ctx)).to_mcp()
+                done = await self._run(tool, arguments, ctx)
+            # read after what the stateless requests were sent, as a direct call's result
+            out = continued(self._flows.of(None), done,
+                            mask=tool.redact_results or done.is_error).to_mcp()
             out["resultType"] = "complete"
             return out
 

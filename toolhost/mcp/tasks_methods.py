@@ -23,6 +23,7 @@ from toolhost.mcp.calls import Cancel, send_elicit, send_sample
 from toolhost.mcp.client_requests import RoundTrip, client_channel, input_required_in
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import encode_state
+from toolhost.mcp.session_flow import SessionFlows, continued
 from toolhost.mcp.tasks import (
     TERMINAL,
     TaskChannel,
@@ -51,6 +52,7 @@ class TaskCalls(AskFirstCalls):
     """``McpServer``'s task methods and what they need of the server."""
 
     tasks: TaskStore
+    _flows: SessionFlows
     guard: Guard | None
     _modern_meta: dict[str, Any]
 
@@ -109,7 +111,10 @@ class TaskCalls(AskFirstCalls):
                 "call_id": str(request_id), "tool": tool.wire_name, "log": _call_log,
                 "elicit": functools.partial(send_elicit, task_channel),
                 "sample": functools.partial(send_sample, task_channel)})
-            out = (await tool.call(arguments, task_ctx)).to_mcp()
+            done = await tool.call(arguments, task_ctx)
+            # read after what the stateless requests were sent, as a direct call's result
+            out = continued(self._flows.of(None), done,
+                            mask=tool.redact_results or done.is_error).to_mcp()
             out["resultType"] = "complete"
             return out
 

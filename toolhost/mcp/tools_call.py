@@ -50,7 +50,9 @@ from toolhost.mcp.client_requests import (
 )
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import decode_state, encode_state
+from toolhost.mcp.session_flow import SessionFlows, continued
 from toolhost.mcp.toolset import ToolSet
+from toolhost.redaction_flow import Continued
 from toolhost.results import ToolResult
 
 __all__ = ["CALL_START", "TOOL_USE_ID_META_KEY", "CallStart", "Guard", "McpCallContext",
@@ -92,8 +94,9 @@ class _ClientLogOnFirstRead:
         if ctx is None:
             return _call_log
         fields = ctx.__dict__
-        notify, level, name, loop_thread = fields["_log_to_client"]
-        made = ClientLog(_call_log, notify, level, name=name, loop_thread=loop_thread)
+        notify, level, name, loop_thread, *flow = fields["_log_to_client"]
+        made = ClientLog(_call_log, notify, level, name=name, loop_thread=loop_thread,
+                         flow=flow[0] if flow else None)
         # two threads reading it first at once (a sync tool's and the loop) get the same one
         return fields.setdefault("log", made)  # type: ignore[no-any-return]
 
@@ -147,8 +150,8 @@ class McpCallContext(CallContext):
 
 def content_context(request_id: Any, name: str, level: Any, notify: Any, modern: bool,
                     meta: Any = None, round_trip: RoundTrip | None = None,
-                    tokens: tuple[set[tuple[Hashable, Any]], Hashable] | None = None
-                    ) -> McpCallContext:
+                    tokens: tuple[set[tuple[Hashable, Any]], Hashable] | None = None,
+                    flow: Continued | None = None) -> McpCallContext:
     """The context of a resources/read, prompts/get or completion/complete whose python
     function (or command) runs as a hidden tool: ``ctx.log`` reaches the client as a
     tool's does (``level``: the peer's, or None for none), under the logger ``name``;
@@ -157,16 +160,17 @@ def content_context(request_id: Any, name: str, level: Any, notify: Any, modern:
     (the 2025 revisions), ``ctx.elicit`` and ``ctx.sample`` ask it, as a tool's do; in the
     stateless era they ask through ``round_trip`` (an ``InputRequiredResult``), when given.
     ``tokens``: the server's progress tokens in flight and this request's peer (a token in
-    use is refused, ``claim_progress``); the caller closes ``ctx.progress`` once answered."""
+    use is refused, ``claim_progress``); the caller closes ``ctx.progress`` once answered.
+    ``flow``: what its log lines and progress messages are redacted after (the session's)."""
     fields: dict[str, Any] = {"call_id": str(request_id), "tool": name}
     if notify is None or level not in LEVELS:
         fields["log"] = CALL_LOG
     else:
-        fields["_log_to_client"] = (notify, str(level), name, threading.get_ident())
+        fields["_log_to_client"] = (notify, str(level), name, threading.get_ident(), flow)
     token: Any = meta.get("progressToken") if isinstance(meta, Mapping) else None
     if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
         fields["progress"] = (progress_sender(notify, token) if tokens is None
-                              else claim_progress(tokens[0], tokens[1], notify, token))
+                              else claim_progress(tokens[0], tokens[1], notify, token, flow))
     channel = round_trip if modern else for_this_call(current_channel())
     if channel is not None:
         fields["elicit"] = functools.partial(send_elicit, channel)
@@ -208,6 +212,7 @@ class ToolCalls:
     _progress_tokens: set[tuple[Hashable, Any]]  # (peer, token) of requests in flight
     _log_levels: dict[Hashable, str]
     _modern_meta: dict[str, Any]
+    _flows: SessionFlows
     guard: Guard | None
     limits: Limits
     unavailable: Callable[[str], str | None] | None
@@ -258,7 +263,8 @@ class ToolCalls:
         if notify is None or level not in LEVELS:
             fields["log"] = CALL_LOG
         else:  # made when read (McpCallContext), on this thread's terms
-            fields["_log_to_client"] = (notify, str(level), tool.name, threading.get_ident())
+            fields["_log_to_client"] = (notify, str(level), tool.name, threading.get_ident(),
+                                        self._flows.of(peer))
         # Requests to the client: the transport's channel (serve, 2025 revisions), or in the
         # stateless era a round trip through InputRequiredResult (toolhost.mcp.round_trip)
         channel = (self._round_trip(params, meta) if modern
@@ -275,7 +281,7 @@ class ToolCalls:
                 # last before the try below (whose finally frees the token): nothing raises
                 # between the claim and it
                 fields["progress"] = claim_progress(self._progress_tokens, peer, notify,
-                                                    token)
+                                                    token, self._flows.of(peer))
         ctx = McpCallContext.made(fields)
         try:
             if modern:
@@ -315,7 +321,8 @@ class ToolCalls:
                              ctx: CallContext, peer: Hashable, request_id: Any,
                              modern: bool, cancel: Cancel | None) -> dict[str, Any]:
         if peer is None:
-            out = (await self._run(tool, arguments, ctx)).to_mcp()
+            out = continued(self._flows.of(None), await self._run(tool, arguments, ctx),
+                            mask=tool.redact_results).to_mcp()
             return self._modern(out) if modern else out
         key = (peer, request_id)
         inflight = self._inflight
@@ -338,7 +345,9 @@ class ToolCalls:
                         del inflight[key]
             if scope.cancelled_caught:
                 raise RpcError(rpc.REQUEST_CANCELLED, rpc.CANCELLED_MESSAGE)
-        out = result.to_mcp()
+        # read after what this peer was sent before (a secret cut between two results)
+        out = continued(self._flows.of(peer), result,
+                        mask=tool.redact_results or result.is_error).to_mcp()
         return self._modern(out) if modern else out
 
     def _check_size(self, name: str, arguments: Mapping[str, Any]) -> None:

@@ -12,6 +12,10 @@ reads them, so a secret cut in two would pass a per-string check: each content b
 redacted as one text (``Redactor.stream_split``): a piece that could be the start of a secret
 is held back until the next piece (or the block's end, when what is left is sent in one more
 delta). The pieces shown join to exactly the redacted whole.
+
+Tool results are one flow too (``toolhost.redaction_flow``, since secrets24): a built-in
+tool's output (``Bash``: ``echo s3cr3t``, then ``echo T0k3nX``) is read after the results
+before it, so a secret cut between two results is ``***`` where it is known.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 from toolhost.permissions.decision import Decision
 from toolhost.redaction import Redactor, active
+from toolhost.redaction_flow import Continued
 from toolhost.redaction_values import mask_arguments, redact_strings
 from toolhost.runner.render import Renderer
 
@@ -132,10 +137,13 @@ class DeltaStreams:
         self.redactor = redactor
         self.redact = redact
         self.open: dict[tuple[Any, ...], _Stream] = {}
+        self.results = Continued()  # the session's tool results, read one after another
 
     def message(self, message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         key = _stream_of(message)
         shown = redact_value(message, self.redact)
+        if key is None and message.get("type") == "user":
+            _continued_results(self.results, shown)
         if key is None:  # at the end of a turn, whatever was streamed has ended
             return [*self.flush(), shown] if message.get("type") == "result" else [shown]
         event = message["event"]
@@ -195,3 +203,26 @@ class DeltaStreams:
                 last["uuid"] = str(uuid.uuid4())
             out.append(last)
         return out
+
+
+def _continued_results(flow: Continued, shown: Any) -> None:
+    """The text of the ``tool_result`` blocks of a user message (``shown``: redacted, this
+    message's own copy), each read after the results before it (``Continued.starts``)."""
+    body = shown.get("message")
+    content = body.get("content") if isinstance(body, Mapping) else None
+    if not isinstance(content, list):
+        return
+    places: list[tuple[Any, Any]] = []  # (what holds a text, its key)
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        inner = block.get("content")
+        if isinstance(inner, str):
+            places.append((block, "content"))
+        elif isinstance(inner, list):
+            places += [(item, "text") for item in inner
+                       if isinstance(item, dict) and isinstance(item.get("text"), str)]
+    texts = [holder[key] for holder, key in places]
+    if texts:
+        for (holder, key), text in zip(places, flow.starts(texts), strict=True):
+            holder[key] = text
