@@ -170,6 +170,17 @@ class Poster:
                                           caller=caller)
             if session is None:
                 return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
+        if not modern and session_id is not None and message.get("method") == "initialize" \
+                and is_request(message):
+            # A handshake belongs to a new session: one sent inside a session would start a
+            # second beside it (a stdio connection refuses a second initialize as well). An
+            # id that names no session is 404, as for every request: the client drops it
+            # and initializes without it (the spec's rule after a 404)
+            if not self._sessions.live(session_id, owner_of(caller), caller=caller):
+                return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
+            return _refusal(request_id, "Invalid Request: the Mcp-Session-Id header names "
+                            "a session that is initialized already; POST initialize without "
+                            "the Mcp-Session-Id header to start a new session")
         if is_request(message) and self.refuses is not None and self.refuses(message):
             return shutting_down(request_id)
         if not is_request(message):
