@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
@@ -50,6 +51,11 @@ PROBE_AFTER = 1.0
 PROBE_EVERY = 1.0
 _PROBE = object()  # in the outbox: an SSE comment, no message
 _PROBE_BYTES = b": still working\n\n"
+# A write the client takes none of for this long (its socket buffers full: it stopped
+# reading) drops the connection and cancels the call. Else a client that stops reading a
+# stream of progress holds the call past its timeout: a sync tool's thread waits to hand
+# over its next notification, is counted stuck, and 8 such calls refuse the tool to everyone
+STALL_SECONDS = 10.0
 
 
 @dataclass
@@ -229,6 +235,23 @@ class Exchange(Response):
                 await outbox_send.send((False, _PROBE))
                 await anyio.sleep(PROBE_EVERY)
 
+        stalled = False
+
+        async def write(message: Message) -> None:
+            """``send``, unless the client takes nothing for STALL_SECONDS: then the
+            connection is dropped and the exchange cancelled (``stalled``)."""
+            nonlocal stalled
+            with anyio.move_on_after(STALL_SECONDS) as waited:
+                await send(message)
+            if waited.cancelled_caught:
+                stalled = True
+                log.warning("request %s: its client read nothing for %gs; closing the "
+                            "connection and cancelling the call", cut(repr(request_id), 60),
+                            STALL_SECONDS)
+                abort_connection(scope)
+                tg.cancel_scope.cancel()
+                await anyio.lowlevel.checkpoint()  # (raises: cancelled)
+
         half_close = scope.get("extensions", {}).get(HALF_CLOSED_EXTENSION)
         started = False
         async with anyio.create_task_group() as tg, outbox_send, outbox:
@@ -246,16 +269,18 @@ class Exchange(Response):
                 final, first = await outbox.receive()
                 started = True
                 if final and (self._json_ok or first is None):
-                    await self._send_json(first, send)
+                    await self._send_json(first, write)
                 else:
-                    await self._send_sse(first, outbox, send, final=final)
+                    await self._send_sse(first, outbox, write, final=final)
             finally:
                 self._in_flight.untrack(tg.cancel_scope)
                 running = self._session.running if self._session is not None else {}
                 if running.get(request_id) is tg.cancel_scope:  # not a newer one's, same id
                     del running[request_id]
                 tg.cancel_scope.cancel()
-        if stream is not None and stream.dropped:
+        if stalled:  # the answer never reached the client
+            note(scope, outcome="cancelled")
+        if stalled or (stream is not None and stream.dropped):
             return  # its connection is closed: nothing more can be said on it
         reason = self._in_flight.reason
         cancelled = cancelled_response(request_id) if reason is None else \
