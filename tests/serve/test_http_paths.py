@@ -6,13 +6,20 @@ real ASGI app."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from typing import Any
+
 import anyio
 import httpx
 import pytest
 
+from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
+from toolhost.results import ToolResult
 from toolhost.serve.http import HttpServer
 
+from ..mcp.mcp_testtools import make_tool
 from .test_route_headers import ACCEPT
 
 
@@ -42,3 +49,26 @@ def test_a_path_with_a_slash_more_is_not_redirected(method: str, path: str,
 def test_the_path_itself_is_still_served() -> None:
     assert ask("GET", "/healthz", "127.0.0.1").status_code == 200
     assert ask("POST", "/mcp", "127.0.0.1").status_code == 401  # asked for its token
+
+
+def test_a_head_of_the_endpoint_runs_nothing() -> None:
+    """``HEAD /mcp`` is 405: Starlette serves HEAD wherever GET is, and a HEAD carrying a
+    body was answered as a POST (a tool run by a method that must change nothing)."""
+    ran: list[str] = []
+
+    async def tool(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        ran.append("ran")
+        return ToolResult.text("ran")
+
+    app = HttpServer(McpServer("demo", "1", [make_tool("t", tool)])).app
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "t", "arguments": {"name": "x"}}}).encode()
+
+    async def run() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            return await client.request("HEAD", "/mcp", content=body, headers=[
+                ("content-type", "application/json"), ACCEPT])
+    answer = anyio.run(run)
+    assert answer.status_code == 405 and answer.headers["allow"] == "GET, POST, DELETE"
+    assert ran == []
