@@ -72,3 +72,32 @@ def test_a_head_of_the_endpoint_runs_nothing() -> None:
     answer = anyio.run(run)
     assert answer.status_code == 405 and answer.headers["allow"] == "GET, POST, DELETE"
     assert ran == []
+
+
+@pytest.mark.parametrize(("raw", "path"), [(b"%2Fmcp", "/mcp"), (b"%2fhealthz", "/healthz"),
+                                           (b"%2F%2Fmcp", "//mcp")])
+def test_a_target_that_is_not_a_path_is_refused(raw: bytes, path: str) -> None:
+    """A request target neither origin- nor absolute-form (``POST %2Fmcp``: uvicorn decodes
+    it to ``/mcp``) is 400: it was served, though a proxy matching paths by their text
+    takes it for another path."""
+    app = HttpServer(McpServer("demo", "1", [])).app
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    sent: list[dict[str, Any]] = []
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST" if path.endswith("mcp") else "GET", "scheme": "http",
+             "path": path, "raw_path": raw, "query_string": b"", "root_path": "",
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
+             "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                         (b"content-length", str(len(body)).encode())]}
+
+    bodies = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        return bodies.pop() if bodies else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    anyio.run(app, scope, receive, send)
+    assert sent[0]["status"] == 400, sent
+    assert "does not start with '/'" in json.loads(sent[1]["body"])["error"]["message"]
