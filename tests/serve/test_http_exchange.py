@@ -72,10 +72,13 @@ def core(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
     return McpServer("kb", "1", compiled.servers["kb"])
 
 
-@pytest.mark.parametrize("tool", ["chatty", "chatty_async"])
+@pytest.mark.parametrize(("tool", "grace_ends"), [("chatty", False), ("chatty_async", False),
+                                                  ("chatty_async", True)])
 def test_a_client_that_stops_reading_is_dropped_and_its_call_stopped(
-        tool: str, core: McpServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(http_exchange, "STALL_SECONDS", 0.2)
+        tool: str, grace_ends: bool, core: McpServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``grace_ends``: a shutdown's grace ends first (the call is cancelled while its write
+    waits); the -32800 it then writes on the open stream waits no longer than a write."""
+    monkeypatch.setattr(http_exchange, "STALL_SECONDS", 0.5 if grace_ends else 0.2)
     STOPPED.clear()
     server = HttpServer(core)
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
@@ -99,14 +102,21 @@ def test_a_client_that_stops_reading_is_dropped_and_its_call_stopped(
         await anyio.sleep_forever()  # the client is still connected
         raise AssertionError
 
+    full = anyio.Event()
+
     async def send(message: dict[str, Any]) -> None:
         written.append(message)
         if len(written) >= 3:  # the socket's buffers are full: nothing more is taken
+            full.set()
             await anyio.sleep_forever()
 
     async def run() -> None:
         with anyio.fail_after(10):  # (the old code never returned)
-            await server.app(scope, receive, send)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(server.app, scope, receive, send)
+                if grace_ends:
+                    await full.wait()
+                    server.in_flight.cancel_all("the grace ended")
             await aborted.wait()
             await anyio.to_thread.run_sync(STOPPED.wait)
 

@@ -241,6 +241,8 @@ class Exchange(Response):
             """``send``, unless the client takes nothing for STALL_SECONDS: then the
             connection is dropped and the exchange cancelled (``stalled``)."""
             nonlocal stalled
+            if stalled:
+                return  # its connection is closed
             with anyio.move_on_after(STALL_SECONDS) as waited:
                 await send(message)
             if waited.cancelled_caught:
@@ -293,13 +295,13 @@ class Exchange(Response):
             # client cannot parse), by the end of a shutdown's grace, or because the client
             # left (nobody reads it).
             if self._json_ok:
-                await self._send_json(cancelled, send)
+                await self._send_json(cancelled, write)
             else:
-                await self._send_sse(cancelled, None, send, final=True)
+                await self._send_sse(cancelled, None, write, final=True)
         elif self._sse_open:  # cancelled while its event stream was open: end it answered
-            await send({"type": "http.response.body", "body": _sse_event(cancelled),
-                        "more_body": True})
-            await send({"type": "http.response.body", "body": b""})
+            await write({"type": "http.response.body", "body": _sse_event(cancelled),
+                         "more_body": True})
+            await write({"type": "http.response.body", "body": b""})
 
     def _with_headers(self, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
         return extra + [(k.encode(), v.encode()) for k, v in self._extra.items()]
