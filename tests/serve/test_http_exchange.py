@@ -47,6 +47,12 @@ async def chatty_async(*, ctx: CallContext) -> str:
     finally:
         __import__("tests.serve.test_http_exchange", fromlist=["STOPPED"]).STOPPED.set()
     return "never"
+
+
+async def big(*, ctx: CallContext) -> str:
+    """One progress notification of 300 KB, then the answer."""
+    await ctx.progress(1, None, "z" * 300_000)
+    return "big done"
 '''
 CONFIG = """\
 toolhost: 1
@@ -55,6 +61,7 @@ servers:
     tools:
       chatty: {python: "stall_tools:chatty"}
       chatty_async: {python: "stall_tools:chatty_async"}
+      big: {python: "stall_tools:big"}
 permissions:
   default: allow
 """
@@ -123,3 +130,37 @@ def test_a_client_that_stops_reading_is_dropped_and_its_call_stopped(
     anyio.run(run)
     assert written[0]["status"] == 200 and aborted.is_set() and STOPPED.is_set()
     assert all(b'"result"' not in m.get("body", b"") for m in written)
+
+
+def test_a_large_event_is_written_in_pieces(core: McpServer) -> None:
+    """A 300 KB event goes to the client in pieces of ``STALL_PIECE`` bytes, each a write of
+    its own within ``STALL_SECONDS``: as one write, a slow client that reads all along (1 MB
+    in over 10 s) was dropped as one that does not read."""
+    server = HttpServer(core)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "big", "arguments": {}, "_meta": {"progressToken": "p"}}}).encode()
+    written: list[dict[str, Any]] = []
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": "/mcp", "raw_path": b"/mcp",
+             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 1),
+             "server": ("127.0.0.1", 80), "extensions": {},
+             "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                         (b"accept", b"application/json, text/event-stream"),
+                         (b"content-length", str(len(body)).encode())]}
+    bodies = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if bodies:
+            return bodies.pop()
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    async def send(message: dict[str, Any]) -> None:
+        written.append(message)
+
+    anyio.run(server.app, scope, receive, send)
+    pieces = [m["body"] for m in written if m["type"] == "http.response.body"]
+    assert max(map(len, pieces)) <= http_exchange.STALL_PIECE < 300_000
+    stream = b"".join(pieces)
+    assert b"z" * 300_000 in stream and b"big done" in stream
+    assert [m.get("more_body", False) for m in written[1:]][-1] is False

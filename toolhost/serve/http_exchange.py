@@ -56,6 +56,9 @@ _PROBE_BYTES = b": still working\n\n"
 # stream of progress holds the call past its timeout: a sync tool's thread waits to hand
 # over its next notification, is counted stuck, and 8 such calls refuse the tool to everyone
 STALL_SECONDS = 10.0
+# ... measured per piece of this many bytes: a large answer to a slow but reading client
+# takes longer than STALL_SECONDS as a whole (uvicorn's send waits for most of it to leave)
+STALL_PIECE = 64 * 1024
 
 
 @dataclass
@@ -239,7 +242,20 @@ class Exchange(Response):
 
         async def write(message: Message) -> None:
             """``send``, unless the client takes nothing for STALL_SECONDS: then the
-            connection is dropped and the exchange cancelled (``stalled``)."""
+            connection is dropped and the exchange cancelled (``stalled``). A large body
+            goes in pieces of STALL_PIECE bytes, each within STALL_SECONDS."""
+            body = message.get("body", b"")
+            if message["type"] != "http.response.body" or len(body) <= STALL_PIECE:
+                await write_piece(message)
+                return
+            more = message.get("more_body", False)
+            for start in range(0, len(body), STALL_PIECE):
+                last = start + STALL_PIECE >= len(body)
+                await write_piece({"type": "http.response.body",
+                                   "body": body[start:start + STALL_PIECE],
+                                   "more_body": more if last else True})
+
+        async def write_piece(message: Message) -> None:
             nonlocal stalled
             if stalled:
                 return  # its connection is closed
