@@ -141,11 +141,13 @@ def foreign_charset(content_type: str | None) -> str | None:
     read other than it was meant."""
     if content_type is None or ";" not in content_type:
         return None
-    for param in content_type.split(";")[1:]:
-        name, _, value = param.partition("=")
-        if name.strip().lower() == "charset":
-            charset = value.strip().strip('"').strip().lower()
-            return None if charset in _UTF8_NAMES else value.strip()
+    named = [value.strip() for name, _, value in (param.partition("=") for param in
+                                                   content_type.split(";")[1:])
+             if name.strip().lower() == "charset"]
+    if len(named) > 1:  # which one counts is a guess (a proxy may read the other): refused
+        return "; ".join(named)
+    if named and named[0].strip('"').strip().lower() not in _UTF8_NAMES:
+        return named[0]
     return None
 
 

@@ -204,6 +204,13 @@ class HttpServer:
         refusal = self._gate.refusal(request)
         if refusal is not None:
             return refusal
+        if request.method not in ("GET", "POST", "DELETE"):
+            # Starlette serves HEAD wherever GET is: a HEAD with a body was run as a POST
+            # (a tool called by a method that must change nothing, its answer never shown)
+            return JsonAnswer(error_response(None, -32600, f"Method Not Allowed: "
+                                             f"{cut(request.method, 20)} {self.path} (MCP "
+                                             "takes POST, GET and DELETE)"), status_code=405,
+                              headers={"allow": "GET, POST, DELETE"})
         if self._refusing and request.method != "POST":
             # shutting down: a clean answer the client can retry elsewhere (a POST's
             # message is judged once read: Poster.refuses)

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
@@ -50,6 +51,14 @@ PROBE_AFTER = 1.0
 PROBE_EVERY = 1.0
 _PROBE = object()  # in the outbox: an SSE comment, no message
 _PROBE_BYTES = b": still working\n\n"
+# A write the client takes none of for this long (its socket buffers full: it stopped
+# reading) drops the connection and cancels the call. Else a client that stops reading a
+# stream of progress holds the call past its timeout: a sync tool's thread waits to hand
+# over its next notification, is counted stuck, and 8 such calls refuse the tool to everyone
+STALL_SECONDS = 10.0
+# ... measured per piece of this many bytes: a large answer to a slow but reading client
+# takes longer than STALL_SECONDS as a whole (uvicorn's send waits for most of it to leave)
+STALL_PIECE = 64 * 1024
 
 
 @dataclass
@@ -229,6 +238,38 @@ class Exchange(Response):
                 await outbox_send.send((False, _PROBE))
                 await anyio.sleep(PROBE_EVERY)
 
+        stalled = False
+
+        async def write(message: Message) -> None:
+            """``send``, unless the client takes nothing for STALL_SECONDS: then the
+            connection is dropped and the exchange cancelled (``stalled``). A large body
+            goes in pieces of STALL_PIECE bytes, each within STALL_SECONDS."""
+            body = message.get("body", b"")
+            if message["type"] != "http.response.body" or len(body) <= STALL_PIECE:
+                await write_piece(message)
+                return
+            more = message.get("more_body", False)
+            for start in range(0, len(body), STALL_PIECE):
+                last = start + STALL_PIECE >= len(body)
+                await write_piece({"type": "http.response.body",
+                                   "body": body[start:start + STALL_PIECE],
+                                   "more_body": more if last else True})
+
+        async def write_piece(message: Message) -> None:
+            nonlocal stalled
+            if stalled:
+                return  # its connection is closed
+            with anyio.move_on_after(STALL_SECONDS) as waited:
+                await send(message)
+            if waited.cancelled_caught:
+                stalled = True
+                log.warning("request %s: its client read nothing for %gs; closing the "
+                            "connection and cancelling the call", cut(repr(request_id), 60),
+                            STALL_SECONDS)
+                abort_connection(scope)
+                tg.cancel_scope.cancel()
+                await anyio.lowlevel.checkpoint()  # (raises: cancelled)
+
         half_close = scope.get("extensions", {}).get(HALF_CLOSED_EXTENSION)
         started = False
         async with anyio.create_task_group() as tg, outbox_send, outbox:
@@ -246,16 +287,18 @@ class Exchange(Response):
                 final, first = await outbox.receive()
                 started = True
                 if final and (self._json_ok or first is None):
-                    await self._send_json(first, send)
+                    await self._send_json(first, write)
                 else:
-                    await self._send_sse(first, outbox, send, final=final)
+                    await self._send_sse(first, outbox, write, final=final)
             finally:
                 self._in_flight.untrack(tg.cancel_scope)
                 running = self._session.running if self._session is not None else {}
                 if running.get(request_id) is tg.cancel_scope:  # not a newer one's, same id
                     del running[request_id]
                 tg.cancel_scope.cancel()
-        if stream is not None and stream.dropped:
+        if stalled:  # the answer never reached the client
+            note(scope, outcome="cancelled")
+        if stalled or (stream is not None and stream.dropped):
             return  # its connection is closed: nothing more can be said on it
         reason = self._in_flight.reason
         cancelled = cancelled_response(request_id) if reason is None else \
@@ -268,13 +311,13 @@ class Exchange(Response):
             # client cannot parse), by the end of a shutdown's grace, or because the client
             # left (nobody reads it).
             if self._json_ok:
-                await self._send_json(cancelled, send)
+                await self._send_json(cancelled, write)
             else:
-                await self._send_sse(cancelled, None, send, final=True)
+                await self._send_sse(cancelled, None, write, final=True)
         elif self._sse_open:  # cancelled while its event stream was open: end it answered
-            await send({"type": "http.response.body", "body": _sse_event(cancelled),
-                        "more_body": True})
-            await send({"type": "http.response.body", "body": b""})
+            await write({"type": "http.response.body", "body": _sse_event(cancelled),
+                         "more_body": True})
+            await write({"type": "http.response.body", "body": b""})
 
     def _with_headers(self, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
         return extra + [(k.encode(), v.encode()) for k, v in self._extra.items()]

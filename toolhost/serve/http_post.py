@@ -120,13 +120,22 @@ class Poster:
         # the body's bytes count against --max-in-flight-bytes while they arrive, and until
         # the request is counted in (or answered without running)
         reservation = Reservation(self._budget)
+        found: list[Session] = []  # the session the request names, once found
         try:
-            return await self._post_body(request, caller, reservation, json_ok, sse_ok)
+            return await self._post_body(request, caller, reservation, json_ok, sse_ok, found)
         finally:
             reservation.release()
+            # a session served without being kept is forgotten once none of its requests
+            # is being answered: also after a notification, or a request refused before it
+            # was counted in (each left one behind for good, so a client pairing
+            # initialize and notifications/initialized grew the server without bound)
+            for session in found:
+                if not session.kept:
+                    self._sessions.done_unkept(session)
 
     async def _post_body(self, request: Request, caller: Caller | None,
-                         reservation: Reservation, json_ok: bool, sse_ok: bool) -> Response:
+                         reservation: Reservation, json_ok: bool, sse_ok: bool,
+                         found: list[Session]) -> Response:
         body = await read_body(request, self._limits, reservation)
         if isinstance(body, Response):
             return body
@@ -170,6 +179,18 @@ class Poster:
                                           caller=caller)
             if session is None:
                 return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
+            found.append(session)
+        if not modern and session_id is not None and message.get("method") == "initialize" \
+                and is_request(message):
+            # A handshake belongs to a new session: one sent inside a session would start a
+            # second beside it (a stdio connection refuses a second initialize as well). An
+            # id that names no session is 404, as for every request: the client drops it
+            # and initializes without it (the spec's rule after a 404)
+            if not self._sessions.live(session_id, owner_of(caller), caller=caller):
+                return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
+            return _refusal(request_id, "Invalid Request: the Mcp-Session-Id header names "
+                            "a session that is initialized already; POST initialize without "
+                            "the Mcp-Session-Id header to start a new session")
         if is_request(message) and self.refuses is not None and self.refuses(message):
             return shutting_down(request_id)
         if not is_request(message):
@@ -181,6 +202,7 @@ class Poster:
             params = params if isinstance(params, Mapping) else {}
             session_id, session = self._sessions.start(
                 params.get("protocolVersion"), params.get("capabilities"), owner_of(caller))
+            found.append(session)
             headers[SESSION_HEADER] = session_id
         if message.get("method") == "subscriptions/listen" and len(body) > MAX_LISTEN_BYTES:
             # a stream that lives as long as its client: its request stays small

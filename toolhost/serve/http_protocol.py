@@ -102,6 +102,17 @@ def origin_form(app: Any) -> Any:
 
     async def serve(scope: Any, receive: Any, send: Any) -> None:
         raw = scope.get("raw_path", b"") if scope["type"] == "http" else b""
+        if raw and not raw.startswith(b"/") and raw != b"*" \
+                and not raw[:8].lower().startswith((b"http://", b"https://")):
+            # neither origin- nor absolute-form: "%2Fmcp" was served as /mcp once decoded,
+            # a path that a proxy matching "/mcp" (or "/metrics") by its text lets through
+            await send({"type": "http.response.start", "status": 400, "headers": [
+                (b"content-type", b"application/json"), (b"connection", b"close")]})
+            await send({"type": "http.response.body", "body": json.dumps(
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": (
+                    f"Bad Request: the request target {cut(raw.decode('latin-1'), 60)!r} "
+                    "does not start with '/'")}}).encode()})
+            return
         if raw[:8].lower().startswith((b"http://", b"https://")):
             try:
                 parts = urlsplit(raw.decode("latin-1"))

@@ -91,6 +91,24 @@ class LegacySessions:
                                                   expires=claims.expires, owner=claims.owner),
                               unkept=unkept)
 
+    def live(self, session_id: str, owner: str = "", *, caller: Any = None) -> bool:
+        """Whether ``session_id`` names a session ``owner`` may use (kept here or signed by a
+        replica, neither ended nor expired), as ``find`` would, but keeping nothing: an
+        ``initialize`` that carries it is refused, and must not bring it into the table."""
+        session = self.table.get(session_id)
+        if session is not None:
+            if not same_owner(session.owner, owner):
+                self._not_theirs(session_id, caller)
+                return False
+            return session.expires >= time.time()
+        if session_id in self.ended:
+            return False
+        claims = self.tokens.check(session_id)
+        if claims is not None and not same_owner(claims.owner, owner):
+            self._not_theirs(session_id, caller)
+            return False
+        return claims is not None
+
     def start(self, version: Any, capabilities: Any, owner: str) -> tuple[str, Session]:
         """A new session of ``initialize`` (one not kept when there is no room)."""
         caps = capabilities if isinstance(capabilities, Mapping) else {}
