@@ -65,3 +65,49 @@ def test_the_oldest_call_is_forgotten_first_past_the_bound() -> None:
     assert len(r._tags) == render.MAX_REMEMBERED_CALLS
     assert next(iter(r._tags)) == f"u{total - render.MAX_REMEMBERED_CALLS}"
     assert r.tag(f"u{total - 1}") == f"#{total} "
+
+
+class _Flushes(io.StringIO):
+    """A transcript counting its flushes, and what was written at each."""
+
+    def __init__(self, fails: bool = False) -> None:
+        super().__init__()
+        self.flushed: list[str] = []
+        self.fails = fails
+
+    def flush(self) -> None:
+        self.flushed.append(self.getvalue())
+        if self.fails:
+            raise OSError(28, "No space left on device")
+
+
+def test_the_decision_lines_of_one_read_are_flushed_once() -> None:
+    # ``toolhost run`` holds the flush while one read's decisions are answered inline
+    # (``PipeLines.hold_output``): 3 lines, 1 flush holding all three; none held after.
+    from toolhost.runner.output_failures import OutputWatch
+    from toolhost.runner.run import _flushes
+
+    out = _Flushes()
+    renderer = TextRenderer(out, io.StringIO(), color=False)
+    watch = OutputWatch(renderer)
+    hold = _flushes(renderer, watch)
+    assert hold is not None
+    hold(True)
+    for n in range(3):
+        watch.decision("mcp__s__t", DECISIONS[0], tool_use_id=f"u{n}")
+    assert out.flushed == []
+    hold(False)
+    assert len(out.flushed) == 1 and out.flushed[0].count("\n") == 3
+    hold(True)
+    hold(False)  # nothing printed: no flush
+    watch.decision("mcp__s__t", DECISIONS[1], tool_use_id="u9")
+    assert len(out.flushed) == 2 and out.flushed[1].count("\n") == 4
+    # a held flush that fails is a lost line, said at the end like a decision's
+    failing = TextRenderer(_Flushes(fails=True), io.StringIO(), color=False)
+    lost = OutputWatch(failing)
+    hold = _flushes(failing, lost)
+    assert hold is not None
+    hold(True)
+    lost.decision("mcp__s__t", DECISIONS[0], tool_use_id="u1")
+    hold(False)
+    assert lost.lost == 1 and lost.said() is not None

@@ -61,7 +61,8 @@ class OutputWatch:
         self.error: OSError | None = None  # the first failure that was not EPIPE
         self.lost = 0  # messages, decisions and closing lines not written because of it
 
-    def _noted(self, exc: OSError) -> None:
+    def note(self, exc: OSError) -> None:
+        """Count a transcript write that failed (``exc``) as lost, and keep the first."""
         if not reader_left(exc):
             self.lost += 1
             if self.error is None:
@@ -71,7 +72,7 @@ class OutputWatch:
         try:
             self.inner.message(message)
         except OSError as exc:
-            self._noted(exc)
+            self.note(exc)
             raise
 
     def decision(self, tool_name: str, decision: Decision, *,
@@ -79,7 +80,7 @@ class OutputWatch:
         try:
             self.inner.decision(tool_name, decision, tool_use_id=tool_use_id)
         except OSError as exc:
-            self._noted(exc)
+            self.note(exc)
             raise
 
     def status(self, text: str) -> None:
@@ -89,7 +90,7 @@ class OutputWatch:
         try:
             self.inner.close()
         except OSError as exc:
-            self._noted(exc)
+            self.note(exc)
             raise
 
     def said(self) -> str | None:

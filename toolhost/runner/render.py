@@ -185,6 +185,7 @@ class TextRenderer:
         # wait and progress lines are dropped: the question owns the terminal, and a line
         # printed into it would land after "Allow? ..." or erase it.
         self.hold_while: Callable[[], bool] | None = None
+        self._flush_held = self._unflushed = False  # see ``hold_flush``
         self._held: list[str] = []
         # Whether a Ctrl-C interrupted the turn now ending (``run_host`` sets it): its end
         # line says "interrupted", not "failed"
@@ -214,9 +215,22 @@ class TextRenderer:
         if held:
             self._held = []
             text = "".join(f"{line}\n" for line in held) + text
-        # One write per line (print() writes the text and the newline apart), one flush.
+        # One write per line (print() writes the text and the newline apart), one flush --
+        # or one for all the lines of a read answered inline (``hold_flush``).
         self.out.write(text + "\n")
-        self.out.flush()
+        if self._flush_held:
+            self._unflushed = True
+        else:
+            self.out.flush()
+
+    def hold_flush(self, on: bool) -> None:
+        """Hold the flush of the lines printed from now (``on``), or flush what was held and
+        stop holding. ``toolhost run`` holds it while the decisions of one read of the CLI's
+        output are answered, so 32 decision lines make one ``write``, not 32."""
+        self._flush_held = on
+        if not on and self._unflushed:
+            self._unflushed = False
+            self.out.flush()
 
     def _clear_status(self) -> None:
         if self._status_open:
