@@ -37,8 +37,11 @@ lint: install
 	$(PY) -m ruff check toolhost tests bench plugins
 	$(PY) -m mypy
 
+# two workers (pytest-xdist): most tests wait on a subprocess, so one worker left a core idle;
+# TEST_JOBS=0 runs the suite in one process
+TEST_JOBS ?= 2
 test: lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup
 
 bench: install
 	for b in bench/bench_*.py; do $(PY) $$b || exit 1; done

@@ -38,6 +38,22 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
 
 
+# `make test` runs the suite on two workers (pytest-xdist, --dist loadgroup). A test file is
+# one group, so a module's fixtures are built once; a directory whose session fixtures are
+# costly or shared on disk (the conformance suite's npm install and run, the packaging tests'
+# wheels) is one group, so one worker builds them once.
+_ONE_GROUP_DIRS = ("conformance", "packaging")
+
+
+@pytest.hookimpl(tryfirst=True)  # (before xdist's own, which reads the groups)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = item.path
+        parts = path.parts
+        group = next((f"dir:{d}" for d in _ONE_GROUP_DIRS if d in parts[-3:-1]), str(path))
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture
 def config() -> Callable[..., HostConfig]:
     """``config(tools, server=..., **ServerConfig fields)`` -> HostConfig (see make_config)."""

@@ -279,7 +279,7 @@ def _main(argv: Sequence[str] | None) -> int:
 def _failed(raised: BaseException, args: argparse.Namespace) -> int:
     """The exit status (and the line on stderr) for what a command raised. A task group
     wraps even a lone error in an exception group: the one inside is what is classified."""
-    from toolhost.errors import ToolhostError, single_error
+    from toolhost.errors import Stopped, ToolhostError, single_error
 
     exc = single_error(raised)
     if isinstance(exc, ToolhostError):
@@ -290,8 +290,8 @@ def _failed(raised: BaseException, args: argparse.Namespace) -> int:
                                       file=sys.stderr)
         print(f"toolhost: error: {exc}", file=sys.stderr)
         return 1
-    if isinstance(exc, KeyboardInterrupt):
-        return 130
+    if isinstance(exc, KeyboardInterrupt):  # a stop signal reports itself: 143, 129
+        return 128 + exc.signum if isinstance(exc, Stopped) else 130
     if isinstance(exc, BrokenPipeError):  # `toolhost schema | head`: the reader left
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush cannot fail again

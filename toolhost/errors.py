@@ -117,6 +117,16 @@ def shown(text: str) -> str:
     return _NOT_PRINTABLE_ASCII.sub(_escaped, text)
 
 
+class Stopped(KeyboardInterrupt):
+    """A stop signal (SIGTERM, SIGHUP) turned into an interrupt where a command puts
+    something back before it ends; the process exits 128 + ``signum`` (143, 129), as the
+    signal's default action reports it, not Ctrl-C's 130."""
+
+    def __init__(self, signum: int, name: str) -> None:
+        super().__init__(name)
+        self.signum = signum
+
+
 class ToolhostError(Exception):
     """Base of every error toolhost raises on purpose."""
 

@@ -78,13 +78,16 @@ def test_what_the_code_prints_goes_to_stderr_not_into_the_json(
     assert "JUNK" in err and "JUNK" not in out
 
 
-@pytest.mark.parametrize("collect", [False, True])  # tools/call (raised), validate (listed)
+# tools/call (raised), validate (listed), run and serve (load_host: compiled without
+# commands._configs, the repository was left unnamed there)
+@pytest.mark.parametrize("how", ["raised", "collected", "load_host"])
 def test_a_tool_of_a_fetched_fragment_that_does_not_bind_names_its_repo(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collect: bool) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
     """The problem was located in the cache only (.../repos/0fa6.../base.yaml:4:27)."""
     from toolhost.commands._configs import compile_config
     from toolhost.config import load_config
     from toolhost.errors import ConfigError, Problem
+    from toolhost.host import load_host
 
     from ..plugins.conftest import _make_repo
 
@@ -97,11 +100,11 @@ def test_a_tool_of_a_fetched_fragment_that_does_not_bind_names_its_repo(
                       "path: base.yaml}\n")
     loaded = load_config(config, layers=False)
     found: list[Problem] = []
-    if collect:
+    if how == "collected":
         compile_config(loaded, problems=found)
     else:
         with pytest.raises(ConfigError) as caught:
-            compile_config(loaded)
+            compile_config(loaded) if how == "raised" else load_host(config)
         found = list(caught.value.problems)
     (problem,) = found
     assert "no_such_mod_t13" in problem.message and str(tmp_path / "cache") in problem.file

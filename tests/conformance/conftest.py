@@ -9,6 +9,7 @@ installed into its own cache directory; the newest costs ~20 s of run (docs/serv
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -40,15 +41,22 @@ def cache_dir(suite: str = SUITE) -> Path:
 
 
 def install(suite: str) -> Path:
-    """The command line of ``suite``, installed with Node 22 beside it on first use."""
+    """The command line of ``suite``, installed with Node 22 beside it on first use (under a
+    lock: two test runs, or two workers of one, never install into one directory at once)."""
     where = cache_dir(suite)
+    where.mkdir(parents=True, exist_ok=True)
+    with open(where.parent / f".{where.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _install(suite, where)
+
+
+def _install(suite: str, where: Path) -> Path:
     binary = where / "node_modules" / ".bin" / "conformance"
     if binary.exists() and (where / "node_modules" / ".bin" / "node").exists():
         return binary
     npm = shutil.which("npm")
     if npm is None:
         pytest.skip("npm is not installed: the conformance suite comes from the npm registry")
-    where.mkdir(parents=True, exist_ok=True)
     done = subprocess.run([npm, "install", "--prefix", str(where), "--no-audit", "--no-fund",
                            "--loglevel=error", NODE, suite], capture_output=True, text=True,
                           timeout=600, check=False)

@@ -58,7 +58,9 @@ permissions:
 
 
 def upstream_processes() -> list[int]:
-    """PIDs of running upstream servers started from this checkout."""
+    """PIDs of running upstream servers started from this checkout, but those another xdist
+    worker of this run started (their environment names that worker: ``make test`` runs two);
+    an upstream whose environment cannot be read or names no worker counts as this one's."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -68,9 +70,22 @@ def upstream_processes() -> list[int]:
                 cmdline = handle.read()
         except OSError:
             continue
-        if str(UPSTREAM).encode() in cmdline:
+        if str(UPSTREAM).encode() in cmdline and not _another_workers(entry):
             found.append(int(entry))
     return found
+
+
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "").encode()
+
+
+def _another_workers(pid: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            environ = handle.read().split(b"\0")
+    except OSError:
+        return False
+    named = [v for v in environ if v.startswith(b"PYTEST_XDIST_WORKER=")]
+    return bool(named) and named[0] != b"PYTEST_XDIST_WORKER=" + _WORKER
 
 
 def free_port() -> int:

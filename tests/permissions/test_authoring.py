@@ -207,6 +207,21 @@ permissions:
     assert strict.returncode == 1
 
 
+@pytest.mark.parametrize("written", ["s.t", "t"])
+def test_a_rule_naming_a_tool_as_call_does_is_an_error_with_its_wire_name(
+        tmp_path: Path, written: str) -> None:
+    """`deny: [s.t]` (the name `toolhost call s.t` teaches) matched nothing, with only a
+    warning: the tool the team meant to deny stayed allowed."""
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n"
+                      "      t: {command: [echo], description: Echo.}\n"
+                      f"permissions:\n  default: allow\n  deny: ['{written}']\n")
+    out = toolhost("validate", str(config), home=tmp_path)
+    assert out.returncode == 1, out.stderr
+    assert f"{config}:8:10: permissions.deny[0]: permission rule '{written}': " in out.stderr
+    assert "(did you mean 'mcp__s__t'?)" in out.stderr and "warning" not in out.stderr
+
+
 def test_validate_notes_the_tools_an_unanswerable_ask_denies(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
     config.write_text(TOOLS + "permissions:\n  allow: [mcp__files]\n")

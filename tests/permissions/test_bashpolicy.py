@@ -55,18 +55,22 @@ UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")
 MAKES = re.compile(r"\b(?:g|gnu|re|b|p|bsd|f|pdp|k|d|n|color|s)?make(?:pp)?\b|\bk?mk\b")
 GIT_BRINGS = re.compile(r"\b(?:checkout|switch|reset|merge|pull|rebase|cherry-pick|revert"
                         r"|stash|restore|read-tree|worktree|clone|submodule|bisect)\b")
+# (round 23: a package's script runners, read by laterpackage)
+RUNS_SCRIPTS = re.compile(r"\b(?:p?npm|yarn(?:pkg)?|bun)\b|(?<![\w-])--run\b")
 
 WORDS = ["git", "am", "apply", "patch", "gpatch", "tar", "gtar", "bsdtar", "unzip", "checkout",
          "switch", "reset", "merge", "pull", "rebase", "cherry-pick", "revert", "stash",
          "restore", "read-tree", "worktree", "clone", "submodule", "bisect", "name", "star",
          "tarball", "unzipped", "npm", "ls", "Git", "AM", "x", "-", "_", "/", ".", "é", "1",
-         "make", "colormake", "mk", "kmk", "bmake"]
+         "make", "colormake", "mk", "kmk", "bmake", "pnpm", "yarn", "yarnpkg", "bun", "bundle",
+         "npmx", "--run", "node", "--runner", "x--run"]
 GLUE = [" ", "", "-", "_", "/", " && ", "|", ";", "\n", "'", '"', "=", "\t", "é"]
 
 
 def reference(command: str) -> bool:
     return bool(PATCHERS.search(command) or UNPACKERS.search(command) or MAKES.search(command)
-                or ("git" in command and GIT_BRINGS.search(command)))
+                or ("git" in command and GIT_BRINGS.search(command))
+                or RUNS_SCRIPTS.search(command))
 
 
 @settings(max_examples=400, deadline=None)
@@ -76,6 +80,7 @@ def test_the_quick_tests_answer_as_the_searches(parts: list[tuple[str, str]]) ->
     assert bashpolicy.reads_files(command) is reference(command)
     assert bashpolicy._patches(command) is bool(PATCHERS.search(command))
     assert bashpolicy._unpacks(command) is bool(UNPACKERS.search(command))
+    assert bashpolicy._scripts(command) is bool(RUNS_SCRIPTS.search(command))
     assert bashpolicy._brings(command) is bool("git" in command
                                               and GIT_BRINGS.search(command))
 
@@ -89,8 +94,9 @@ def test_any_text_of_their_letters(command: str) -> None:
 def test_each_family_is_found() -> None:
     for command in ("git am < x.patch", "patch -p1 < d", "git apply d", "tar xf a.tar",
                     "bsdtar -xf a", "unzip a.zip", "git checkout HEAD~1 -- f",
-                    "git cherry-pick abc", "git read-tree -u HEAD", "git -C r pull"):
+                    "git cherry-pick abc", "git read-tree -u HEAD", "git -C r pull",
+                    "npm run test", "yarn x", "node --run x"):
         assert bashpolicy.reads_files(command), command
-    for command in ("ls -la", "npm run test", "git status", "git log --stat", "star x",
+    for command in ("ls -la", "node x.js", "git status", "git log --stat", "star x",
                     "name=1 tarball", "git diff HEAD"):
         assert not bashpolicy.reads_files(command), command

@@ -108,3 +108,56 @@ def test_only_the_hooks_a_subcommand_runs_are_read(tmp_path: Path) -> None:
         assert decide(tmp_path, command, GUARDED) == "allow"
     for command in ("git -C r commit -m x", "git -C r merge main", "git -C r frobnicate"):
         assert decide(tmp_path, command, GUARDED) == "deny"
+
+
+# A push to a repository of this machine runs that repository's receive hooks here (git's
+# receive-pack runs in the other folder): `git push ../other` ran its pre-receive's rm.
+PUSHES = {
+    "path": "git -C r push -q ../o HEAD:refs/heads/x",
+    "file_url": "git -C r push -q file://{root}/o HEAD:refs/heads/x",
+    "named_remote": "git -C r push -q other HEAD:refs/heads/x",
+    "default_remote": "git -C r push -q",
+    "repo_option": "git -C r push -q --repo=other",
+    "instead_of": "git -C r push -q gh:o HEAD:refs/heads/x",  # (url.<root>/.insteadOf gh:)
+}
+
+
+@pytest.mark.parametrize("name", list(PUSHES))
+def test_a_push_to_a_local_repository_reads_its_receive_hooks(tmp_path: Path,
+                                                               name: str) -> None:
+    env = _tree(tmp_path, f"[url \"{tmp_path}/\"]\n\tinsteadOf = gh:\n"
+                "[remote \"other\"]\n\turl = ../o\n"
+                "[branch \"main\"]\n\tremote = other\n\tmerge = refs/heads/x\n"
+                "[push]\n\tdefault = upstream\n")
+    git(tmp_path / "r", "commit", "-q", "--allow-empty", "-m", "x")
+    git(tmp_path / "r", "branch", "-M", "main")
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "o")], check=True,
+                   env=env, capture_output=True)
+    hook = tmp_path / "o/hooks/pre-receive"
+    hook.write_text(f"#!/bin/sh\n{tmp_path / 'r/fs.sh'}\n")
+    hook.chmod(0o755)
+    command = PUSHES[name].format(root=tmp_path)
+    assert decide(tmp_path, command, GUARDED) == "deny"
+    assert decide(tmp_path, command, OPEN) == "allow"
+    hook.unlink()
+    assert decide(tmp_path, command, GUARDED) == "allow"  # (no hook: nothing more runs)
+    hook.write_text(f"#!/bin/sh\n{tmp_path / 'r/fs.sh'}\n")
+    hook.chmod(0o755)
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True,
+                   check=False, stdin=subprocess.DEVNULL, timeout=60)
+    assert (tmp_path / "ran").exists()  # (git ran the other repository's hook: a real case)
+
+
+@pytest.mark.parametrize("url,command,want", [
+    ("git@github.com:o/r.git", "git -C r push -q other main", "allow"),
+    ("https://example.com/o/r.git", "git -C r push -q", "allow"),
+    ("ssh://h/o/r", "git -C r push other main", "allow"),
+    ("../nowhere", "git -C r push other main", "allow"),  # (no repository there: it fails)
+    ("../o", "git -C r push --receive-pack=./fs.sh other main", "deny"),
+])
+def test_a_push_elsewhere_reads_no_hooks_of_this_machine(tmp_path: Path, url: str,
+                                                         command: str, want: str) -> None:
+    _tree(tmp_path, f"[remote \"other\"]\n\turl = {url}\n")
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "o")], check=True,
+                   env=ENV, capture_output=True)
+    assert decide(tmp_path, command, GUARDED) == want

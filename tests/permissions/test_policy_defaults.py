@@ -4,6 +4,7 @@ met a call leaving out a ``limit`` defaulting to 20 only when the model wrote it
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anyio
@@ -82,3 +83,21 @@ def test_a_tool_list_swapped_later_brings_its_own_defaults(tmp_path: Path) -> No
         assert decide("mcp__t__search", {"query": "x"}).behavior == "deny"
     finally:
         anyio.run(host.aclose)
+
+
+def test_permissions_test_and_check_fill_the_declared_defaults(tmp_path: Path) -> None:
+    """A case that leaves ``limit`` out tests the call ``run`` decides: with the default."""
+    from tests.inproc import run_cli
+
+    (tmp_path / "c.yaml").write_text(CONFIG)
+    (tmp_path / "cases.yaml").write_text(
+        "config: c.yaml\ncases:\n"
+        "  - {name: left out, tool: mcp__t__search, input: {query: q}, expect: deny}\n"
+        "  - {name: written low, tool: mcp__t__search, input: {query: q, limit: 3, where: /srv},"
+        " expect: allow}\n")
+    done = run_cli(["permissions", "test", str(tmp_path / "cases.yaml")],
+                   env={"HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    checked = run_cli(["permissions", "check", str(tmp_path / "c.yaml"), "mcp__t__search",
+                       "--input", '{"query": "q"}', "--json"], env={"HOME": str(tmp_path)})
+    assert json.loads(checked.stdout)["decision"] == "deny", checked.stdout + checked.stderr

@@ -407,3 +407,37 @@ def test_a_version_past_pythons_digit_limit_is_a_located_problem(
         load_config(str(config), layers=False)
     assert ("c.yaml:2:11: plugins[0]: invalid version specifier: a number of more than 4,000 "
             "digits in '==99") in str(error.value)
+
+
+# every way out that skips the handlers: os._exit, the same function under posix (which the
+# os._exit guard did not cover), and replacing the process by an exec (the program's exit 0)
+ENDS = {"os._exit": ("os._exit(0)", "os._exit(0)"),
+        "posix._exit": ("posix._exit(0)", "os._exit(0)"),
+        "os.execv": ("os.execv(sys.executable, [sys.executable, '-c', ''])", "os.execv("),
+        "posix.execve": ("posix.execve(sys.executable, [sys.executable, '-c', ''], {})",
+                         "os.execve(")}
+
+
+@pytest.mark.parametrize("end", sorted(ENDS))
+@pytest.mark.parametrize("where", ["import", "register"])
+def test_a_plugin_calling_os_exit_never_looks_like_success(
+        tmp_path: Path, make_plugin: MakePlugin, where: str, end: str) -> None:
+    """``os._exit(0)`` skips every handler: it ended validate with exit 0 and no output.
+    (A subprocess: in this process it would end the test run itself, with exit 0.)"""
+    import subprocess
+
+    call, said = ENDS[end]
+    body = f"import os, posix, sys\n{call}\n"
+    source = (body if where == "import" else
+              "def register(registry):\n" + "".join(f"    {line}\n" for line in body.split("\n")
+                                                     if line))
+    make_plugin("toolhost-quitter", "1.0", modules={"quitter_plugin": source})
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-quitter]\n")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "toolhost.yaml:2:11: plugins[0]: plugin 'toolhost-quitter' 1.0 failed while " \
+           f"registering: PluginError: it called {said}" in done.stderr
+    assert "Traceback" not in done.stderr

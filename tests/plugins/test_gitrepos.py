@@ -225,3 +225,21 @@ def test_a_problem_in_a_fetched_fragment_names_its_repo_and_rev(
     (problem,) = [p for p in caught.value.problems if says in p.message]
     assert str(tmp_path / "toolhost-cache") in problem.file  # still the file to open
     assert problem.hint.endswith(f"sub/base.yaml of {origin.as_uri()} at v1.2.0"), problem
+
+
+def test_a_rev_the_remote_lacks_is_said_with_what_it_has(tmp_path: Path,
+                                                         make_repo: MakeRepo) -> None:
+    """The first hour: `rev: 1.2.0` for a tag `v1.2.0` said only "pin a tag or a commit"."""
+    origin = tmp_path / "origin"
+    make_repo(origin, {"base.yaml": "v1\n"}, tag="v1.2.0")
+    make_repo(origin, {"base.yaml": "v2\n"}, tag="v1.3.0")
+    url, cache = origin.as_uri(), tmp_path / "cache"
+    with pytest.raises(ConfigError) as info:
+        repo_file(url, "1.2.0", "base.yaml", where=AT, cache=cache)
+    (problem,) = info.value.problems
+    assert "has no tag or branch '1.2.0'" in problem.message
+    assert problem.hint.startswith("did you mean 'v1.2.0'"), problem.hint
+    with pytest.raises(ConfigError) as info:
+        repo_file(url, "release-x", "base.yaml", where=AT, cache=cache)
+    assert "its tags and branches include" in info.value.problems[0].hint
+    assert "'v1.3.0'" in info.value.problems[0].hint

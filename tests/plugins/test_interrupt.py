@@ -163,8 +163,12 @@ def _ctrl_c_while_loading(tmp_path: Path, until: str = "") -> tuple[int, str]:
     marker = tmp_path / "loading"
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "KB_LOADING": str(marker),
            "TOOLHOST_WAIT_NOTICE": "0.1"}
-    # the terminal as the command's controlling one, so that the kernel signals it
-    take_tty = ("import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    # the terminal as the command's controlling one, so that the kernel signals it; SIGINT
+    # back to its default, as a shell gives a command it runs: pytest started in the
+    # background of a script (`pytest ... &`, job control off) inherits SIGINT ignored, and
+    # the command rightly keeps it ignored (that was this test's "flakiness")
+    take_tty = ("import fcntl, os, signal, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+                "signal.signal(signal.SIGINT, signal.SIG_DFL); "
                 "os.execv(sys.executable, [sys.executable, '-m', 'toolhost', *sys.argv[1:]])")
     proc = subprocess.Popen([sys.executable, "-c", take_tty, "validate", "--no-compile",
                              str(_config(tmp_path))], stdin=slave, stdout=slave, stderr=slave,

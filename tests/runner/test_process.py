@@ -5,6 +5,7 @@ A small Python script stands in for the CLI here; the real CLI is driven in test
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -213,3 +214,27 @@ def test_a_request_the_clis_end_cancels_is_known_as_such(tmp_path: Path) -> None
     with pytest.raises(RunnerError, match="was killed by SIGKILL before the turn ended"):
         anyio.run(main)
     assert seen == [False, True]
+
+
+def test_a_renderer_that_fails_is_said_once_per_kind_and_the_turns_go_on(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A bug in showing a message was logged at debug level only: silent. Now one warning
+    per (message type, error), and every turn still gets its result."""
+    def show(message: dict[str, object]) -> None:
+        raise KeyError(f"no renderer for {message['type']}")
+
+    async def main() -> list[object]:
+        with anyio.fail_after(30):
+            async with open_cli(_command(tmp_path, "ok"), {}, permission=_deny,
+                                on_message=show) as cli:
+                first = await cli.send_prompt("one")
+                second = await cli.send_prompt("two")
+                return [first["result"], second["result"]]
+
+    with caplog.at_level(logging.WARNING):
+        assert anyio.run(main) == ["one", "two"]
+    said = [r.getMessage() for r in caplog.records if "could not show" in r.getMessage()]
+    assert said == ["could not show a 'system' message of the Claude CLI (KeyError: 'no "
+                    "renderer for system'); the turn goes on (this kind is said once)",
+                    "could not show a 'result' message of the Claude CLI (KeyError: 'no "
+                    "renderer for result'); the turn goes on (this kind is said once)"]

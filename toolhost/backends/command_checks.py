@@ -21,6 +21,7 @@ from toolhost.backends.argv import (
 from toolhost.backends.code_args import Token, code_slots, program_name, run_programs
 from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
+from toolhost.backends.install_slots import install_problems
 from toolhost.backends.stdin_args import split_env_s, xargs_problems
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
@@ -78,6 +79,7 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
                 continue  # vim "+{{ line }}" with an integer: a line number, never a command
             found.append(_code_problem(slot.key, slot.program, slot.what, plan))
         found.extend(_code_channels(plan, opts))
+        found.extend(install_problems(plan_tokens(plan), dash_ok=bool(plan.allow_dash)))
     stdin = opts.get("stdin")
     if isinstance(stdin, str) and (printed := printed_names(stdin)):
         found.extend(xargs_problems(plan_tokens(plan), printed <= plan.allow_dash,

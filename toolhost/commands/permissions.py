@@ -148,12 +148,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _load(args: argparse.Namespace, cwd: str | None = None) -> tuple[HostConfig, CompiledPolicy]:
     from toolhost.config import load_config
-    from toolhost.permissions.gate import declared_tool_names
+    from toolhost.permissions.gate import declared_defaults, declared_tool_names
     from toolhost.permissions.policy import compile_policy
     from toolhost.permissions.reading_dirs import reading_dirs
 
     config = load_config(args.config, layers=not args.no_layers)
     policy = compile_policy(config.permissions, tool_names=declared_tool_names(config),
+                            defaults=declared_defaults(config),
                             cwd=cwd or config.run.cwd, files=config.files,
                             reading_dirs=reading_dirs(config, rules_dir=cwd or config.run.cwd))
     return config, policy
@@ -365,7 +366,7 @@ def _test(args: argparse.Namespace) -> int:
     from toolhost.permissions.caller_check import caller_rules
     from toolhost.permissions.casefile import read_case_file
     from toolhost.permissions.casetest import run_case
-    from toolhost.permissions.gate import declared_tool_names
+    from toolhost.permissions.gate import declared_defaults, declared_tool_names
     from toolhost.permissions.policy import compile_policy
     from toolhost.permissions.reading_dirs import reading_dirs
 
@@ -386,6 +387,7 @@ def _test(args: argparse.Namespace) -> int:
         try:
             config = load_config(config_path, layers=not args.no_layers)
             policy = compile_policy(config.permissions, tool_names=declared_tool_names(config),
+                                    defaults=declared_defaults(config),
                                     cwd=cases.cwd or config.run.cwd, files=config.files,
                                     reading_dirs=reading_dirs(
                                         config, rules_dir=cases.cwd or config.run.cwd))

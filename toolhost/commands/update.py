@@ -338,8 +338,10 @@ def _stops_raise() -> Iterator[None]:
         yield
         return
 
+    from toolhost.errors import Stopped
+
     def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
+        raise Stopped(signum, signal.Signals(signum).name)  # exit 143/129, not 130
 
     saved = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)
              if signal.getsignal(sig) is signal.SIG_DFL}

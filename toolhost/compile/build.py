@@ -274,6 +274,10 @@ def _compile_all(config: HostConfig, kinds: Mapping[str, BackendKind] | None,
                 content[name] = compile_content(server, kinds, ctx, compile_tool)
             except ConfigError as exc:
                 problems.extend(exc.problems)
+    if problems:  # a tool of a fetched fragment: its cache path names no repository
+        from toolhost.config.repolinks import name_checkouts
+
+        problems = name_checkouts(problems)
     if problems and collect is None:
         for closing in contexts:  # imported servers started before the failure stop now
             if hasattr(closing, "connection"):

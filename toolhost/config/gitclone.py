@@ -21,6 +21,7 @@ from toolhost.config.repotree import Checkout
 from toolhost.config.url_secrets import shown_url
 from toolhost.errors import ConfigError, Problem
 from toolhost.excerpt import cut
+from toolhost.visible import visible
 
 log = logging.getLogger("toolhost.config")
 
@@ -180,7 +181,27 @@ def _ref_kind(url: str, rev: str, where: Origin) -> Literal["tag", "branch", "co
     if _SHA.match(rev):
         return "commit"
     raise error(where, f"{shown_url(url)} has no tag or branch {rev!r}",
-                 hint="pin a tag or a full commit id")
+                 hint=_near_refs(url, rev, where) + "pin a tag or a full commit id")
+
+
+def _near_refs(url: str, rev: str, where: Origin) -> str:
+    """What the remote has that ``rev`` may have meant (``v1.2`` for ``1.2``), or a few of
+    its tags; "" when it cannot be asked. The names are the remote's: shown escaped, cut."""
+    import difflib
+
+    try:
+        out = run_git(["ls-remote", "--tags", "--heads", "--refs", shown_url(url)],
+                      where=where, remote=url)
+    except ConfigError:
+        return ""
+    names = [line.split("\t", 1)[1].split("/", 2)[2] for line in out.splitlines()[:5000]
+             if line.count("/") >= 2 and "\t" in line]
+    if not names:
+        return "it has no tag or branch at all; "
+    close = difflib.get_close_matches(rev, names, n=3, cutoff=0.6)
+    shown = [repr(cut(visible(n), 60)) for n in (close or names[-5:])]
+    return (f"did you mean {' or '.join(shown)}? " if close
+            else f"its tags and branches include {', '.join(shown)}; ")
 
 
 def error(where: Origin, message: str, hint: str = "") -> ConfigError:

@@ -7,6 +7,7 @@ server adds what the 2026-07-28 revision needs) or raises ``MethodError``.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
@@ -26,7 +27,7 @@ from toolhost.redaction_binary import without_secret_data
 from toolhost.redaction_values import scrub_value
 
 __all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError", "check_encodable",
-           "lone_surrogate"]
+           "lone_surrogate", "not_utf8_escape"]
 
 RESOURCE_NOT_FOUND = -32002  # the spec's code for resources/read of an unknown URI
 MAX_URI_CHARS = 8192
@@ -304,6 +305,30 @@ def check_encodable(params: Mapping[str, Any]) -> None:
         if found is not None:
             raise _invalid(f"{where!r} holds a lone surrogate ({found}), which no URI can "
                            "carry")
+    uri = params.get("uri")
+    escape = not_utf8_escape(uri) if isinstance(uri, str) else None
+    if escape is not None and isinstance(uri, str):
+        raise _invalid(f"'uri' {cut(uri, 200)!r} holds {escape}, percent-escapes that are "
+                       "not UTF-8 text (a URI's escapes are of UTF-8 bytes)")
+
+
+_ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")  # a run of escapes: linear, no backtracking
+
+
+def not_utf8_escape(uri: str) -> str | None:
+    """The first run of percent-escapes in ``uri`` that is not UTF-8 (``%FF``), or None.
+
+    Decoded leniently, ``%FF`` and ``%FE`` would both become U+FFFD: two URIs, one value
+    (one rule's decision, one backend argument) for what the client meant as two. A
+    character's bytes are never split by a literal character, so each run is judged alone."""
+    if "%" not in uri:
+        return None
+    for run in _ESCAPES.finditer(uri):
+        try:
+            bytes.fromhex(run.group().replace("%", "")).decode("utf-8")
+        except UnicodeDecodeError:
+            return cut(run.group(), 60)
+    return None
 
 
 def lone_surrogate(text: str) -> str | None:

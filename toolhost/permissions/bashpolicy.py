@@ -103,6 +103,10 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.latermake import make_reason
 
             reason = make_reason(parsed, command, cwd, judge, unprovable)
+        if reason is None and cwd is not None and judge is not None and _scripts(seen):
+            from toolhost.permissions.laterpackage import scripts_reason
+
+            reason = scripts_reason(parsed, command, cwd, judge, unprovable)
         if reason is None and cwd is not None and _brings(seen):
             from toolhost.permissions.latergit import brought_later
 
@@ -169,7 +173,7 @@ def reads_files(command: str) -> bool:
     if "'" in command or '"' in command or "\\" in command:  # (else: the same words)
         with contextlib.suppress(ShellSyntaxError):
             seen = _unquoted(command, parse_command(command))
-    return _patches(seen) or _unpacks(seen) or _makes(seen) or _brings(seen)
+    return _patches(seen) or _unpacks(seen) or _makes(seen) or _brings(seen) or _scripts(seen)
 
 
 def _unquoted(command: str, parsed: ParsedCommand) -> str:
@@ -194,10 +198,17 @@ def _makes(text: str) -> bool:
     return ("make" in text or "mk" in text) and _MAKES.search(text) is not None
 
 
+def _scripts(text: str) -> bool:
+    return ("npm" in text or "yarn" in text or "bun" in text or "--run" in text) \
+        and _RUNS_SCRIPTS.search(text) is not None
+
+
 def _brings(text: str) -> bool:
     return "git" in text and _GIT_BRINGS.search(text) is not None
 
 
+# a package's script runner (round 23: laterpackage)
+_RUNS_SCRIPTS = re.compile(r"\b(?:p?npm|yarn(?:pkg)?|bun)\b|(?<![\w-])--run\b")
 # a patch applier's name (round 17: laterpatch), looked for before anything is read
 _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
 # a git subcommand that writes files from another commit (round 18: latergit)

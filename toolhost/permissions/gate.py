@@ -32,6 +32,22 @@ def declared_tool_names(config: HostConfig) -> list[str]:
             for tool in server.tools.values()]
 
 
+def declared_defaults(config: HostConfig) -> dict[str, Mapping[str, Any]]:
+    """The top-level defaults each tool's config declares (``params`` or ``input_schema``),
+    by wire name: what ``permissions test`` and ``check`` fill in for an argument a case
+    leaves out, as ``run`` and ``serve`` do. A default only a python tool's signature gives
+    is not known here (its module is not imported to judge a case)."""
+    from toolhost.compile.schema import merge_input_schema, top_level_defaults
+
+    out: dict[str, Mapping[str, Any]] = {}
+    for server in config.servers.values():
+        for tool in server.tools.values():
+            found = top_level_defaults(merge_input_schema({}, tool))
+            if found:
+                out[tool.wire_name] = found
+    return out
+
+
 def _hides_nothing(redact: Callable[[str], str]) -> bool:
     """Whether ``redact`` is a config's own (``HostConfig.redact``) and that config has no
     secret: then it returns every text as it is. Anything else may hide something."""

@@ -18,19 +18,18 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable
 from contextvars import ContextVar
 
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.gitcommands import git_subcommand
+from toolhost.permissions.gitconfig_text import common_dir, repository, settings
+from toolhost.permissions.later_judge import Judge, Unprovable
 from toolhost.permissions.later_words import RUNS_KEYS
 from toolhost.permissions.laterwhere import places
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["config_reason"]
 
-Judge = Callable[[list[str | None]], bool]
-Unprovable = Callable[[str, str, Judge], "str | None"]
 
 _LIMIT = 64 * 1024
 _MAX_HOOKS = 64
@@ -51,11 +50,12 @@ _RUNS_HOOKS = {
     "revert": _COMMITS, "rebase": _COMMITS | {"pre-rebase"},
     "checkout": _EVERY | {"post-checkout"}, "switch": _EVERY | {"post-checkout"},
     "push": _EVERY | {"pre-push"},
+    # what a push runs in the repository it pushes to (githooks(5): receive-pack's)
+    "receive": frozenset({"pre-receive", "update", "proc-receive", "post-receive",
+                          "post-update", "push-to-checkout", "reference-transaction"}),
 }
 _DEPTH: ContextVar[int] = ContextVar("gitconfig_depth", default=0)
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_SECTION = re.compile(r"\s*\[\s*([A-Za-z0-9.-]+)(?:\s+\"(?:[^\"\\]|\\.)*\")?\s*\]\s*(.*)")
-_SETTING = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?")
 # the environment or options that name another repository or config than the one found here
 _ELSEWHERE = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_CEILING",
               "GIT_DISCOVERY", "HOME", "XDG_CONFIG_HOME")
@@ -121,9 +121,9 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
     if named:  # (git takes each relative to where -C left it)
         gitdir = os.path.join(where, os.path.expanduser(named.get("--git-dir", ".git")))
         root = os.path.join(where, os.path.expanduser(named.get("--work-tree", ".")))
-        repo: tuple[str, str, str] | None = (root, gitdir, _common(gitdir))
+        repo: tuple[str, str, str] | None = (root, gitdir, common_dir(gitdir))
     else:
-        repo = _repository(where)
+        repo = repository(where)
     if repo is None:
         return None  # (no repository: git runs nothing of one)
     root, gitdir, common = repo
@@ -133,6 +133,8 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
     todo = [(p, 0) for p in (os.path.join(home, ".gitconfig"),
                              os.path.join(xdg, "git", "config"), os.path.join(common, "config"),
                              os.path.join(gitdir, "config.worktree"))]
+    remotes: dict[str, str] = {}  # remote name -> the URL a push goes to
+    rewrites: list[tuple[str, str]] = []  # url.BASE.insteadOf: (the prefix, BASE)
     while todo:
         path, depth = todo.pop(0)
         read = read_regular(path, _LIMIT)
@@ -141,7 +143,7 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
         if read.kind != "file" or read.too_long:
             return f"git reads the config {path!r}, which cannot be read here"
         text = read.data.decode("utf-8", "replace")
-        for key, value in _settings(text):
+        for key, value in settings(text):
             if key.startswith(("include.", "includeif.")) and key.endswith(".path"):
                 if depth >= _MAX_INCLUDES:  # (every included file, whatever its condition)
                     return f"git's config {path!r} includes files too deep to read"
@@ -150,6 +152,14 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
                 continue
             if key == "core.hookspath":
                 hooks = os.path.join(root, os.path.expanduser(value))
+                continue
+            if key.startswith("remote.") and key.endswith((".url", ".pushurl")):
+                name = key[7:].rsplit(".", 1)[0]
+                if key.endswith(".pushurl") or name not in remotes:
+                    remotes[name] = value
+                continue
+            if key.startswith("url.") and key.endswith((".insteadof", ".pushinsteadof")):
+                rewrites.append((value, key[4:].rsplit(".", 1)[0]))  # (gh: -> /tmp/x/)
                 continue
             alias = key.startswith("alias.") and key[6:] == sub.lower()
             if not alias and key.rsplit(".", 1)[-1] not in RUNS_KEYS:
@@ -160,7 +170,57 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
             why = _judged(line, root, judge, unprovable)
             if why is not None:
                 return f"git's config runs {line[:60]!r} ({key}), which {why}"
-    return _hooks(hooks, sub, root, judge, unprovable)
+    why = _hooks(hooks, sub, root, judge, unprovable)
+    if why is None and sub == "push" and found:
+        why = _pushed_to(args[found[1] + 1:], remotes, rewrites, root, judge, unprovable)
+    return why
+
+
+def _pushed_to(args: list[str], remotes: dict[str, str], rewrites: list[tuple[str, str]],
+               root: str, judge: Judge, unprovable: Unprovable) -> str | None:
+    """What a push to a repository of this machine runs there: its receive hooks (``git
+    push ../other``, ``file://``, a remote whose URL is a path, also once ``url.*.insteadOf``
+    rewrote it: ``gh:x`` to ``/tmp/x``). Without a repository on
+    the line, every configured remote is read (which one git takes is not followed)."""
+    named = [a for a in args if not a.startswith("-")]
+    given = [a.split("=", 1)[1] for a in args if a.startswith("--repo=")]
+    if any(a.startswith(("--receive-pack", "--exec")) for a in args):
+        return "git push names the program it runs on the other side (--receive-pack)"
+    targets = [*given, *named[:1]] or list(remotes)  # (git takes the word over --repo)
+    for target in targets:
+        url = remotes.get(target, target)
+        prefix, base = max(((p, b) for p, b in rewrites if p and url.startswith(p)),
+                           key=lambda rewrite: len(rewrite[0]), default=("", ""))
+        url = base + url[len(prefix):] if prefix else url  # (git's longest insteadOf)
+        path = _local_path(url)
+        if path is None:
+            continue  # (another machine's: its hooks are not run here)
+        there = os.path.join(root, path)
+        gitdir = os.path.join(there, ".git") if os.path.isdir(os.path.join(there, ".git")) \
+            else there
+        if not os.path.isfile(os.path.join(gitdir, "HEAD")):
+            continue  # (no repository there: the push fails)
+        read = read_regular(os.path.join(gitdir, "config"), _LIMIT)
+        if read.kind == "file" and (read.too_long or any(
+                k == "core.hookspath" or k.rsplit(".", 1)[-1] in RUNS_KEYS
+                for k, _ in settings(read.data.decode("utf-8", "replace")))):
+            return f"git push runs what the config of {there!r} names, which is not read here"
+        why = _hooks(os.path.join(gitdir, "hooks"), "receive", there, judge, unprovable)
+        if why is not None:
+            return f"git push to {there!r}: {why}"
+    return None
+
+
+def _local_path(url: str) -> str | None:
+    """The folder ``url`` names on this machine (None: another machine's, or not a path)."""
+    if url.startswith("file://"):
+        return url[7:]
+    if "://" in url or url.startswith("-"):
+        return None
+    head = url.split("/", 1)[0]
+    if ":" in head and not url.startswith(("/", ".", "~")):  # (host:path, scp-like)
+        return None
+    return os.path.expanduser(url)
 
 
 def _hooks(hooks: str, sub: str, root: str, judge: Judge, unprovable: Unprovable
@@ -192,77 +252,3 @@ def _judged(line: str, root: str, judge: Judge, unprovable: Unprovable) -> str |
         return "a deny or ask rule meets"
     why = unprovable(line, root, judge)
     return None if why is None else f"cannot be proven ({why})"
-
-
-def _repository(where: str) -> tuple[str, str, str] | None:
-    """(work tree, git dir, common dir) of the repository ``where`` is in (None: none)."""
-    here = where
-    while True:
-        dot = os.path.join(here, ".git")
-        if os.path.isdir(dot):
-            return here, dot, _common(dot)
-        if os.path.isfile(dot):
-            read = read_regular(dot, 4096)
-            text = read.data.decode("utf-8", "replace").strip()
-            if read.kind == "file" and text.startswith("gitdir:"):
-                gitdir = os.path.join(here, text[7:].strip())
-                return here, gitdir, _common(gitdir)
-            return here, dot, dot
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-
-
-def _common(gitdir: str) -> str:
-    """A linked work tree's common directory (its ``commondir``), else ``gitdir``."""
-    read = read_regular(os.path.join(gitdir, "commondir"), 4096)
-    if read.kind != "file":
-        return gitdir
-    return os.path.normpath(os.path.join(gitdir, read.data.decode("utf-8", "replace").strip()))
-
-
-def _settings(text: str) -> list[tuple[str, str]]:
-    """Each (``section[.sub].key`` lower case, value) of a git config's text; a continued
-    line joined, quotes taken off (what git hands the shell)."""
-    out: list[tuple[str, str]] = []
-    section = ""
-    lines = text.replace("\\\n", "").split("\n")
-    for raw in lines:
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        head = _SECTION.match(line)
-        if head is not None and line.startswith("["):
-            sub = re.search(r"\"((?:[^\"\\]|\\.)*)\"", line.split("]", 1)[0])
-            section = head.group(1).lower() + (f".{sub.group(1)}" if sub else "")
-            line = head.group(2).strip()
-            if not line:
-                continue
-        found = _SETTING.match(line)
-        if found is None:
-            continue
-        value = _unquote(found.group(2) or "")
-        out.append((f"{section}.{found.group(1).lower()}", value))
-    return out
-
-
-def _unquote(value: str) -> str:
-    """A config value as git reads it: ``"..."`` taken off, ``\\"`` ``\\\\`` unescaped, a
-    ``#`` or ``;`` outside quotes ends it."""
-    out, quoted, i = [], False, 0
-    while i < len(value):
-        ch = value[i]
-        if ch == "\\" and i + 1 < len(value):
-            nxt = value[i + 1]
-            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(nxt, nxt))
-            i += 2
-            continue
-        if ch == '"':
-            quoted = not quoted
-        elif ch in "#;" and not quoted:
-            break
-        else:
-            out.append(ch)
-        i += 1
-    return "".join(out).strip()

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from toolhost.permissions import gitread
 from toolhost.permissions.gitcommands import git_subcommand
+from toolhost.permissions.later_judge import Judge
 from toolhost.permissions.laterwhere import places
 from toolhost.permissions.shell import ParsedCommand, Word
 
@@ -66,7 +67,6 @@ _VALUED = {
 }
 
 
-Judge = Callable[[list[str | None]], bool]
 
 
 def brought_later(parsed: ParsedCommand, cwd: str, later: Callable[[str], bool],

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from contextvars import ContextVar
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.content import command_forms
+from toolhost.permissions.later_judge import Judge, Unprovable, first_unproven
 from toolhost.permissions.makeexpand import BUILTIN
 from toolhost.permissions.makefile_read import (
     GIT_ENV,
@@ -58,8 +58,6 @@ _SAFE_VALUE = re.compile(r"[A-Za-z0-9_./=+,:@%\s-]*")
 # a here-string in single quotes, or a here-document whose delimiter is quoted (no expansion)
 _LITERAL_DOCUMENT = re.compile(r"<<<\s*'([^']*)'(?=[\s;&|)]|$)"
                                r"|<<(-?)\s*['\"](\w+)['\"][^\n]*\n(.*?)\n\3(?:\n|$)", re.S)
-Judge = Callable[[list[str | None]], bool]
-Unprovable = Callable[[str, str, Judge], "str | None"]
 
 
 def make_reason(parsed: ParsedCommand, command: str, cwd: str, judge: Judge,
@@ -154,16 +152,11 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
     token = _DEPTH.set(depth + 1)
     passed = _INHERITED.set((given, env_wins, env_set))
     try:
-        for line in lines:
-            if judge([line]):
-                return f"its recipe line {line[:80]!r} meets a deny or ask rule"
-            why = unprovable(line, where, judge)
-            if why is not None:
-                return f"its recipe line {line[:80]!r} cannot be proven ({why})"
+        return first_unproven(((f"its recipe line {line[:80]!r}", line) for line in lines),
+                              where, judge, unprovable)
     finally:
         _INHERITED.reset(passed)
         _DEPTH.reset(token)
-    return None
 
 
 def _given(raw: dict[str, str], env_set: frozenset[str] | None,

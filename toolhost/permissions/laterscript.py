@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.bashprog import SHELLS
 from toolhost.permissions.fileread import read_regular
+from toolhost.permissions.later_judge import Judge
 from toolhost.permissions.later_words import unplain_lines
 from toolhost.permissions.runlater import past_wrappers
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
@@ -45,7 +45,6 @@ _SHELL_ARG_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file
 # (round 20, P19-8) programs whose own code may write the script a later segment runs
 _INTERPRETERS = frozenset({"python", "perl", "ruby", "node", "nodejs", "php", "lua", "bun",
                            "deno", "Rscript", "tclsh", "awk", "gawk", "mawk", "pypy", "osascript"})
-Judge = Callable[[list[str | None]], bool]
 # (round 22) a script setting what names run: PATH (``export PATH=./evil:$PATH`` then ``ls``
 # runs ./evil/ls; sourced, for the rest of the line too), BASH_ENV, LD_PRELOAD, PAGER ...:
 # the name written other than as an expansion ($PATH, ${PATH:-}), or ``hash -p``, ``enable``

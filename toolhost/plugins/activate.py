@@ -26,6 +26,7 @@ from toolhost.plugins.discovery import (
     installed_version,
     pip_install,
 )
+from toolhost.plugins.exit_guard import exits_refused
 from toolhost.plugins.interrupt import CtrlC, ctrl_c_noted
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
 from toolhost.plugins.registry import Registry
@@ -171,6 +172,7 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
     try:
         # a plugin that hangs at import holds every load: a person is told which one
         with still_waiting(lambda waited: _still_loading(req, loading, waited)), \
+                exits_refused(), \
                 prints_to_stderr():  # stdout is what `tools --json`, `mcp-config > .mcp.json`
             for ep in plugin.entry_points:  # and `plugins --json` print: a plugin's print
                 run_hook(load_hook(ep), reg, ep.value)  # at import or in register() must

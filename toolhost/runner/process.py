@@ -28,6 +28,7 @@ import anyio.abc
 from toolhost.backends import watchdog
 from toolhost.backends.reaper import ToolRun
 from toolhost.errors import ProtocolError, RunnerError, single_error
+from toolhost.excerpt import cut
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
 from toolhost.protocol import DEFAULT_MAX_LINE_BYTES, ControlSession
@@ -274,6 +275,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
     dropped = again = 0
     holder: list[CliSession] = []  # the session, once made (``deliver`` runs after that)
     seen: OrderedDict[str, None] = OrderedDict()  # the uuids of the last results that came
+    failed: set[tuple[str, str]] = set()  # (message type, error type) a renderer failed on
 
     async def deliver(message: dict[str, Any]) -> None:
         # Runs on the read loop: it must never wait, or control requests behind this message
@@ -297,8 +299,15 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
             return
         try:
             on_message(message)
-        except Exception as exc:  # e.g. stdout piped into `head`: keep serving the CLI
-            log.debug("showing a %r message failed: %r", message.get("type"), exc)
+        except (OSError, ValueError) as exc:  # stdout piped into `head`, or closed: keep
+            log.debug("showing a %r message failed: %r", message.get("type"), exc)  # serving
+        except Exception as exc:  # a renderer's bug: said once per kind, the turn goes on
+            kind = (cut(str(message.get("type")), 40), type(exc).__name__)
+            if kind not in failed and len(failed) < 64:
+                failed.add(kind)
+                log.warning("could not show a %r message of the Claude CLI (%s: %s); the "
+                            "turn goes on (this kind is said once)", kind[0], kind[1],
+                            cut(visible(str(exc)), 200))
         if message.get("type") != "result":
             return
         if holder:

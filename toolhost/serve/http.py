@@ -116,6 +116,10 @@ class HttpServer:
             *([Route("/metrics", self._scrape, methods=["GET"])] if metrics else []),
         ], exception_handlers={HTTPException: _http_error})
         routes.state.mcp_path = path
+        # No 307 from /mcp/ to /mcp: Starlette wrote the redirect from the request's Host
+        # header before anything checked it (Location: http://evil.example/mcp, no token
+        # asked); a path served nowhere is 404, whatever its slashes
+        routes.router.redirect_slashes = False
         # browser pages of accepted origins: preflights, and the origin named in answers
         # one access line per request (toolhost.serve.http_access), after its path is read
         self.app = origin_form(AccessLog(Cors(routes, path, self._gate.cors_allowed,

@@ -17,7 +17,12 @@ from typing import Any
 
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.mcp.content import MAX_URI_CHARS, RESOURCE_NOT_FOUND, lone_surrogate
+from toolhost.mcp.content import (
+    MAX_URI_CHARS,
+    RESOURCE_NOT_FOUND,
+    lone_surrogate,
+    not_utf8_escape,
+)
 from toolhost.mcp.tasks import MAX_TASKS, declares_tasks, tasks_required
 
 __all__ = ["MAX_LISTEN_BYTES", "MAX_LISTEN_URIS", "MAX_LISTEN_URI_CHARS", "ListenError",
@@ -99,6 +104,9 @@ def wanted(message: Mapping[str, Any]) -> Wanted:
         if lone_surrogate(uri) is not None:
             raise _invalid(f"'notifications.resourceSubscriptions[{index}]' holds a lone "
                            f"surrogate ({lone_surrogate(uri)}), which no URI can carry")
+        if not_utf8_escape(uri) is not None:
+            raise _invalid(f"'notifications.resourceSubscriptions[{index}]' holds "
+                           f"{not_utf8_escape(uri)}, percent-escapes that are not UTF-8 text")
         total += len(uri)
     if total > MAX_LISTEN_URI_CHARS:
         raise _invalid(f"'notifications.resourceSubscriptions' has {total:,} characters; at "

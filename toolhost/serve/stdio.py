@@ -20,7 +20,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Mapping
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 import anyio
 import anyio.from_thread
@@ -135,10 +135,11 @@ class StdioServer:
         # capabilities (from initialize) and our requests it has not answered yet.
         self._capabilities: Mapping[str, Any] = {}
         self._pending = Pending()
-        # the id of the initialize being answered, then True once one succeeded: MCP has a
-        # connection initialized once (a second would renegotiate its version and
-        # capabilities under calls in flight), so another is refused
-        self._initialized: Any = None
+        # MCP has a connection initialized once (a second would renegotiate its version and
+        # capabilities under calls in flight), so another is refused. One state: "none",
+        # "answering" (``_initialize_id`` names the request) or "done".
+        self._initialize: Literal["none", "answering", "done"] = "none"
+        self._initialize_id: Any = None
 
     async def send(self, message: Mapping[str, Any]) -> None:
         """Write one message (an answer or a server notification) as one line."""
@@ -242,8 +243,7 @@ class StdioServer:
             target_id = cancelled_id(message)
             if message["method"] == "notifications/cancelled" and rpc.is_valid_id(target_id):
                 target = self._running.get(target_id)
-                pending = self._initialized  # (its id; True once answered)
-                if pending is not None and pending is not True and target_id == pending:
+                if self._answering_initialize(target_id):
                     # the spec: a client MUST NOT cancel its initialize, and a receiver may
                     # ignore a cancel of what cannot be cancelled: it is answered, once
                     log.info("ignored a cancel of the initialize request (id %s)",
@@ -286,8 +286,7 @@ class StdioServer:
                 held = False
                 if self._running.get(request_id) is scope:
                     del self._running[request_id]
-                if self._initialized is not None and self._initialized is not True \
-                        and message.get("method") == "initialize":
+                if message.get("method") == "initialize":
                     self._initialized_by(message, answer)
                 if answer is not None:
                     await self.send(answer)
@@ -307,8 +306,8 @@ class StdioServer:
     def _initializing(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """Start the connection's one ``initialize`` (its capabilities are the client's
         from now on, for requests sent right behind it), or the refusal of another."""
-        if self._initialized is not None:
-            when = ("was answered already" if self._initialized is True
+        if self._initialize != "none":
+            when = ("was answered already" if self._initialize == "done"
                     else "is being answered")
             return error_response(
                 message["id"], rpc.INVALID_REQUEST,
@@ -318,19 +317,25 @@ class StdioServer:
         params = message.get("params")
         caps = params.get("capabilities") if isinstance(params, Mapping) else None
         self._capabilities = caps if isinstance(caps, Mapping) else {}
-        self._initialized = message["id"]
+        self._initialize, self._initialize_id = "answering", message["id"]
         return None
+
+    def _answering_initialize(self, request_id: Any) -> bool:
+        """Whether ``request_id`` names the connection's initialize, being answered (ids
+        compare as the running requests' do)."""
+        return self._initialize == "answering" and self._initialize_id == request_id
 
     def _initialized_by(self, message: dict[str, Any], answer: dict[str, Any] | None) -> None:
         """The answer to the connection's ``initialize``: a result makes it so; an error
         (or none: cancelled) leaves the connection uninitialized and the capabilities it
         declared are dropped."""
-        if self._initialized is True or self._initialized != message.get("id"):
+        if not self._answering_initialize(message.get("id")):
             return
+        self._initialize_id = None
         if answer is not None and "result" in answer:
-            self._initialized = True
+            self._initialize = "done"
         else:
-            self._initialized = None
+            self._initialize = "none"
             self._capabilities = {}
 
     async def _serve_notification(self, message: dict[str, Any]) -> None:
