@@ -67,47 +67,58 @@ def test_the_oldest_call_is_forgotten_first_past_the_bound() -> None:
     assert r.tag(f"u{total - 1}") == f"#{total} "
 
 
-class _Flushes(io.StringIO):
-    """A transcript counting its flushes, and what was written at each."""
+class _Raw(io.RawIOBase):
+    """The bytes under a transcript: each ``write`` here is one ``write(2)`` to stdout."""
 
     def __init__(self, fails: bool = False) -> None:
         super().__init__()
-        self.flushed: list[str] = []
+        self.writes: list[bytes] = []
         self.fails = fails
 
-    def flush(self) -> None:
-        self.flushed.append(self.getvalue())
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
         if self.fails:
             raise OSError(28, "No space left on device")
+        self.writes.append(bytes(data))
+        return len(data)
 
 
-def test_the_decision_lines_of_one_read_are_flushed_once() -> None:
-    # ``toolhost run`` holds the flush while one read's decisions are answered inline
-    # (``PipeLines.hold_output``): 3 lines, 1 flush holding all three; none held after.
+def _stdout(raw: _Raw) -> io.TextIOWrapper:
+    # what ``toolhost run`` writes its transcript to: line-buffered (``InertDescriptors``)
+    return io.TextIOWrapper(io.BufferedWriter(raw), encoding="utf-8", line_buffering=True)
+
+
+def test_the_decision_lines_of_one_read_are_one_write() -> None:
+    # ``toolhost run`` keeps the lines while one read's decisions are answered inline
+    # (``PipeLines.hold_output``): 3 lines, 1 write holding all three; none kept after.
     from toolhost.runner.output_failures import OutputWatch
     from toolhost.runner.run import _flushes
 
-    out = _Flushes()
-    renderer = TextRenderer(out, io.StringIO(), color=False)
+    raw = _Raw()
+    renderer = TextRenderer(_stdout(raw), io.StringIO(), color=False)
     watch = OutputWatch(renderer)
     hold = _flushes(renderer, watch)
     assert hold is not None
     hold(True)
     for n in range(3):
         watch.decision("mcp__s__t", DECISIONS[0], tool_use_id=f"u{n}")
-    assert out.flushed == []
+    assert raw.writes == []
     hold(False)
-    assert len(out.flushed) == 1 and out.flushed[0].count("\n") == 3
+    assert len(raw.writes) == 1 and raw.writes[0].count(b"\n") == 3
     hold(True)
-    hold(False)  # nothing printed: no flush
+    hold(False)  # nothing printed: no write
     watch.decision("mcp__s__t", DECISIONS[1], tool_use_id="u9")
-    assert len(out.flushed) == 2 and out.flushed[1].count("\n") == 4
-    # a held flush that fails is a lost line, said at the end like a decision's
-    failing = TextRenderer(_Flushes(fails=True), io.StringIO(), color=False)
+    assert len(raw.writes) == 2 and raw.writes[1].startswith(b"  #4 ")
+    # a release whose write fails loses its lines, said at the end like a decision's
+    failing = TextRenderer(_stdout(_Raw(fails=True)), io.StringIO(), color=False)
     lost = OutputWatch(failing)
     hold = _flushes(failing, lost)
     assert hold is not None
     hold(True)
     lost.decision("mcp__s__t", DECISIONS[0], tool_use_id="u1")
+    lost.decision("mcp__s__t", DECISIONS[0], tool_use_id="u2")
     hold(False)
-    assert lost.lost == 1 and lost.said() is not None
+    assert lost.lost == 2 and lost.said() is not None
+    assert failing.held_lines == 0

@@ -61,10 +61,11 @@ class OutputWatch:
         self.error: OSError | None = None  # the first failure that was not EPIPE
         self.lost = 0  # messages, decisions and closing lines not written because of it
 
-    def note(self, exc: OSError) -> None:
-        """Count a transcript write that failed (``exc``) as lost, and keep the first."""
+    def note(self, exc: OSError, lines: int = 1) -> None:
+        """Count a transcript write that failed (``exc``) as ``lines`` lost, and keep the
+        first failure."""
         if not reader_left(exc):
-            self.lost += 1
+            self.lost += lines
             if self.error is None:
                 self.error = exc
 

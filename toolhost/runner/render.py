@@ -185,7 +185,7 @@ class TextRenderer:
         # wait and progress lines are dropped: the question owns the terminal, and a line
         # printed into it would land after "Allow? ..." or erase it.
         self.hold_while: Callable[[], bool] | None = None
-        self._flush_held = self._unflushed = False  # see ``hold_flush``
+        self._pending: list[str] | None = None  # lines kept by ``hold_flush``
         self._held: list[str] = []
         # Whether a Ctrl-C interrupted the turn now ending (``run_host`` sets it): its end
         # line says "interrupted", not "failed"
@@ -215,22 +215,29 @@ class TextRenderer:
         if held:
             self._held = []
             text = "".join(f"{line}\n" for line in held) + text
-        # One write per line (print() writes the text and the newline apart), one flush --
-        # or one for all the lines of a read answered inline (``hold_flush``).
+        if self._pending is not None:  # one read's decisions: written together (hold_flush)
+            self._pending.append(text + "\n")
+            return
+        # One write per line (print() writes the text and the newline apart), one flush.
         self.out.write(text + "\n")
-        if self._flush_held:
-            self._unflushed = True
-        else:
-            self.out.flush()
+        self.out.flush()
 
     def hold_flush(self, on: bool) -> None:
-        """Hold the flush of the lines printed from now (``on``), or flush what was held and
-        stop holding. ``toolhost run`` holds it while the decisions of one read of the CLI's
-        output are answered, so 32 decision lines make one ``write``, not 32."""
-        self._flush_held = on
-        if not on and self._unflushed:
-            self._unflushed = False
+        """Keep the lines printed from now (``on``), or write what was kept in one write and
+        one flush and stop keeping. ``toolhost run`` keeps them while the decisions of one
+        read of the CLI's output are answered (the same turn of the event loop), so 32
+        decision lines make one ``write`` to stdout, not 32 (stdout is line-buffered there:
+        a flush held alone would not save one). A failed write raises ``OSError``; the lines
+        kept are dropped (``held_lines`` says how many before the release)."""
+        pending, self._pending = self._pending, [] if on else None
+        if not on and pending:
+            self.out.write("".join(pending))
             self.out.flush()
+
+    @property
+    def held_lines(self) -> int:
+        """How many lines ``hold_flush`` keeps now."""
+        return len(self._pending) if self._pending else 0
 
     def _clear_status(self) -> None:
         if self._status_open:

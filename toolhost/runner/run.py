@@ -527,8 +527,9 @@ def _flushes(shown: Renderer, output: OutputWatch) -> Callable[[bool], None] | N
     text = shown
 
     def hold(on: bool) -> None:
+        lines = text.held_lines
         try:
             text.hold_flush(on)
         except OSError as exc:  # the screen went away: the answers were sent all the same
-            output.note(exc)
+            output.note(exc, lines)
     return hold
