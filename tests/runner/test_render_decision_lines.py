@@ -122,3 +122,21 @@ def test_the_decision_lines_of_one_read_are_one_write() -> None:
     hold(False)
     assert lost.lost == 2 and lost.said() is not None
     assert failing.held_lines == 0
+
+
+def test_lines_kept_for_a_read_wait_for_a_question_that_opened_in_it() -> None:
+    # the read's last line asked (its task ran eagerly inside the read): the kept decision
+    # lines are not written into the open question, they wait for its answer
+    raw = _Raw()
+    renderer = TextRenderer(_stdout(raw), io.StringIO(), color=False)
+    asking = [False]
+    renderer.hold_while = lambda: asking[0]
+    renderer.hold_flush(True)
+    renderer.decision("mcp__s__t", DECISIONS[0], tool_use_id="u1")
+    asking[0] = True
+    renderer.hold_flush(False)
+    assert raw.writes == []
+    asking[0] = False
+    renderer.decision("mcp__s__t", DECISIONS[1], tool_use_id="u2")
+    assert len(raw.writes) == 1
+    assert raw.writes[0].index(b"#1 ") < raw.writes[0].index(b"#2 ")

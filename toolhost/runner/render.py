@@ -216,7 +216,7 @@ class TextRenderer:
             self._held = []
             text = "".join(f"{line}\n" for line in held) + text
         if self._pending is not None:  # one read's decisions: written together (hold_flush)
-            self._pending.append(text + "\n")
+            self._pending.append(text)
             return
         # One write per line (print() writes the text and the newline apart), one flush.
         self.out.write(text + "\n")
@@ -230,9 +230,15 @@ class TextRenderer:
         a flush held alone would not save one). A failed write raises ``OSError``; the lines
         kept are dropped (``held_lines`` says how many before the release)."""
         pending, self._pending = self._pending, [] if on else None
-        if not on and pending:
-            self.out.write("".join(pending))
-            self.out.flush()
+        if on or not pending:
+            return
+        if self.hold_while is not None and self.hold_while():
+            # a question opened during the read (its eager task asked): the lines wait for
+            # its answer with the others, never printed into it
+            self._held.extend(pending)
+            return
+        self.out.write("".join(f"{line}\n" for line in pending))
+        self.out.flush()
 
     @property
     def held_lines(self) -> int:
