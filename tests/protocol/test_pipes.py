@@ -136,3 +136,40 @@ async def test_the_inline_handler_sees_lines_only_while_the_reader_waits() -> No
     with pytest.raises(anyio.EndOfStream):
         await lines.receive_line()
     lines.aclose()
+
+
+@pytest.mark.parametrize("broken", [False, True])
+async def test_a_reads_lines_answered_inline_are_held_once_for_their_output(broken: bool) -> None:
+    # ``toolhost run`` flushes the decision lines of one read once (``hold_output``); a read
+    # of one line is not held, and a hook that fails never ends the reading.
+    lines, writer = await pipe_lines(1000)
+    seen: list[object] = []
+
+    def inline(line: bytes) -> bool:
+        seen.append(line)
+        return True
+
+    def hold(on: bool) -> None:
+        seen.append(on)
+        if broken:
+            raise RuntimeError("a bug")
+
+    lines.inline, lines.hold_output = inline, hold
+    for chunk, said in ((b"a\nb\nc\n", [True, b"a", b"b", b"c", False]), (b"d\n", [b"d"])):
+        waiting = asyncio.ensure_future(lines.receive_line())
+        await anyio.sleep(0.01)
+        seen.clear()
+        writer.write(chunk)
+        await writer.drain()
+        with anyio.fail_after(5):  # never a hang: on failure, what was seen is compared
+            while seen[-1:] != said[-1:]:
+                await anyio.sleep(0.001)
+        assert seen == said
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+    lines.inline = None  # the reading goes on: the next line is queued for the session
+    writer.write(b"left\n")
+    writer.close()
+    assert await lines.receive_line() == b"left"
+    lines.aclose()

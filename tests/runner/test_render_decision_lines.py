@@ -65,3 +65,78 @@ def test_the_oldest_call_is_forgotten_first_past_the_bound() -> None:
     assert len(r._tags) == render.MAX_REMEMBERED_CALLS
     assert next(iter(r._tags)) == f"u{total - render.MAX_REMEMBERED_CALLS}"
     assert r.tag(f"u{total - 1}") == f"#{total} "
+
+
+class _Raw(io.RawIOBase):
+    """The bytes under a transcript: each ``write`` here is one ``write(2)`` to stdout."""
+
+    def __init__(self, fails: bool = False) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+        self.fails = fails
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        if self.fails:
+            raise OSError(28, "No space left on device")
+        self.writes.append(bytes(data))
+        return len(data)
+
+
+def _stdout(raw: _Raw) -> io.TextIOWrapper:
+    # what ``toolhost run`` writes its transcript to: line-buffered (``InertDescriptors``)
+    return io.TextIOWrapper(io.BufferedWriter(raw), encoding="utf-8", line_buffering=True)
+
+
+def test_the_decision_lines_of_one_read_are_one_write() -> None:
+    # ``toolhost run`` keeps the lines while one read's decisions are answered inline
+    # (``PipeLines.hold_output``): 3 lines, 1 write holding all three; none kept after.
+    from toolhost.runner.output_failures import OutputWatch
+    from toolhost.runner.run import _flushes
+
+    raw = _Raw()
+    renderer = TextRenderer(_stdout(raw), io.StringIO(), color=False)
+    watch = OutputWatch(renderer)
+    hold = _flushes(renderer, watch)
+    assert hold is not None
+    hold(True)
+    for n in range(3):
+        watch.decision("mcp__s__t", DECISIONS[0], tool_use_id=f"u{n}")
+    assert raw.writes == []
+    hold(False)
+    assert len(raw.writes) == 1 and raw.writes[0].count(b"\n") == 3
+    hold(True)
+    hold(False)  # nothing printed: no write
+    watch.decision("mcp__s__t", DECISIONS[1], tool_use_id="u9")
+    assert len(raw.writes) == 2 and raw.writes[1].startswith(b"  #4 ")
+    # a release whose write fails loses its lines, said at the end like a decision's
+    failing = TextRenderer(_stdout(_Raw(fails=True)), io.StringIO(), color=False)
+    lost = OutputWatch(failing)
+    hold = _flushes(failing, lost)
+    assert hold is not None
+    hold(True)
+    lost.decision("mcp__s__t", DECISIONS[0], tool_use_id="u1")
+    lost.decision("mcp__s__t", DECISIONS[0], tool_use_id="u2")
+    hold(False)
+    assert lost.lost == 2 and lost.said() is not None
+    assert failing.held_lines == 0
+
+
+def test_lines_kept_for_a_read_wait_for_a_question_that_opened_in_it() -> None:
+    # the read's last line asked (its task ran eagerly inside the read): the kept decision
+    # lines are not written into the open question, they wait for its answer
+    raw = _Raw()
+    renderer = TextRenderer(_stdout(raw), io.StringIO(), color=False)
+    asking = [False]
+    renderer.hold_while = lambda: asking[0]
+    renderer.hold_flush(True)
+    renderer.decision("mcp__s__t", DECISIONS[0], tool_use_id="u1")
+    asking[0] = True
+    renderer.hold_flush(False)
+    assert raw.writes == []
+    asking[0] = False
+    renderer.decision("mcp__s__t", DECISIONS[1], tool_use_id="u2")
+    assert len(raw.writes) == 1
+    assert raw.writes[0].index(b"#1 ") < raw.writes[0].index(b"#2 ")

@@ -46,6 +46,9 @@ class PipeLines(SplitLines, asyncio.Protocol):
         self._lines = LineSplitter(max_line_bytes)
         self.max_line_bytes = max_line_bytes
         self.inline: InlineFn | None = None
+        # told True before a read's several lines are answered inline and False after: what
+        # they print can be flushed once for the read (``toolhost run``: the decision lines)
+        self.hold_output: Callable[[bool], None] | None = None
         self._transport: asyncio.ReadTransport | None = None
         self._waiter: asyncio.Future[None] | None = None
         self._queued = 0  # bytes in the queue (of whole lines)
@@ -78,11 +81,14 @@ class PipeLines(SplitLines, asyncio.Protocol):
         if idle and self.inline is not None and self._waiter is not None:
             # The session has taken every earlier line and waits: a line it can answer
             # now is answered now, in this turn of the loop, and never queued.
-            while ready:
-                line = ready[0]
-                if not isinstance(line, bytes) or not self._offer(line):
-                    break
-                ready.popleft()
+            if len(ready) > 1 and self.hold_output is not None:
+                self._hold(True)
+                try:
+                    self._answer()
+                finally:
+                    self._hold(False)
+            else:
+                self._answer()
         if not ready:
             self._queued = 0
             return
@@ -90,6 +96,21 @@ class PipeLines(SplitLines, asyncio.Protocol):
         if self._queued > PAUSE_BYTES and not self._paused and self._transport is not None:
             self._paused = True
             self._transport.pause_reading()
+
+    def _answer(self) -> None:
+        ready = self._lines.ready
+        while ready:
+            line = ready[0]
+            if not isinstance(line, bytes) or not self._offer(line):
+                break
+            ready.popleft()
+
+    def _hold(self, on: bool) -> None:
+        assert self.hold_output is not None
+        try:
+            self.hold_output(on)
+        except Exception:  # as in ``_offer``: never the pipe's end
+            log.exception("holding the output of a read failed")
 
     def _offer(self, line: bytes) -> bool:
         assert self.inline is not None

@@ -61,9 +61,11 @@ class OutputWatch:
         self.error: OSError | None = None  # the first failure that was not EPIPE
         self.lost = 0  # messages, decisions and closing lines not written because of it
 
-    def _noted(self, exc: OSError) -> None:
+    def note(self, exc: OSError, lines: int = 1) -> None:
+        """Count a transcript write that failed (``exc``) as ``lines`` lost, and keep the
+        first failure."""
         if not reader_left(exc):
-            self.lost += 1
+            self.lost += lines
             if self.error is None:
                 self.error = exc
 
@@ -71,7 +73,7 @@ class OutputWatch:
         try:
             self.inner.message(message)
         except OSError as exc:
-            self._noted(exc)
+            self.note(exc)
             raise
 
     def decision(self, tool_name: str, decision: Decision, *,
@@ -79,7 +81,7 @@ class OutputWatch:
         try:
             self.inner.decision(tool_name, decision, tool_use_id=tool_use_id)
         except OSError as exc:
-            self._noted(exc)
+            self.note(exc)
             raise
 
     def status(self, text: str) -> None:
@@ -89,7 +91,7 @@ class OutputWatch:
         try:
             self.inner.close()
         except OSError as exc:
-            self._noted(exc)
+            self.note(exc)
             raise
 
     def said(self) -> str | None:

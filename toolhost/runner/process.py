@@ -238,12 +238,14 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
                    manifests: bool = True,
                    redact: Callable[[str], str] = str,
                    started: Callable[[CliSession], None] | None = None,
+                   hold_output: Callable[[bool], None] | None = None,
                    ) -> AsyncIterator[CliSession]:
     """Start the CLI, serve it, ``initialize``; yield the session; stop everything after.
 
     ``redact`` hides secrets in the errors raised (they quote the CLI's stderr).
     ``started`` hears of the session as soon as the CLI runs, before ``initialize`` is
-    answered: a signal during start-up can ``abort`` it (the short grace) from then on."""
+    answered: a signal during start-up can ``abort`` it (the short grace) from then on.
+    ``hold_output`` is ``PipeLines.hold_output`` (a read's decision lines flushed once)."""
     # The CLI's stdout is a pipe of our own, read by ``PipeLines`` (the control session's
     # fast input: a permission request decided at once is answered as it arrives).
     read_fd, write_fd = os.pipe()
@@ -270,6 +272,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
     watchdog.opened(process.pid, run.run_id)
     assert process.stdin and process.stderr
     lines = await _CliLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
+    lines.hold_output = hold_output
     stderr = _Tail()
     send_results, receive_results = anyio.create_memory_object_stream[Mapping[str, Any]](
         KEPT_RESULTS)

@@ -187,6 +187,7 @@ class TextRenderer:
         # wait and progress lines are dropped: the question owns the terminal, and a line
         # printed into it would land after "Allow? ..." or erase it.
         self.hold_while: Callable[[], bool] | None = None
+        self._pending: list[str] | None = None  # lines kept by ``hold_flush``
         self._held: list[str] = []
         # Whether a Ctrl-C interrupted the turn now ending (``run_host`` sets it): its end
         # line says "interrupted", not "failed"
@@ -216,9 +217,35 @@ class TextRenderer:
         if held:
             self._held = []
             text = "".join(f"{line}\n" for line in held) + text
+        if self._pending is not None:  # one read's decisions: written together (hold_flush)
+            self._pending.append(text)
+            return
         # One write per line (print() writes the text and the newline apart), one flush.
         self.out.write(text + "\n")
         self.out.flush()
+
+    def hold_flush(self, on: bool) -> None:
+        """Keep the lines printed from now (``on``), or write what was kept in one write and
+        one flush and stop keeping. ``toolhost run`` keeps them while the decisions of one
+        read of the CLI's output are answered (the same turn of the event loop), so 32
+        decision lines make one ``write`` to stdout, not 32 (stdout is line-buffered there:
+        a flush held alone would not save one). A failed write raises ``OSError``; the lines
+        kept are dropped (``held_lines`` says how many before the release)."""
+        pending, self._pending = self._pending, [] if on else None
+        if on or not pending:
+            return
+        if self.hold_while is not None and self.hold_while():
+            # a question opened during the read (its eager task asked): the lines wait for
+            # its answer with the others, never printed into it
+            self._held.extend(pending)
+            return
+        self.out.write("".join(f"{line}\n" for line in pending))
+        self.out.flush()
+
+    @property
+    def held_lines(self) -> int:
+        """How many lines ``hold_flush`` keeps now."""
+        return len(self._pending) if self._pending else 0
 
     def _clear_status(self) -> None:
         if self._status_open:

@@ -231,7 +231,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                                             on_message=on_message,
                                             manifests=options.manifests,
                                             redact=redact,
-                                            started=signals.attach) as session:
+                                            started=signals.attach,
+                                            hold_output=_flushes(shown, output)) as session:
                             opened.append(session)
                             live.append(LiveHost(host, session.control, gate,
                                                  guard=permission.guard,
@@ -525,3 +526,19 @@ class Signals:
                                  tool_use_id=stopped.tool_use_id)
         except OSError as exc:  # the run is ending: said, never raised into the stop
             log.error("cannot write the audit log %s: %s", audit.path, exc)
+
+
+def _flushes(shown: Renderer, output: OutputWatch) -> Callable[[bool], None] | None:
+    """What holds the transcript's flush while one read's decisions are answered inline
+    (``PipeLines.hold_output``): a flush that fails is a lost line, as a decision's is."""
+    if not isinstance(shown, TextRenderer):
+        return None
+    text = shown
+
+    def hold(on: bool) -> None:
+        lines = text.held_lines
+        try:
+            text.hold_flush(on)
+        except OSError as exc:  # the screen went away: the answers were sent all the same
+            output.note(exc, lines)
+    return hold
