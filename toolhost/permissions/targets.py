@@ -20,7 +20,7 @@ import bisect
 import fnmatch
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -217,12 +217,15 @@ def check_target(pattern: NamePattern, index: ToolIndex) -> TargetProblem | None
                          f"did you mean 'mcp__{server}__{near}'?" if near else "")
 
 
-def tool_index(config: HostConfig, compiled: CompiledTools | None = None) -> ToolIndex:
+def tool_index(config: HostConfig, compiled: CompiledTools | None = None,
+               unsure: Collection[str] = ()) -> ToolIndex:
     """The tools rules may name: the config's (by server), external servers, built-ins.
 
     An imported server's (``mcp:``) tools are known only once it was started (``compiled``
     has them); offline it counts as external: only the names its config alone rules out (a
-    renamed or excluded tool) are reported."""
+    renamed or excluded tool) are reported. So is each server of ``unsure``: one the loader
+    already refused part of, whose tools are not all known (a rule naming its dropped tool
+    would be a second line about the same mistake)."""
     from toolhost.permissions.builtin_names import BUILTIN_TOOLS
 
     started = {name: tuple(t.name for t in tools)
@@ -233,7 +236,7 @@ def tool_index(config: HostConfig, compiled: CompiledTools | None = None) -> Too
         tools={name: started.get(name, tuple(s.tools)) for name, s in config.servers.items()},
         external=frozenset(n for n, s in config.servers.items()
                            if s.external is not None
-                           or (s.upstream is not None and n not in started)),
+                           or (s.upstream is not None and n not in started)) | set(unsure),
         builtins=BUILTIN_TOOLS, offline=_offline(config, set(started)))
 
 
