@@ -261,9 +261,10 @@ class _Reader:
                     "meant to be extended is checked with `toolhost validate --fragment`"))
             return
         version = doc.data["toolhost"]
-        said = [p for p in self.problems if p.file == doc.file and p.key_path == "toolhost"]
-        if version is None and said:  # `toolhost: !!binary MQ==`, `toolhost: 1e400`: the
-            self.version_problems += said  # reader's reason, not "version None"
+        said = [p for p in self.problems if p.file == doc.file and (
+            p.key_path == "toolhost" or p.key_path.startswith(("toolhost[", "toolhost.")))]
+        if said:  # `toolhost: !!binary MQ==`, `toolhost: 1e400`, an alias bomb: the reader's
+            self.version_problems += said  # reason, not "version None" nor its partial value
             return
         if type(version) is not int or version != FORMAT_VERSION:  # 1.0 and true too
             whole = isinstance(version, float) and version == FORMAT_VERSION
