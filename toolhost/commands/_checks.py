@@ -11,7 +11,8 @@ if TYPE_CHECKING:
     from toolhost.errors import Problem
 
 
-_SERVER = re.compile(r"servers\.([^.\[]+)")  # a problem's key path -> its server's name
+# a problem's key path -> its server's name, and its tool's when it is inside one
+_SERVER = re.compile(r"servers\.([^.\[]+)(?:\.tools\.([^.\[]+))?")
 
 
 class Checked(NamedTuple):
@@ -33,9 +34,7 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
     from toolhost.permissions.authoring import review_rules
     from toolhost.permissions.unanswered import unanswered_note
 
-    # a server the loader refused part of (a key of the wrong type drops its tool): a rule
-    # naming what it would have had is no second problem
-    unsure = {m.group(1) for p in errors if (m := _SERVER.match(p.key_path))}
+    unsure = _unsure(config, errors)
     errors = list(errors)
     compiled = None
     tools = None
@@ -82,6 +81,23 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
 
     return Checked(sorted(redacted(config, dict.fromkeys(errors)), key=key),
                    sorted(redacted(config, dict.fromkeys(warnings)), key=key), tools)
+
+
+def _unsure(config: HostConfig, loaded: list[Problem]) -> set[str]:
+    """What the loader refused part of, so a rule naming it is no second problem: each tool
+    with a problem (``S.T``: a wrong key can drop it), and each server left with no tools
+    (``S``: its ``tools`` or the whole server was of the wrong type)."""
+    out: set[str] = set()
+    for problem in loaded:
+        found = _SERVER.match(problem.key_path)
+        if found is None:
+            continue
+        server, tool = found.groups()
+        if tool is not None:
+            out.add(f"{server}.{tool}")
+        elif server not in config.servers or not config.servers[server].tools:
+            out.add(server)
+    return out
 
 
 # a key path inside a tool's schema -> the schema's own path

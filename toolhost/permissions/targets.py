@@ -223,20 +223,25 @@ def tool_index(config: HostConfig, compiled: CompiledTools | None = None,
 
     An imported server's (``mcp:``) tools are known only once it was started (``compiled``
     has them); offline it counts as external: only the names its config alone rules out (a
-    renamed or excluded tool) are reported. So is each server of ``unsure``: one the loader
-    already refused part of, whose tools are not all known (a rule naming its dropped tool
-    would be a second line about the same mistake)."""
+    renamed or excluded tool) are reported. ``unsure``: what the loader refused part of, so
+    that a rule naming it is no second line about the same mistake: a tool (``S.T``, which a
+    wrong key may have dropped) counts as declared, a server (``S``) as external."""
     from toolhost.permissions.builtin_names import BUILTIN_TOOLS
 
     started = {name: tuple(t.name for t in tools)
                for name, tools in (compiled.servers.items() if compiled else ())
                if config.servers.get(name) is not None
                and config.servers[name].upstream is not None and tools}
+    tools = {name: started.get(name, tuple(s.tools)) for name, s in config.servers.items()}
+    for server, _, tool in (u.partition(".") for u in sorted(unsure) if "." in u):
+        if server in tools and tool not in tools[server]:
+            tools[server] = (*tools[server], tool)
     return ToolIndex(
-        tools={name: started.get(name, tuple(s.tools)) for name, s in config.servers.items()},
+        tools=tools,
         external=frozenset(n for n, s in config.servers.items()
                            if s.external is not None
-                           or (s.upstream is not None and n not in started)) | set(unsure),
+                           or (s.upstream is not None and n not in started))
+        | {u for u in unsure if "." not in u},
         builtins=BUILTIN_TOOLS, offline=_offline(config, set(started)))
 
 
