@@ -187,3 +187,15 @@ def test_rare_forms_start_candidates_with_fewer_characters() -> None:
     # and each is still hidden whole
     for form in rare[:20]:
         assert redactor.redact(f"x {form} y") == f"x {MASK} y", form
+
+
+def test_a_long_secret_is_not_spelled_in_base58(monkeypatch: pytest.MonkeyPatch) -> None:
+    # base58 is one big number: its cost grows with the square of the length (a 200,000-
+    # character token in a config held `validate` for a minute); a key or hash is short
+    from toolhost import redaction_forms
+
+    calls = _counted(monkeypatch, redaction_forms, "_b58encode")
+    short, long = "k" * 40, "k" * (redaction_forms._B58_MAX + 1)
+    assert redaction_forms._b58encode(short.encode()) in redaction_forms.rare_forms(short)
+    redaction_forms.rare_forms(long)
+    assert calls[0] == 2  # the short one's (and the check's own), not the long one's

@@ -164,7 +164,8 @@ def rare_forms(secret: str) -> set[str]:
         # base85 or uuencode of its base64 or hex (``base64 | basenc --z85``)
         for encoded in (base64.b64encode(raw), raw.hex().encode("ascii")):
             found |= _base85_cores(encoded) | _uu_cores(encoded)
-    found.add(_b58encode(raw))  # base58 (Bitcoin's alphabet): the whole of it
+    if len(raw) <= _B58_MAX:  # base58 (Bitcoin's alphabet): the whole of it
+        found.add(_b58encode(raw))
     return {f for f in found if len(f) >= MIN_FORM} - {secret}
 
 
@@ -177,6 +178,9 @@ def _b58encode(raw: bytes) -> str:
     return "1" * (len(raw) - len(raw.lstrip(b"\0"))) + out
 
 
+# base58 is one big number: its cost grows with the square of the length (a 200,000-character
+# token held `validate` for a minute). It spells keys and hashes of tens of bytes.
+_B58_MAX = 1024
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 

@@ -84,6 +84,17 @@ CASES: dict[str, tuple[str, str]] = {
                         "invalid regular expression"),
     "pattern-key.yaml": (_schema("patternProperties:", "  '(a)\\1': {type: string}"),
                          "pattern '(a)\\\\1' cannot be used"),
+    # one mistake is one line: these said it twice, or in Python's words, or at the owner
+    "json-form.yaml": (HEAD + "servers:\n  h:\n    tools:\n      t: {http: {url: "
+                       "'http://127.0.0.1:9/x', method: POST, json: {a: 1}, form: {b: c}}}\n",
+                       ":5:11: servers.h.tools.t.http: 'json' and 'form' cannot be given "
+                       "together (keep one of them)"),
+    "complete-time.toml": ("toolhost = 1\n[servers.r.prompts.p]\ntemplate = 'x'\n"
+                           "arguments.a.complete = 07:32:00\n",
+                           ":4:1: servers.r.prompts.p.arguments.a.complete: '07:32:00' is "
+                           "not 'module:function'"),
+    "extends-int.toml": ("toolhost = 1\nextends = [7]\n", ": extends[0]: extends: expected "
+                         "a path string or {repo, rev, path}, got an integer"),
     "output-ref.yaml": (HEAD + TOOL.replace(", '{{ p }}'", "") + "        output_schema: {type: "
                         "object, properties: {a: {$ref: 'http://127.0.0.1:9/x'}}}\n",
                         "servers.s.tools.t.output_schema: outputSchema cannot be used: $ref"),
@@ -287,3 +298,17 @@ def test_a_type_list_of_20000_wrong_names_is_three_searches_at_most(
         "object, null (did you mean 'string'?)",
         "unknown type '1', expected one of string, integer, number, boolean, array, object, "
         "null"]
+
+
+def test_an_alias_bomb_as_the_version_is_named_as_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the version is reported alone: it was "unsupported format version [['x', ...", the
+    # bomb's partial value, not why the reader stopped
+    monkeypatch.setenv("TOOLHOST_MAX_YAML_ALIAS_NODES", "50")
+    path = tmp_path / "v.yaml"
+    path.write_text("toolhost: [&a [x, x, x, x], &b [*a, *a, *a, *a], &c [*b, *b, *b, *b]]\n")
+    assert main(["validate", "--no-layers", str(path)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{path}:1:") and "toolhost[" in lines[0] \
+        and "YAML aliases expand to more than 50 nodes" in lines[0], lines

@@ -3,11 +3,16 @@ refuses, ``lock`` refuses too (a lock pins a config that works, not one that onl
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
     from toolhost.errors import Problem
+
+
+# a problem's key path -> its server's name, and its tool's when it is inside one
+_SERVER = re.compile(r"servers\.([^.\[]+)(?:\.tools\.([^.\[]+))?")
 
 
 class Checked(NamedTuple):
@@ -29,19 +34,22 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
     from toolhost.permissions.authoring import review_rules
     from toolhost.permissions.unanswered import unanswered_note
 
+    unsure = _unsure(config, errors)
     errors = list(errors)
     compiled = None
     tools = None
     if compile_tools:
+        loaded = len(errors)
         compiled = compile_config(config, problems=errors, connect=connect)
         tools = sum(len(found) for found in compiled.servers.values())
+        errors[loaded:] = _not_said(errors[:loaded], errors[loaded:])
     pending = _pending(config, compiled)
     if compiled is not None:  # said after the verdict, with the other notes
         from toolhost.backends.notes import python_description_notes
 
         pending += python_description_notes(config, compiled)
     try:
-        findings = review_rules(config, compiled)
+        findings = review_rules(config, compiled, unsure=unsure)
     finally:
         if compiled is not None:
             close(compiled)
@@ -73,6 +81,37 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
 
     return Checked(sorted(redacted(config, dict.fromkeys(errors)), key=key),
                    sorted(redacted(config, dict.fromkeys(warnings)), key=key), tools)
+
+
+def _unsure(config: HostConfig, loaded: list[Problem]) -> set[str]:
+    """What the loader refused part of, so a rule naming it is no second problem: each tool
+    with a problem (``S.T``: a wrong key can drop it), and each server left with no tools
+    (``S``: its ``tools`` or the whole server was of the wrong type)."""
+    out: set[str] = set()
+    for problem in loaded:
+        found = _SERVER.match(problem.key_path)
+        if found is None:
+            continue
+        server, tool = found.groups()
+        if tool is not None:
+            out.add(f"{server}.{tool}")
+        elif server not in config.servers or not config.servers[server].tools:
+            out.add(server)
+    return out
+
+
+# a key path inside a tool's schema -> the schema's own path
+_IN_SCHEMA = re.compile(r"(servers\.[^.\[]+\.(?:tools|resources)\.[^.\[]+\."
+                        r"(?:params|input_schema|output_schema))[.\[]")
+
+
+def _not_said(loaded: list[Problem], found: list[Problem]) -> list[Problem]:
+    """``found`` (the compiler's problems) without those about a tool's schema as a whole
+    (``params: inputSchema is not a valid JSON Schema at properties/p/enum``) when the loader
+    already named a key inside it (``params.p.enum: expected a list``): one mistake, one
+    line."""
+    said = {m.group(1) for p in loaded if (m := _IN_SCHEMA.match(p.key_path))}
+    return [p for p in found if p.key_path not in said]
 
 
 def _pending(config: HostConfig, compiled: Any) -> list[Problem]:

@@ -112,7 +112,12 @@ class BackendChecker:
             block = {shorthand: block}
         before = len(check.problems)
         proven = self._proven(kind, block)
+        said: set[tuple[Any, ...]] = set()
         for error in () if proven else self.validator(kind).iter_errors(block):
+            at = tuple(error.absolute_path)
+            if at in said and error.validator not in ("required", "additionalProperties"):
+                continue  # `2.5` for an integer >= 1: "expected integer", not a bound too
+            said.add(at)
             self._report(check, here, error, shorthand)
         if name in ("command", "http"):
             for where, value in _float_values(block, here, shorthand, name):
@@ -172,6 +177,11 @@ class BackendChecker:
             check.problem(where, f"expected a list of at least {least} element"
                           f"{'' if least == 1 else 's'}, got {got}",
                           "argv needs at least the program" if argv else "")
+        elif error.validator == "not" and isinstance(error.validator_value, dict) \
+                and isinstance(error.validator_value.get("required"), list):
+            keys = [f"'{k}'" for k in error.validator_value["required"]]  # json and form
+            check.problem(where, f"{' and '.join(keys)} cannot be given together",
+                          "keep one of them")
         elif error.validator in _BOUNDS:
             # jsonschema's own message repeats the value: 4,000 digits of it, maybe
             check.problem(where, f"must be {_BOUNDS[error.validator]} "

@@ -102,6 +102,8 @@ def _resource(check: Checker, data: Mapping[str, Any], path: Path, server: str, 
                                                 "file" if kind == "file" else "directory"),
                               **common)
     if uri is None:
+        if "uri" in data:  # written, of the wrong type: said at its line already
+            return None
         check.problem(path, "a resource needs 'file', 'directory', or a 'uri' template with a "
                       "backend (python, command or http)")
         return None
@@ -170,12 +172,16 @@ def _complete_map(check: Checker, data: Mapping[str, Any], path: Path,
     return out
 
 
+_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+_IMPORT_PATH = re.compile(f"{_DOTTED}:{_DOTTED}")  # as the python backend's `function`
+
+
 def _complete_source(check: Checker, value: Any, path: Path) -> tuple[str, ...] | str | None:
     """A list of strings, or "module:function"."""
     if isinstance(value, str):
-        if ":" not in value:
-            check.problem(path, f"{value!r} is not 'module:function'",
-                          "or give a list of values")
+        if not _IMPORT_PATH.fullmatch(value):  # `07:32:00` (a TOML time's text) too: here,
+            check.problem(path, f"{cut(value, 200)!r} is not 'module:function'",  # not at
+                          "or give a list of values")  # the import, located at the owner
             return None
         return value
     if isinstance(value, list) and all(isinstance(v, (str, int, float)) and

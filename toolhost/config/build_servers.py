@@ -69,7 +69,8 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
         external = _external(check, data, path)
         tools = {} if external is not None or imported else _tools(check, data, path, name,
                                                                    kinds)
-        defaults = _defaults(check, data, path)
+        own = _own_keys(data)
+        defaults = _defaults(check, own, path)
         if "openapi" in data and "mcp" not in data:  # operations become http tools here
             from toolhost.gateway.openapi_spec import build_openapi
 
@@ -77,11 +78,11 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
             tools, defaults = generated.tools, generated.defaults
         resources: dict[str, Any] = {}
         prompts: dict[str, Any] = {}
-        if "resources" in data or "prompts" in data:  # their model loads with the first
+        if "resources" in own or "prompts" in own:  # their model loads with the first
             from toolhost.config.build_content import build_prompts, build_resources
 
-            resources = build_resources(check, data, path, name, kinds)
-            prompts = build_prompts(check, data, path, name)
+            resources = build_resources(check, own, path, name, kinds)
+            prompts = build_prompts(check, own, path, name)
         if external is not None and (resources or prompts):
             check.problem(path, "an external server offers its own resources and prompts "
                           "(remove 'resources'/'prompts' or 'external')")
@@ -117,6 +118,21 @@ def _jinja_written(text: str | None, spans: tuple[tuple[int, int], ...]
     for start, end in spans:
         masked[max(start, 0):max(end, 0)] = " " * len(masked[max(start, 0):max(end, 0)])
     return re.search(r"\{[{%#]", "".join(masked))
+
+
+def _own_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without the keys its kind of server does not have: an imported server's
+    ``env: null`` is one line ("unknown key", said by its own check), not a type error too."""
+    keys: tuple[str, ...]
+    if "mcp" in data and "openapi" not in data:
+        from toolhost.gateway.spec import UPSTREAM_SERVER_KEYS
+        keys = UPSTREAM_SERVER_KEYS
+    elif "openapi" in data and "mcp" not in data:
+        from toolhost.gateway.openapi_spec import OPENAPI_SERVER_KEYS
+        keys = OPENAPI_SERVER_KEYS
+    else:
+        return data
+    return {k: v for k, v in data.items() if k in keys}
 
 
 def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefaults:

@@ -261,9 +261,10 @@ class _Reader:
                     "meant to be extended is checked with `toolhost validate --fragment`"))
             return
         version = doc.data["toolhost"]
-        said = [p for p in self.problems if p.file == doc.file and p.key_path == "toolhost"]
-        if version is None and said:  # `toolhost: !!binary MQ==`, `toolhost: 1e400`: the
-            self.version_problems += said  # reader's reason, not "version None"
+        said = [p for p in self.problems if p.file == doc.file and (
+            p.key_path == "toolhost" or p.key_path.startswith(("toolhost[", "toolhost.")))]
+        if said:  # `toolhost: !!binary MQ==`, `toolhost: 1e400`, an alias bomb: the reader's
+            self.version_problems += said  # reason, not "version None" nor its partial value
             return
         if type(version) is not int or version != FORMAT_VERSION:  # 1.0 and true too
             whole = isinstance(version, float) and version == FORMAT_VERSION
@@ -273,6 +274,11 @@ class _Reader:
                 mark.line, mark.column, "toolhost", f"write 'toolhost: {FORMAT_VERSION}'"))
 
     def _extends(self, doc: Doc, entries: Any, layer: str, chain: tuple[str, ...]) -> None:
+        # what the reader refused there (a tag, `0755`, NaN: read as null) it said already
+        said = {p.key_path for p in self.problems if p.file == doc.file
+                and p.key_path.startswith("extends") and p.key_path[7:8] in ("", "[", ".")}
+        if "extends" in said:
+            return
         if not isinstance(entries, list):
             mark = doc.marks.get(("extends",), Mark(doc.file))
             self.problems.append(Problem("expected a list of files", doc.file, mark.line,
@@ -282,6 +288,9 @@ class _Reader:
         base_dir = Path(doc.file).parent
         for index, entry in enumerate(entries):
             key = ("extends", index)
+            if said and any(k == f"extends[{index}]" or k.startswith(
+                    (f"extends[{index}].", f"extends[{index}][")) for k in said):
+                continue
             origin = doc.marks.get(key, Mark(doc.file)).origin(key)
             self.entries += 1
             if self.entries > MAX_EXTENDS_ENTRIES:  # each costs a resolve and realpaths

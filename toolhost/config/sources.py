@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from toolhost.config.checks import describe
 from toolhost.config.limits import read_bounded
 from toolhost.config.model import Origin
 from toolhost.config.repotree import escapes
@@ -111,7 +112,7 @@ def resolve_extends(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
             raise _problem(origin, "extends: git entries need the git source "
                            "(toolhost.config.gitrepos), which is not available")
         got = ("a mapping without `repo` (a git entry is {repo: URL, rev: TAG, path: "
-               "FILE})" if form == "dict" else form)
+               "FILE})" if form == "dict" else describe(entry))
         raise _problem(origin, f"extends: expected a path string or {{repo, rev, path}}, "
                        f"got {got}")
     return resolver(entry, base_dir=base_dir, origin=origin)

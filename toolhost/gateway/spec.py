@@ -83,9 +83,10 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
         return None
     command: tuple[str, ...] = ()
     if has_command:
+        before = len(check.problems)
         argv = check.str_list(block, here, "command")
         if not argv or not argv[0]:
-            if argv is not None:
+            if argv is not None and len(check.problems) == before:  # (else said at its item)
                 check.problem((*here, "command"), "the command needs a program")
             return None
         nul = [index for index, item in enumerate(argv) if "\0" in item]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING
 
 from toolhost.config.model import HostConfig, Origin, RuleConfig
@@ -40,10 +40,11 @@ _LINT_CODES = ("duplicate", "shadowed", "broad-allow")  # the others: see check_
 
 
 class _Review:
-    def __init__(self, config: HostConfig, tools: CompiledTools | None, cwd: str) -> None:
+    def __init__(self, config: HostConfig, tools: CompiledTools | None, cwd: str,
+                 unsure: Collection[str] = ()) -> None:
         self.config = config
         self.cwd = cwd
-        self.index = tool_index(config, tools)
+        self.index = tool_index(config, tools, unsure)
         self.renames = renames(config)
         self.schemas: dict[str, Mapping[str, object]] = {}
         if tools is not None:
@@ -404,14 +405,15 @@ def _hint(message: str, tool: str) -> str:
 
 
 def review_rules(config: HostConfig, tools: CompiledTools | None = None, *,
-                 cwd: str | None = None) -> list[Finding]:
+                 cwd: str | None = None, unsure: Collection[str] = ()) -> list[Finding]:
     """Errors and warnings about ``config``'s rules, each with the rule's file:line.
 
     ``tools`` (the compiled tools, possibly only those that compiled) gives the inputSchemas
     rules are checked against; without it only built-in tools' arguments are checked.
+    ``unsure``: servers the loader refused part of; any tool name of theirs is accepted.
     """
     base = os.path.abspath(cwd or config.run.cwd or os.getcwd())
-    review = _Review(config, tools, base)
+    review = _Review(config, tools, base, unsure)
     compiled = [c for rule in config.permissions.rules if (c := review.rule(rule)) is not None]
     policy = CompiledPolicy(compiled, default=config.permissions.default,
                             tool_names=review.index.wire_names)

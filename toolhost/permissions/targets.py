@@ -20,7 +20,7 @@ import bisect
 import fnmatch
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -217,23 +217,31 @@ def check_target(pattern: NamePattern, index: ToolIndex) -> TargetProblem | None
                          f"did you mean 'mcp__{server}__{near}'?" if near else "")
 
 
-def tool_index(config: HostConfig, compiled: CompiledTools | None = None) -> ToolIndex:
+def tool_index(config: HostConfig, compiled: CompiledTools | None = None,
+               unsure: Collection[str] = ()) -> ToolIndex:
     """The tools rules may name: the config's (by server), external servers, built-ins.
 
     An imported server's (``mcp:``) tools are known only once it was started (``compiled``
     has them); offline it counts as external: only the names its config alone rules out (a
-    renamed or excluded tool) are reported."""
+    renamed or excluded tool) are reported. ``unsure``: what the loader refused part of, so
+    that a rule naming it is no second line about the same mistake: a tool (``S.T``, which a
+    wrong key may have dropped) counts as declared, a server (``S``) as external."""
     from toolhost.permissions.builtin_names import BUILTIN_TOOLS
 
     started = {name: tuple(t.name for t in tools)
                for name, tools in (compiled.servers.items() if compiled else ())
                if config.servers.get(name) is not None
                and config.servers[name].upstream is not None and tools}
+    tools = {name: started.get(name, tuple(s.tools)) for name, s in config.servers.items()}
+    for server, _, tool in (u.partition(".") for u in sorted(unsure) if "." in u):
+        if server in tools and tool not in tools[server]:
+            tools[server] = (*tools[server], tool)
     return ToolIndex(
-        tools={name: started.get(name, tuple(s.tools)) for name, s in config.servers.items()},
+        tools=tools,
         external=frozenset(n for n, s in config.servers.items()
                            if s.external is not None
-                           or (s.upstream is not None and n not in started)),
+                           or (s.upstream is not None and n not in started))
+        | {u for u in unsure if "." not in u},
         builtins=BUILTIN_TOOLS, offline=_offline(config, set(started)))
 
 
