@@ -26,7 +26,13 @@ NOT_PROVABLE = [
     "uv run pytest", "uv sync", "uv --directory x run pytest", "poetry run pytest -q",
     "poetry install", "pdm run test", "hatch run test", "composer test", "composer install",
     "pixi run test", "cargo xtask dist", "cargo make ci", "cargo-make make", "deno task rm",
-    "lerna run build", "lerna exec -- npm test",
+    "lerna run build", "lerna exec -- npm test", "cmake -S . -B b", "cmake .",
+    "cmake -P x.cmake", "meson setup b", "mise run build", "rye run t", "pipenv run t",
+    "go generate ./...",
+    # the runner as a module or a package's bin
+    "python -m tox", "python3 -m nox -s x", "python3.12 -minvoke build", "python -m pdm run t",
+    "yarn nx build", "pnpm turbo build", "pnpm exec nx build", "npm exec turbo run build",
+    "bunx turbo build", "uvx tox", "pipx run nox",
     # past wrappers, in a substitution, behind another runner
     "sudo just x", "timeout 60 tox", "env A=1 ./gradlew build", "echo $(just x)",
     "bundle exec rake db", "npx turbo run build", "ls && just x", "nice -n 5 mvn test",
@@ -34,7 +40,9 @@ NOT_PROVABLE = [
 STILL_PROVABLE = [
     "just --version", "tox --help", "mvn --version", "uv pip list", "uv --version",
     "poetry show", "cargo build", "cargo test", "deno fmt", "cmake -E echo hi", "ls task",
-    "echo just", "justify x", "git log --grep=tox", "pixi add x",
+    "echo just", "justify x", "git log --grep=tox", "pixi add x", "cmake -E echo hi",
+    "sudo cmake --version", "yarn add nx", "python3 -m http.server", "python3 tox.py",
+    "go build ./...",
 ]
 
 
@@ -68,3 +76,25 @@ def test_ninja_really_runs_what_its_file_says(tmp_path: Path) -> None:
     assert decide(tmp_path, "ninja", GUARDED) == "deny"
     subprocess.run(["ninja"], cwd=tmp_path, check=True, capture_output=True, timeout=30)
     assert (tmp_path / "ran").exists()
+
+
+@pytest.mark.parametrize(("rules", "flagged"), [
+    ([("allow", "Bash(just:*)"), ("deny", "Bash(rm:*)")], ["Bash(just:*)"]),
+    ([("allow", "Bash(uv run pytest)"), ("ask", "Bash(curl:*)")], ["Bash(uv run pytest)"]),
+    ([("allow", "Bash(./gradlew build:*)"), ("deny", "Bash(rm:*)")], ["Bash(./gradlew build:*)"]),
+    ([("allow", "Bash(just:*)")], []),  # (no deny or ask rule: it allows)
+    ([("allow", "Bash(uv pip list)"), ("deny", "Bash(rm:*)")], []),
+    ([("allow", "Bash(just --version)"), ("deny", "Bash(rm:*)")], []),
+])
+def test_lint_flags_an_allow_of_a_task_runner_under_a_deny_or_ask_rule(
+        rules: list[tuple[str, str]], flagged: list[str]) -> None:
+    from toolhost.config.model import PermissionsConfig, RuleConfig
+    from toolhost.permissions import compile_policy, lint_policy
+
+    policy = compile_policy(PermissionsConfig(
+        rules=[RuleConfig(effect=e, tool=t) for e, t in rules], default="ask"), cwd="/")
+    found = [f.rule for f in lint_policy(policy) if f.code == "never-allows"]
+    assert found == flagged
+    for rule in flagged:  # (and the engine agrees: what it names is not allowed)
+        command = rule[5:-1].replace(":*", "")
+        assert policy.decide("Bash", {"command": command}).behavior != "allow"

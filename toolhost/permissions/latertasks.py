@@ -19,7 +19,7 @@ from toolhost.permissions.content import command_forms
 from toolhost.permissions.later_judge import Judge
 from toolhost.permissions.shell import ParsedCommand
 
-__all__ = ["TASK_RUNNERS", "looks_like_tasks", "tasks_reason"]
+__all__ = ["TASK_RUNNERS", "looks_like_tasks", "rule_runner", "tasks_reason"]
 
 _ANY = frozenset({""})  # every use of the program runs the project's tasks
 # program -> the subcommands that run (or build, and so run) what the project's files say
@@ -29,19 +29,33 @@ TASK_RUNNERS: dict[str, frozenset[str]] = {
         "poe", "gradle", "gradlew", "mvn", "mvnw", "mvnd", "ant", "sbt", "lein", "mix",
         "gulp", "grunt", "jake", "mage", "scons", "waf", "ninja", "samu", "bazel",
         "bazelisk", "buck", "buck2", "pants", "earthly", "moon", "rush", "lerna",
-        "cargo-make", "makers", "cake", "composer", "hatch", "pdm", "doit", "pynt"), _ANY),
+        "cargo-make", "makers", "cake", "composer", "hatch", "pdm", "doit", "pynt", "meson",
+        "poethepoet"), _ANY),
     "pixi": frozenset({"run"}),
     "uv": frozenset({"run", "sync", "build"}),
     "poetry": frozenset({"run", "install", "build", "sync"}),
     "cargo": frozenset({"make", "xtask"}),
     "deno": frozenset({"task"}),
-    "cmake": frozenset({"--build", "--workflow"}),
-    "meson": frozenset({"compile", "test", "install", "dist"}),
+    "cmake": _ANY,  # (configuring runs CMakeLists.txt's execute_process; -E is a tool)
+    "rye": frozenset({"run", "sync", "build"}),
+    "pipenv": frozenset({"run", "install", "sync"}),  # (Pipfile's [scripts])
+    "mise": frozenset({"run", "r", "tasks", "watch"}),
+    "go": frozenset({"generate"}),  # (the //go:generate lines of the project's sources)
     "ctest": _ANY,
 }
 # what reads no task of the project's: the runner's version or help, alone
 _INFO = frozenset({"--version", "--help"})
-_NAMES = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, TASK_RUNNERS), key=len,
+# python -m MODULE: the runner that module is
+_MODULES = {"tox": "tox", "nox": "nox", "invoke": "invoke", "poethepoet": "poe", "pdm": "pdm",
+            "hatch": "hatch", "poetry": "poetry", "uv": "uv", "SCons": "scons", "doit": "doit",
+            "pipenv": "pipenv", "mesonbuild.mesonmain": "meson", "ninja": "ninja",
+            "cmake": "cmake"}
+_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
+# a JavaScript package manager runs a package's bin by its name (`yarn nx build`, `pnpm
+# turbo x`, `pnpm exec nx`): the word after it or after its run/exec word
+_JS = frozenset({"yarn", "yarnpkg", "pnpm", "bun", "npm"})
+_JS_RUN = frozenset({"run", "exec", "dlx", "x"})
+_NAMES = re.compile(r"(?:\b|(?<=-m))(?:" + "|".join(sorted(map(re.escape, TASK_RUNNERS), key=len,
                                                 reverse=True)) + r")\b")
 
 
@@ -57,14 +71,62 @@ def tasks_reason(parsed: ParsedCommand, judge: Judge) -> str | None:
         return None
     for words in parsed.words + parsed.nested_words:
         values = tuple(w.value for w in words)
-        if not any(v.rsplit("/", 1)[-1] in TASK_RUNNERS for v in values):
+        if not looks_like_tasks(" ".join(values)):
             continue
-        for form in command_forms(values):
-            name = form[0].rsplit("/", 1)[-1] if form else ""
+        forms = [_as_runner(f) for f in command_forms(values) if f]
+        # (the forms also drop words that may be options' values, `cmake -E echo` read as
+        # `cmake echo` too: a runner is spared only by its form as written, wrappers off)
+        spared = {f[0].rsplit("/", 1)[-1] for f in forms if _spared(f) and (
+            f == values[len(values) - len(f):])}
+        for form in forms:
+            name = form[0].rsplit("/", 1)[-1]
             subs = TASK_RUNNERS.get(name)
-            if subs is None or (form[1:] and set(form[1:]) <= _INFO):
+            if subs is None or name in spared:
                 continue
             if subs is _ANY or set(form[1:]) & subs:
                 return (f"it runs {name}, whose tasks come from the project's files (an "
                         "earlier call may have written them), which are not read here")
     return None
+
+
+def _spared(form: tuple[str, ...]) -> bool:
+    """Whether the runner reads no task: its ``--version``/``--help`` alone, ``cmake -E``."""
+    return (bool(form[1:]) and set(form[1:]) <= _INFO) or (
+        form[0].rsplit("/", 1)[-1] == "cmake" and form[1:2] == ("-E",))
+
+
+def _as_runner(form: tuple[str, ...]) -> tuple[str, ...]:
+    """``python -m tox ARGS`` as ``tox ARGS``, ``yarn nx ARGS`` as ``nx ARGS`` (the form as
+    it is when it runs no runner so)."""
+    name = form[0].rsplit("/", 1)[-1] if form else ""
+    if _PYTHON.fullmatch(name):
+        for k, word in enumerate(form[1:], 1):
+            module = form[k + 1] if word == "-m" and k + 1 < len(form) else (
+                word[2:] if word.startswith("-m") and len(word) > 2 else None)
+            if module is not None:
+                runner = _MODULES.get(module)
+                return (runner, *form[k + 2 - (word != "-m"):]) if runner else form
+            if not word.startswith("-"):
+                return form  # (a script file)
+    if name in _JS:
+        words = [w for w in form[1:] if not w.startswith("-")][:2]
+        if words and words[0] in _JS_RUN:
+            words = words[1:]
+        if words and words[0] in TASK_RUNNERS:
+            return form[form.index(words[0], 1):]
+    return form
+
+
+def rule_runner(spec: str) -> str | None:
+    """The task runner a Bash rule's command (``just:*``, ``uv run pytest``) names, whose
+    tasks this module does not read (None: none): under a deny or ask Bash rule, an allow
+    rule naming it never allows (lint's ``never-allows``)."""
+    words = spec.replace(":*", " ").split()
+    if not words:
+        return None
+    form = _as_runner(tuple(words))
+    name = form[0].rsplit("/", 1)[-1]
+    subs = TASK_RUNNERS.get(name)
+    if subs is None or _spared(form) or not (subs is _ANY or set(form[1:]) & subs):
+        return None
+    return name
