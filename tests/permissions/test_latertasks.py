@@ -31,6 +31,7 @@ NOT_PROVABLE = [
     "go generate ./...",
     # the runner as a module or a package's bin
     "python -m tox", "python3 -m nox -s x", "python3.12 -minvoke build", "python -m pdm run t",
+    "python -m SCons", "python3 -X dev -m tox", "python3 -W ignore -m nox",
     "yarn nx build", "pnpm turbo build", "pnpm exec nx build", "npm exec turbo run build",
     "bunx turbo build", "uvx tox", "pipx run nox",
     # past wrappers, in a substitution, behind another runner

@@ -51,12 +51,14 @@ _MODULES = {"tox": "tox", "nox": "nox", "invoke": "invoke", "poethepoet": "poe",
             "pipenv": "pipenv", "mesonbuild.mesonmain": "meson", "ninja": "ninja",
             "cmake": "cmake"}
 _PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
+_PYTHON_VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})  # (python -X dev -m tox)
+_NAMES = re.compile(r"(?:\b|(?<=-m))(?:" + "|".join(sorted(
+    map(re.escape, {*TASK_RUNNERS, *_MODULES}), key=len, reverse=True)) + r")\b")
 # a JavaScript package manager runs a package's bin by its name (`yarn nx build`, `pnpm
 # turbo x`, `pnpm exec nx`): the word after it or after its run/exec word
 _JS = frozenset({"yarn", "yarnpkg", "pnpm", "bun", "npm"})
 _JS_RUN = frozenset({"run", "exec", "dlx", "x"})
-_NAMES = re.compile(r"(?:\b|(?<=-m))(?:" + "|".join(sorted(map(re.escape, TASK_RUNNERS), key=len,
-                                                reverse=True)) + r")\b")
+
 
 
 def looks_like_tasks(text: str) -> bool:
@@ -101,6 +103,8 @@ def _as_runner(form: tuple[str, ...]) -> tuple[str, ...]:
     name = form[0].rsplit("/", 1)[-1] if form else ""
     if _PYTHON.fullmatch(name):
         for k, word in enumerate(form[1:], 1):
+            if form[k - 1] in _PYTHON_VALUED:
+                continue  # (an option's value)
             module = form[k + 1] if word == "-m" and k + 1 < len(form) else (
                 word[2:] if word.startswith("-m") and len(word) > 2 else None)
             if module is not None:
