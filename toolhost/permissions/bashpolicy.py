@@ -24,7 +24,7 @@ from toolhost.permissions.expr import ExprError
 from toolhost.permissions.handed import handed_reason
 from toolhost.permissions.inline_run import inline_run_reason
 from toolhost.permissions.later_words import later_words_reason
-from toolhost.permissions.latertasks import looks_like_tasks, tasks_reason
+from toolhost.permissions.latertasks import may_name_tasks, tasks_reason
 from toolhost.permissions.runlater import quick, run_later_path, run_later_reason
 from toolhost.permissions.selfrun import self_run_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
@@ -108,7 +108,7 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.laterpackage import scripts_reason
 
             reason = scripts_reason(parsed, command, cwd, judge, unprovable)
-        if reason is None and judge is not None and looks_like_tasks(seen):
+        if reason is None and judge is not None and may_name_tasks(seen):
             reason = tasks_reason(parsed, judge)  # round 24: just, task, tox, gradle...
         if reason is None and cwd is not None and _brings(seen):
             from toolhost.permissions.latergit import brought_later

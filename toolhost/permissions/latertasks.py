@@ -19,7 +19,7 @@ from toolhost.permissions.content import command_forms
 from toolhost.permissions.later_judge import Judge
 from toolhost.permissions.shell import ParsedCommand
 
-__all__ = ["TASK_RUNNERS", "looks_like_tasks", "rule_runner", "tasks_reason"]
+__all__ = ["TASK_RUNNERS", "may_name_tasks", "rule_runner", "tasks_reason"]
 
 _ANY = frozenset({""})  # every use of the program runs the project's tasks
 # program -> the subcommands that run (or build, and so run) what the project's files say
@@ -52,8 +52,7 @@ _MODULES = {"tox": "tox", "nox": "nox", "invoke": "invoke", "poethepoet": "poe",
             "cmake": "cmake"}
 _PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
 _PYTHON_VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})  # (python -X dev -m tox)
-_NAMES = re.compile(r"(?:\b|(?<=-m))(?:" + "|".join(sorted(
-    map(re.escape, {*TASK_RUNNERS, *_MODULES}), key=len, reverse=True)) + r")\b")
+_LOOKED_FOR = frozenset({*TASK_RUNNERS, *_MODULES})
 # a JavaScript package manager runs a package's bin by its name (`yarn nx build`, `pnpm
 # turbo x`, `pnpm exec nx`): the word after it or after its run/exec word
 _JS = frozenset({"yarn", "yarnpkg", "pnpm", "bun", "npm"})
@@ -61,20 +60,30 @@ _JS_RUN = frozenset({"run", "exec", "dlx", "x"})
 
 
 
-def looks_like_tasks(text: str) -> bool:
-    """Whether the line's text names a task runner (a quick look before its forms)."""
-    return _NAMES.search(text) is not None
+# the characters that end a word of a line, for the quick look (a C translate and split)
+_TO_SPACE = str.maketrans(dict.fromkeys("/;&|()<>`'\"$={}!\\", " "))
+
+
+def may_name_tasks(text: str) -> bool:
+    """Whether a line's text may name a task runner (a quick look, ~1 us, before its words;
+    ``text`` holds the line and its words with quotes removed: ``j''ust`` is seen)."""
+    words = text.translate(_TO_SPACE).split()
+    return not _LOOKED_FOR.isdisjoint(words) or any(
+        w[:2] == "-m" and w[2:] in _LOOKED_FOR for w in words if w[:1] == "-")
 
 
 def tasks_reason(parsed: ParsedCommand, judge: Judge) -> str | None:
     """Why a task runner the line runs cannot be proven (None: it runs none, or no deny or
     ask Bash rule exists)."""
-    if not judge([None]):  # no deny or ask Bash rule: nothing to dodge
-        return None
+    guarded: bool | None = None
     for words in parsed.words + parsed.nested_words:
         values = tuple(w.value for w in words)
-        if not looks_like_tasks(" ".join(values)):
+        if not any(_named(v) for v in values):  # (a set lookup a word: ~1 us a line)
             continue
+        if guarded is None:
+            guarded = judge([None])
+        if not guarded:  # no deny or ask Bash rule: nothing to dodge
+            return None
         forms = [_as_runner(f) for f in command_forms(values) if f]
         # (the forms also drop words that may be options' values, `cmake -E echo` read as
         # `cmake echo` too: a runner is spared only by its form as written, wrappers off)
@@ -89,6 +98,12 @@ def tasks_reason(parsed: ParsedCommand, judge: Judge) -> str | None:
                 return (f"it runs {name}, whose tasks come from the project's files (an "
                         "earlier call may have written them), which are not read here")
     return None
+
+
+def _named(word: str) -> bool:
+    """Whether a word may name a runner (``/usr/bin/just``, ``tox``, ``-mtox``)."""
+    name = word.rsplit("/", 1)[-1]
+    return name in _LOOKED_FOR or (name[:2] == "-m" and name[2:] in _LOOKED_FOR)
 
 
 def _spared(form: tuple[str, ...]) -> bool:
