@@ -37,13 +37,16 @@ NOT_PROVABLE = [
     # past wrappers, in a substitution, behind another runner
     "sudo just x", "timeout 60 tox", "env A=1 ./gradlew build", "echo $(just x)",
     "bundle exec rake db", "npx turbo run build", "ls && just x", "nice -n 5 mvn test",
+    # in a command line another program is handed
+    "hyperfine 'just x'", "git rebase -x 'just x' main", "watchexec -- just x",
+    "git bisect run just test", "git rebase --exec='tox -e py' main",
 ]
 STILL_PROVABLE = [
     "just --version", "tox --help", "mvn --version", "uv pip list", "uv --version",
     "poetry show", "cargo build", "cargo test", "deno fmt", "cmake -E echo hi", "ls task",
     "echo just", "justify x", "git log --grep=tox", "pixi add x", "cmake -E echo hi",
     "sudo cmake --version", "yarn add nx", "python3 -m http.server", "python3 tox.py",
-    "go build ./...",
+    "go build ./...", "hyperfine 'ls x'", "git rebase -x 'ls' main", "docker run img ls",
 ]
 
 

@@ -14,9 +14,11 @@ alone read no task. Deny or allow the runner by name (``Bash(just:*)``) as befor
 from __future__ import annotations
 
 import re
+import shlex
 
 from toolhost.permissions.content import command_forms
 from toolhost.permissions.later_judge import Judge
+from toolhost.permissions.runners import is_runner, runner_strings
 from toolhost.permissions.shell import ParsedCommand
 
 __all__ = ["TASK_RUNNERS", "may_name_tasks", "rule_runner", "tasks_reason"]
@@ -74,29 +76,48 @@ def may_name_tasks(text: str) -> bool:
 
 def tasks_reason(parsed: ParsedCommand, judge: Judge) -> str | None:
     """Why a task runner the line runs cannot be proven (None: it runs none, or no deny or
-    ask Bash rule exists)."""
+    ask Bash rule exists): as a program, or in a command line another program is handed
+    (``git rebase -x 'just x'``, ``hyperfine 'tox'``, ``watchexec -- just x``)."""
     guarded: bool | None = None
     for words in parsed.words + parsed.nested_words:
         values = tuple(w.value for w in words)
-        if not any(_named(v) for v in values):  # (a set lookup a word: ~1 us a line)
+        if not any(_named(p) for v in values  # (a set lookup a word; --exec=tox too)
+                   for p in (v.replace("=", " ").split() if " " in v or "=" in v else (v,))):
             continue
         if guarded is None:
             guarded = judge([None])
         if not guarded:  # no deny or ask Bash rule: nothing to dodge
             return None
-        forms = [_as_runner(f) for f in command_forms(values) if f]
-        # (the forms also drop words that may be options' values, `cmake -E echo` read as
-        # `cmake echo` too: a runner is spared only by its form as written, wrappers off)
-        spared = {f[0].rsplit("/", 1)[-1] for f in forms if _spared(f) and (
-            f == values[len(values) - len(f):])}
-        for form in forms:
-            name = form[0].rsplit("/", 1)[-1]
-            subs = TASK_RUNNERS.get(name)
-            if subs is None or name in spared:
-                continue
-            if subs is _ANY or set(form[1:]) & subs:
-                return (f"it runs {name}, whose tasks come from the project's files (an "
-                        "earlier call may have written them), which are not read here")
+        name = _runs_tasks(values, 1)
+        if name is not None:
+            return (f"it runs {name}, whose tasks come from the project's files (an "
+                    "earlier call may have written them), which are not read here")
+    return None
+
+
+def _runs_tasks(values: tuple[str, ...], depth: int) -> str | None:
+    """The task runner ``values`` (one command's words) runs, or a command line it hands
+    on runs (``depth`` more levels of those); None: none."""
+    forms = [_as_runner(f) for f in command_forms(values) if f]
+    # (the forms also drop words that may be options' values, `cmake -E echo` read as
+    # `cmake echo` too: a runner is spared only by its form as written, wrappers off)
+    spared = {f[0].rsplit("/", 1)[-1] for f in forms if _spared(f) and (
+        f == values[len(values) - len(f):])}
+    for form in forms:
+        name = form[0].rsplit("/", 1)[-1]
+        subs = TASK_RUNNERS.get(name)
+        if subs is not None and name not in spared and (
+                subs is _ANY or set(form[1:]) & subs):
+            return name
+        if depth and is_runner(name):
+            for text in runner_strings(name, form):
+                try:
+                    handed = tuple(shlex.split(text))
+                except ValueError:
+                    handed = tuple(text.split())
+                found = _runs_tasks(handed, depth - 1) if handed else None
+                if found is not None:
+                    return found
     return None
 
 
