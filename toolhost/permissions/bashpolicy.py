@@ -26,6 +26,7 @@ from toolhost.permissions.inline_run import inline_run_reason
 from toolhost.permissions.later_words import later_words_reason
 from toolhost.permissions.latertasks import may_name_tasks, tasks_reason
 from toolhost.permissions.runlater import quick, run_later_path, run_later_reason
+from toolhost.permissions.runners import is_runner, runner_strings
 from toolhost.permissions.selfrun import self_run_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
@@ -134,20 +135,38 @@ def _handed_reads(parsed: ParsedCommand, cwd: str,
     if depth >= 2:
         return None
     for words in parsed.segments + parsed.nested:
-        if not any(w.rsplit("/", 1)[-1] in SHELLS for w in words):
+        if not any(w.rsplit("/", 1)[-1] in SHELLS or is_runner(w.rsplit("/", 1)[-1])
+                   for w in words):
             continue
         for form in command_forms(words):
-            if not form or form[0].rsplit("/", 1)[-1] not in SHELLS:
+            name = form[0].rsplit("/", 1)[-1] if form else ""
+            if name in SHELLS:
+                texts = _dash_c(form)
+            elif is_runner(name):  # round 24: `git rebase -x 'make t'`, `hyperfine 'sh s.sh'`
+                texts = [t for t in runner_strings(name, form) if _may_read(t)]
+            else:
                 continue
-            for text in _dash_c(form):
+            for text in texts:
                 token = _HANDED.set(depth + 1)
                 try:
                     why = unprovable(text, cwd, judge)
                 finally:
                     _HANDED.reset(token)
                 if why is not None and not why.startswith("it does not parse"):
-                    return f"the shell it starts runs {text[:60]!r}, which {why}"
+                    who = "the shell it starts" if name in SHELLS else name
+                    return f"{who} runs {text[:60]!r}, which {why}"
     return None
+
+
+def _may_read(text: str) -> bool:
+    """Whether a command line a program is handed may run a file here: a Makefile, a
+    package's scripts, a patch, an archive, git, a script (its first word a path, or a
+    shell given words)."""
+    words = text.split(None, 2)
+    first = words[0] if words else ""
+    # (a bare shell, `docker exec -it c bash`, reads what the person types there: as before)
+    return reads_files(text) or "/" in first or "git" in text or (
+        first in SHELLS and len(words) > 1)
 
 
 def _dash_c(form: tuple[str, ...]) -> list[str]:
