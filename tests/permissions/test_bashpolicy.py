@@ -43,6 +43,7 @@ def test_a_shell_s_command_string_reads_what_it_runs(tmp_path: Path, command: st
     ("entr -s 'make x'", "deny"), ("hyperfine ./s.sh", "deny"),
     ("hyperfine 'make ok'", "allow"), ("git rebase -x 'npm run ok' main", "allow"),
     ("git rebase -x 'ls' main", "allow"), ("hyperfine 'cat s.sh'", "allow"),
+    ("hyperfine" + " 'make ok'" * 16, "allow"), ("hyperfine" + " 'make ok'" * 17, "deny"),
 ])
 def test_a_command_line_a_program_is_handed_reads_what_it_runs(tmp_path: Path, command: str,
                                                                 want: str) -> None:

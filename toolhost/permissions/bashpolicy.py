@@ -144,6 +144,10 @@ def _handed_reads(parsed: ParsedCommand, cwd: str,
                 texts = _dash_c(form)
             elif is_runner(name):  # round 24: `git rebase -x 'make t'`, `hyperfine 'sh s.sh'`
                 texts = [t for t in runner_strings(name, form) if _may_read(t)]
+                if len(texts) > _MAX_HANDED and judge([None]):  # (each may read a Makefile,
+                    # two deep: bounded; only where a deny or ask Bash rule exists)
+                    return (f"{name} is handed more than {_MAX_HANDED} command lines that "
+                            "run files here, too many to read")
             else:
                 continue
             for text in texts:
@@ -185,6 +189,7 @@ def _dash_c(form: tuple[str, ...]) -> list[str]:
 
 
 _HANDED: ContextVar[int] = ContextVar("handed_depth", default=0)
+_MAX_HANDED = 16  # the command lines one program is handed that are read (fail closed past)
 
 
 def reads_files(command: str) -> bool:
