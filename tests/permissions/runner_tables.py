@@ -42,7 +42,7 @@ ROUND9_RUNS = [
     "crontab -uroot - <<< '* * * * * rm x'", "sudo crontab <<< '@reboot rm x'",
 ]
 ROUND9_HONEST = ["docker run --rm img ls", "kubectl -n a get po", "npm exec -- prettier .",
-          "npx prettier --check .", "uv run pytest", "poetry run pytest -q",
+          "npx prettier --check .",
           "git push -u origin main", "git rebase -i HEAD~3", "git bisect run make test",
           "gdb --args ./a.out 1", "tar -czf a.tgz d", "sed 's/e/x/' f", "crontab -l",
           "crontab -u me -l", "crontab mycron.txt", "make -f Makefile all", "ssh host -- ls",
@@ -173,10 +173,10 @@ ROUND10_HONEST = [
     "aws ssm send-command --parameters commands='ls -la' --instance-ids i",
     "aws ssm send-command --parameters '{\"commands\":[\"uptime\"]}'",
     "az vm run-command invoke --scripts 'df -h'", "gcloud compute ssh vm -- ls",
-    "devbox run test", "pixi run test", "doppler run -- npm test", "dotenv -- npm test",
-    "cross-env NODE_ENV=test jest", "hyperfine 'sleep 0.1'", "tox -e py -- -k x",
-    "tox exec -e py -- pytest", "lerna exec -- npm test", "corepack enable", "just build",
-    "mvn exec:java -Dexec.mainClass=x.Main", "GIT_AUTHOR_NAME=x git commit -m y",
+    "devbox run test", "doppler run -- npm test", "dotenv -- npm test",
+    "cross-env NODE_ENV=test jest", "hyperfine 'sleep 0.1'",
+    "corepack enable",
+    "GIT_AUTHOR_NAME=x git commit -m y",
     "ssh h", "ssh -N -L 8080:localhost:80 h", "ssh h <<< 'ls -la'", "docker exec -it c bash",
     "echo ls | docker exec -i c sh", "git config --global alias.st status",
     "git config user.email me@x", "npm pkg set scripts.test=jest", "npm exec -- prettier .",
@@ -193,9 +193,10 @@ ROUND10_HONEST = [
     "yarn node script.js", "nvm use 18", "nvm run 18 app.js", "gh pr list",
     "gh -R o/r pr merge 1", "rvm use 3.1", "stack build", "fnm use 18", "k3s kubectl get po",
     "scl enable devtoolset-9 make", "gh codespace ssh -- ls",
-    # project scripts and targets: the program (what they run is the project's own file)
-    "npm run rm", "yarn run rm x", "make rm", "just rm x", "task rm", "cargo run -- rm x",
-    "go run . rm x", "tox -e x -- rm x", "nox -s x -- rm x", "deno task rm", "bazel run //:rm",
+    # project scripts and targets: the program (what they run is the project's own file;
+    # a task runner's: not provable since round 24, tests/permissions/test_latertasks.py)
+    "npm run rm", "yarn run rm x", "make rm", "cargo run -- rm x",
+    "go run . rm x",
     "bun run test", "bun -e 'console.log(1)'", "npm explore pkg -- ls", "xcrun simctl list",
     "arch", "brew install x", "rustup update", "sbatch job.sh",
     "gh alias set co 'pr checkout'", "gh alias list", "gh alias set l '!git log --oneline'",

@@ -35,6 +35,26 @@ def test_a_shell_s_command_string_reads_what_it_runs(tmp_path: Path, command: st
     assert decide(tmp_path, command, OPEN) == "allow"
 
 
+
+@pytest.mark.parametrize("command,want", [
+    ("hyperfine 'make x'", "deny"), ("git rebase -x 'make x' main", "deny"),
+    ("git rebase --exec='npm run x' main", "deny"), ("hyperfine 'npm run x'", "deny"),
+    ("hyperfine 'bash s.sh'", "deny"), ("git bisect run sh s.sh", "deny"),
+    ("entr -s 'make x'", "deny"), ("hyperfine ./s.sh", "deny"),
+    ("hyperfine 'make ok'", "allow"), ("git rebase -x 'npm run ok' main", "allow"),
+    ("git rebase -x 'ls' main", "allow"), ("hyperfine 'cat s.sh'", "allow"),
+    ("hyperfine" + " 'make ok'" * 16, "allow"), ("hyperfine" + " 'make ok'" * 17, "deny"),
+])
+def test_a_command_line_a_program_is_handed_reads_what_it_runs(tmp_path: Path, command: str,
+                                                                want: str) -> None:
+    """Round 24: the text of ``git rebase -x 'make x'`` met the deny rules, but the Makefile,
+    package scripts or script it runs were read only for a shell's ``-c`` string."""
+    (tmp_path / "s.sh").write_text("rm -rf ~/x\n")
+    (tmp_path / "Makefile").write_text("x:\n\trm -rf ~/x\nok:\n\techo ok\n")
+    (tmp_path / "package.json").write_text('{"scripts": {"x": "rm -rf ~/x", "ok": "echo ok"}}')
+    assert decide(tmp_path, command, GUARDED) == want
+    assert decide(tmp_path, command, OPEN) == "allow"
+
 @pytest.mark.parametrize("command", [
     "g''it checkout evil", "git che''ckout evil", "\"git\" checkout evil",
     "bash -c 'git checkout evil'", "m''ake x", "\"make\" x", "bash -c 'm\"\"ake x'",

@@ -285,3 +285,54 @@ def test_npm_expands_an_rc_files_key_from_the_environment(
     assert decide(tmp_path, "npm test", GUARDED) == "deny"
     _npm("npm test", tmp_path, {**_fake_rm(tmp_path, _home), "K": "script-shell"})
     assert (tmp_path / "ran").exists()  # (npm read the key from K: a real case)
+
+
+def _settle(folder: Path) -> None:
+    """``folder`` as if last changed long ago (its ctime stays now)."""
+    os.utime(folder, (1_000_000_000, 1_000_000_000))
+
+
+def test_a_settled_folder_is_looked_at_once_not_opened_per_rc_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Round 24 (~0.8 ms a decision): the rc names of a folder that has not changed are not
+    opened or looked up again, one ``stat`` of the folder says so."""
+    from toolhost.permissions import package_files
+
+    monkeypatch.setattr(package_files, "_SETTLED_NS", -1, raising=False)  # (ctime is now)
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (deep / "package.json").write_text(json.dumps({"scripts": {"test": "echo ok"}}))
+    assert decide(deep, "npm test", GUARDED) == "allow"
+    read: list[str] = []
+    real, there = package_files.read_text, getattr(package_files, "_may_be_there", None)
+    monkeypatch.setattr(package_files, "read_text", lambda p: (read.append(p), real(p))[1])
+    if there is not None:
+        monkeypatch.setattr(package_files, "_may_be_there",
+                            lambda p: (read.append(p), there(p))[1])
+    assert decide(deep, "npm test", GUARDED) == "allow"
+    assert not [p for p in read if p.startswith(str(tmp_path))]
+
+
+@pytest.mark.parametrize("same_time", [False, True])
+def test_an_rc_file_made_after_a_folder_was_looked_at_is_seen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, same_time: bool) -> None:
+    """A folder remembered as holding no rc file: one made there later is read (with its
+    modification time put back as it was too: a change within one clock tick)."""
+    from toolhost.permissions import package_files
+
+    monkeypatch.setattr(package_files, "_SETTLED_NS", -1, raising=False)  # (remembered now)
+    _project(tmp_path)
+    _settle(tmp_path / "sub")
+    assert decide(tmp_path / "sub", "npm run lint", GUARDED) == "allow"
+    (tmp_path / "sub" / ".npmrc").write_text("script-shell=/tmp/evil\n")
+    if same_time:
+        _settle(tmp_path / "sub")
+    assert decide(tmp_path / "sub", "npm run lint", GUARDED) == "deny"
+
+
+def test_a_configuration_name_of_the_environment_is_found_among_the_others(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _project(tmp_path)
+    assert decide(tmp_path, "npm run lint", GUARDED) == "allow"
+    monkeypatch.setenv("npm_config_x\nscript_shell", "/tmp/evil")  # (a name with a newline)
+    assert decide(tmp_path, "npm run lint", GUARDED) == "deny"

@@ -137,7 +137,7 @@ READS = [
     "stat .git/hooks/pre-commit", "jq . .git/config", "diff .bashrc .bashrc.bak",
     "cat .bashrc | grep alias", "grep x <<< '.bashrc'", "python3 <<EOF\nprint(1)\nEOF",
     "sudo cat .bashrc", "env cat .git/config", "timeout 5 grep x .gitconfig",
-    "make pre-commit", "tox -e pre-commit", "uvx pre-commit run", "just pre-push",
+    "make pre-commit", "uvx pre-commit run",
     "echo 'npm test' | tee .git/hooks/pre-commit",
     "printf 'npm test\\n' | tee -a .husky/pre-commit",
 ]

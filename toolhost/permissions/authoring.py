@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = ["review_rules", "tool_index"]
 
-_LINT_CODES = ("duplicate", "shadowed", "broad-allow")  # the others: see check_target
+# the others: see check_target
+_LINT_CODES = ("duplicate", "shadowed", "broad-allow", "never-allows")
 
 
 class _Review:

@@ -24,7 +24,9 @@ from toolhost.permissions.expr import ExprError
 from toolhost.permissions.handed import handed_reason
 from toolhost.permissions.inline_run import inline_run_reason
 from toolhost.permissions.later_words import later_words_reason
+from toolhost.permissions.latertasks import may_name_tasks, tasks_reason
 from toolhost.permissions.runlater import quick, run_later_path, run_later_reason
+from toolhost.permissions.runners import is_runner, runner_strings
 from toolhost.permissions.selfrun import self_run_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
@@ -107,6 +109,8 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.laterpackage import scripts_reason
 
             reason = scripts_reason(parsed, command, cwd, judge, unprovable)
+        if reason is None and judge is not None and may_name_tasks(seen):
+            reason = tasks_reason(parsed, judge)  # round 24: just, task, tox, gradle...
         if reason is None and cwd is not None and _brings(seen):
             from toolhost.permissions.latergit import brought_later
 
@@ -131,20 +135,42 @@ def _handed_reads(parsed: ParsedCommand, cwd: str,
     if depth >= 2:
         return None
     for words in parsed.segments + parsed.nested:
-        if not any(w.rsplit("/", 1)[-1] in SHELLS for w in words):
+        if not any(w.rsplit("/", 1)[-1] in SHELLS or is_runner(w.rsplit("/", 1)[-1])
+                   for w in words):
             continue
         for form in command_forms(words):
-            if not form or form[0].rsplit("/", 1)[-1] not in SHELLS:
+            name = form[0].rsplit("/", 1)[-1] if form else ""
+            if name in SHELLS:
+                texts = _dash_c(form)
+            elif is_runner(name):  # round 24: `git rebase -x 'make t'`, `hyperfine 'sh s.sh'`
+                texts = [t for t in runner_strings(name, form) if _may_read(t)]
+                if len(texts) > _MAX_HANDED and judge([None]):  # (each may read a Makefile,
+                    # two deep: bounded; only where a deny or ask Bash rule exists)
+                    return (f"{name} is handed more than {_MAX_HANDED} command lines that "
+                            "run files here, too many to read")
+            else:
                 continue
-            for text in _dash_c(form):
+            for text in texts:
                 token = _HANDED.set(depth + 1)
                 try:
                     why = unprovable(text, cwd, judge)
                 finally:
                     _HANDED.reset(token)
                 if why is not None and not why.startswith("it does not parse"):
-                    return f"the shell it starts runs {text[:60]!r}, which {why}"
+                    who = "the shell it starts" if name in SHELLS else name
+                    return f"{who} runs {text[:60]!r}, which {why}"
     return None
+
+
+def _may_read(text: str) -> bool:
+    """Whether a command line a program is handed may run a file here: a Makefile, a
+    package's scripts, a patch, an archive, git, a script (its first word a path, or a
+    shell given words)."""
+    words = text.split(None, 2)
+    first = words[0] if words else ""
+    # (a bare shell, `docker exec -it c bash`, reads what the person types there: as before)
+    return reads_files(text) or "/" in first or "git" in text or (
+        first in SHELLS and len(words) > 1)
 
 
 def _dash_c(form: tuple[str, ...]) -> list[str]:
@@ -163,6 +189,7 @@ def _dash_c(form: tuple[str, ...]) -> list[str]:
 
 
 _HANDED: ContextVar[int] = ContextVar("handed_depth", default=0)
+_MAX_HANDED = 16  # the command lines one program is handed that are read (fail closed past)
 
 
 def reads_files(command: str) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from toolhost.config.model import Origin
@@ -19,7 +19,7 @@ __all__ = ["BUILTIN_TOOLS", "LintFinding", "lint_policy"]
 class LintFinding:
     """One thing worth a look in a policy."""
 
-    code: str  # never-matches | unknown-tool | shadowed | duplicate | broad-allow
+    code: str  # never-matches | unknown-tool | shadowed | duplicate | broad-allow | never-allows
     message: str
     rule: str
     origin: Origin
@@ -112,6 +112,7 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
             add("broad-allow", "starts with a wildcard, so it allows any program (and any "
                 "wrapper: sudo, env, ...) whose command ends as it says; name the program "
                 "first, e.g. Bash(npm * install)")
+    out += _never_allows(policy.rules)
     reported = {id(f.origin) for f in out if f.code in ("shadowed", "duplicate")}
     hidden = list(hidden_content_rules(policy.rules))
     hidden += hidden_conditional_rules(policy.rules, _names_cover)
@@ -122,4 +123,28 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
                 "shadowed", f"never reached: {earlier.effect} rule {earlier.text!r} at "
                 f"{earlier.origin} matches every call it could match first", later.text,
                 later.origin))
+    return out
+
+
+def _never_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
+    """Allow rules naming a task runner (``Bash(just:*)``) in a policy with a deny or ask
+    Bash rule: the runner's tasks are not read, so it is not provable there (round 24)."""
+    guard = next((r for r in rules if r.effect in ("deny", "ask") and r.names.matches("Bash")),
+                 None)
+    if guard is None:
+        return []
+    from toolhost.permissions.latertasks import rule_runner
+
+    out: list[LintFinding] = []
+    for rule in rules:
+        spec = getattr(rule.content, "spec", None)
+        if rule.effect != "allow" or not rule.names.matches("Bash") or not isinstance(spec, str):
+            continue
+        name = rule_runner(spec)
+        if name is not None:
+            out.append(LintFinding(
+                "never-allows", f"{name}'s tasks come from the project's files, which are not "
+                f"read: under {guard.effect} rule {guard.text!r} at {guard.origin} a command "
+                f"running a task is not provable, so this rule allows none", rule.text,
+                rule.origin))
     return out

@@ -8,10 +8,12 @@ blocking (``makefile_read.read_text``); a parse remembered by the file's text.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import shutil
+import time
 from functools import lru_cache
 
 from toolhost.permissions.makefile_read import read_text
@@ -30,9 +32,8 @@ def rc_reason(root: str) -> str | None:
     Every folder above the package is read too: npm takes a workspace root above it as the
     project, and that root's ``.npmrc`` names the shell (npm 11 ran a parent's
     ``script-shell`` for ``npm test`` in a workspace's folder)."""
-    paths = [os.path.join(folder, name)
-             for folder in dict.fromkeys((*_above(root), os.path.expanduser("~")))
-             for name in _RC_NAMES]
+    paths = [path for folder in dict.fromkeys((*_above(root), os.path.expanduser("~")))
+             for path in _rc_files(folder)]
     for path in dict.fromkeys((*paths, *_global_rcs(os.environ.get("PATH", "")))):
         text, there = read_text(path)
         if text is None and there:
@@ -40,6 +41,42 @@ def rc_reason(root: str) -> str | None:
         if text is not None and (SHELLISH.search(text) or _KEY_FROM_ENV.search(text)):
             return f"{path!r} names a setting that changes how scripts run"
     return None
+
+
+def _rc_files(folder: str) -> list[str]:
+    """The rc files' paths that may be in ``folder`` (round 24: one ``stat`` of the folder,
+    not an open per name, once its names were looked at: a folder's modification time
+    changes whenever a name in it is made, removed or renamed). Where the folder cannot be
+    looked at, every name is tried (each read then says what it can)."""
+    try:
+        seen = os.stat(folder)
+    except OSError:
+        return [os.path.join(folder, name) for name in _RC_NAMES]
+    key = (folder, seen.st_dev, seen.st_ino, seen.st_mtime_ns, seen.st_ctime_ns)
+    known = _PRESENT.get(key)
+    if known is not None:
+        return known
+    found = [path for path in (os.path.join(folder, name) for name in _RC_NAMES)
+             if _may_be_there(path)]
+    # (a name made within the file system's clock tick of the last change leaves the time
+    # as it was: a listing is remembered only once the folder has been still a while)
+    if time.time_ns() - max(seen.st_mtime_ns, seen.st_ctime_ns) > _SETTLED_NS:
+        if len(_PRESENT) >= 512:
+            _PRESENT.clear()
+        _PRESENT[key] = found
+    return found
+
+
+def _may_be_there(path: str) -> bool:
+    try:
+        os.lstat(path)
+    except OSError as exc:  # (anything but "not there": the read says what it is)
+        return exc.errno not in (errno.ENOENT, errno.ENOTDIR)
+    return True
+
+
+_PRESENT: dict[tuple[str, int, int, int, int], list[str]] = {}
+_SETTLED_NS = 2_000_000_000
 
 
 # npm expands ${VAR} in an rc file's keys too (`${K}=/tmp/x` with K=script-shell names the

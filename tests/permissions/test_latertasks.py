@@ -1,0 +1,104 @@
+"""Round 24: a task runner whose commands come from a file of the project (``just x``, ``task
+x``, ``tox``, ``nox``, ``rake``, ``gradle``, ``mvn``, ``ninja``, ``uv run``, ``poetry run``,
+``cargo xtask``, ``deno task`` ...) is not provable where a deny or ask Bash rule exists (the
+file is not read, and an earlier call may have written it); with none, or for the runner's
+``--version``/``--help`` alone, it is decided as before. ninja is the judge of a real case."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+
+ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
+
+NOT_PROVABLE = [
+    "just", "just build", "just rm x", "task deploy", "go-task x", "tox", "tox -e py -- -k x",
+    "tox exec -e py -- pytest", "nox -s x -- rm x", "turbo run build", "nx run app:build",
+    "rake", "rake db:migrate", "invoke build", "inv build", "poe test", "gradle build",
+    "./gradlew build", "mvn test", "./mvnw -q package", "mvn exec:java -Dexec.mainClass=x.M",
+    "ant", "sbt test", "mix test", "gulp", "grunt build", "mage build", "scons", "ninja",
+    "ninja -C out", "bazel run //:rm", "cmake --build build", "ctest", "meson compile -C b",
+    "uv run pytest", "uv sync", "uv --directory x run pytest", "poetry run pytest -q",
+    "poetry install", "pdm run test", "hatch run test", "composer test", "composer install",
+    "pixi run test", "cargo xtask dist", "cargo make ci", "cargo-make make", "deno task rm",
+    "lerna run build", "lerna exec -- npm test", "cmake -S . -B b", "cmake .",
+    "cmake -P x.cmake", "meson setup b", "mise run build", "rye run t", "pipenv run t",
+    "go generate ./...",
+    # the runner as a module or a package's bin
+    "python -m tox", "python3 -m nox -s x", "python3.12 -minvoke build", "python -m pdm run t",
+    "python -m SCons", "python3 -X dev -m tox", "python3 -W ignore -m nox",
+    "yarn nx build", "pnpm turbo build", "pnpm exec nx build", "npm exec turbo run build",
+    "bunx turbo build", "uvx tox", "pipx run nox",
+    # past wrappers, in a substitution, behind another runner
+    "sudo just x", "timeout 60 tox", "env A=1 ./gradlew build", "echo $(just x)",
+    "bundle exec rake db", "npx turbo run build", "ls && just x", "nice -n 5 mvn test",
+    # in a command line another program is handed
+    "hyperfine 'just x'", "git rebase -x 'just x' main", "watchexec -- just x",
+    "git bisect run just test", "git rebase --exec='tox -e py' main",
+]
+STILL_PROVABLE = [
+    "just --version", "tox --help", "mvn --version", "uv pip list", "uv --version",
+    "poetry show", "cargo build", "cargo test", "deno fmt", "cmake -E echo hi", "ls task",
+    "echo just", "justify x", "git log --grep=tox", "pixi add x", "cmake -E echo hi",
+    "sudo cmake --version", "yarn add nx", "python3 -m http.server", "python3 tox.py",
+    "go build ./...", "hyperfine 'ls x'", "git rebase -x 'ls' main", "docker run img ls",
+]
+
+
+@pytest.mark.parametrize("command", NOT_PROVABLE)
+def test_a_task_runner_is_not_provable_under_a_deny_or_ask_rule(tmp_path: Path,
+                                                                command: str) -> None:
+    assert decide(tmp_path, command, GUARDED) == "deny"
+    assert decide(tmp_path, command, ASKED) == "ask"
+    assert decide(tmp_path, command, OPEN) == "allow"  # (no deny or ask rule to dodge)
+
+
+@pytest.mark.parametrize("command", STILL_PROVABLE)
+def test_what_reads_no_task_of_the_project_is_decided_as_before(tmp_path: Path,
+                                                                command: str) -> None:
+    assert decide(tmp_path, command, GUARDED) == "allow"
+
+
+def test_a_runner_denied_by_name_is_denied_and_allowed_by_name_is_asked(tmp_path: Path) -> None:
+    """A rule naming the runner still decides it first (deny), and an allow rule naming it
+    does not prove what its tasks run under a deny rule."""
+    assert decide(tmp_path, "just x", [("deny", "Bash(just:*)"), ("allow", "Bash")]) == "deny"
+    assert decide(tmp_path, "just x", [("allow", "Bash(just:*)")]) == "allow"
+    assert decide(tmp_path, "just x", [("deny", "Bash(rm:*)"),
+                                       ("allow", "Bash(just:*)")]) == "deny"
+
+
+@pytest.mark.skipif(shutil.which("ninja") is None, reason="ninja is the judge")
+def test_ninja_really_runs_what_its_file_says(tmp_path: Path) -> None:
+    """The build.ninja an earlier call wrote runs its command: a real case."""
+    (tmp_path / "build.ninja").write_text("rule r\n  command = touch ran\nbuild x: r\n")
+    assert decide(tmp_path, "ninja", GUARDED) == "deny"
+    subprocess.run(["ninja"], cwd=tmp_path, check=True, capture_output=True, timeout=30)
+    assert (tmp_path / "ran").exists()
+
+
+@pytest.mark.parametrize(("rules", "flagged"), [
+    ([("allow", "Bash(just:*)"), ("deny", "Bash(rm:*)")], ["Bash(just:*)"]),
+    ([("allow", "Bash(uv run pytest)"), ("ask", "Bash(curl:*)")], ["Bash(uv run pytest)"]),
+    ([("allow", "Bash(./gradlew build:*)"), ("deny", "Bash(rm:*)")], ["Bash(./gradlew build:*)"]),
+    ([("allow", "Bash(just:*)")], []),  # (no deny or ask rule: it allows)
+    ([("allow", "Bash(uv pip list)"), ("deny", "Bash(rm:*)")], []),
+    ([("allow", "Bash(just --version)"), ("deny", "Bash(rm:*)")], []),
+])
+def test_lint_flags_an_allow_of_a_task_runner_under_a_deny_or_ask_rule(
+        rules: list[tuple[str, str]], flagged: list[str]) -> None:
+    from toolhost.config.model import PermissionsConfig, RuleConfig
+    from toolhost.permissions import compile_policy, lint_policy
+
+    policy = compile_policy(PermissionsConfig(
+        rules=[RuleConfig(effect=e, tool=t) for e, t in rules], default="ask"), cwd="/")
+    found = [f.rule for f in lint_policy(policy) if f.code == "never-allows"]
+    assert found == flagged
+    for rule in flagged:  # (and the engine agrees: what it names is not allowed)
+        command = rule[5:-1].replace(":*", "")
+        assert policy.decide("Bash", {"command": command}).behavior != "allow"
