@@ -15,14 +15,9 @@ import pytest
 from toolhost.mcp import McpServer
 from toolhost.serve.served import ServedServer
 
-from .mcp_testtools import MODERN_META, ask, content_server
+from .mcp_testtools import DOCS_CONFIG, MODERN_META, ask, content_server
 
-CONFIG = """\
-toolhost: 1
-servers:
-  kb:
-    resources:
-      docs: {directory: docs, uri: "docs://kb"}
+CONFIG = DOCS_CONFIG + """\
       t: {uri: "t://{id}", python: "uri_mod:fetch", complete: {id: [a, b]}}
       p: {uri: "p://{+path}", python: "uri_mod:fetch"}
     prompts:
