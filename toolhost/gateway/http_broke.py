@@ -20,15 +20,22 @@ import errno
 import logging
 import socket
 import ssl
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import urlsplit
 
 import httpx2
 
 from toolhost.excerpt import cut
 
-if TYPE_CHECKING:
-    from toolhost.gateway.transport import Wire
+
+class Wire(Protocol):
+    """What a failure is noted on: the connection of ``toolhost.gateway.transport``."""
+
+    server: str
+    origin: str
+    ready: bool
+    broke: str
+    failure: str
 
 __all__ = ["WatchedTransport", "broke_said", "note_broken", "origin_of"]
 
