@@ -53,3 +53,23 @@ def test_the_pump_blocks_without_a_timeout_until_close_wakes_it(
             os.close(kept)
         for fd in (shown, where, *guard.real.values()):
             os.close(fd)
+
+
+def test_a_tool_that_closes_the_pumps_descriptors_ends_it_without_a_traceback(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    crashes: list[object] = []
+    monkeypatch.setattr("threading.excepthook", crashes.append)
+    shown, where = os.pipe()
+    guard = InertDescriptors((where,)).start()
+    thread = guard._thread
+    assert thread is not None and guard._wake is not None
+    try:
+        os.close(guard._wake[0])  # what ``os.closerange(3, ...)`` in a tool does to it
+        os.write(where, b"one\n")  # wakes the thread if it was waiting: it looks again
+        thread.join(30)  # a bound only: a broken pump fails instead of hanging the suite
+        assert not thread.is_alive()
+        assert crashes == []
+        guard.close()
+    finally:
+        for fd in (shown, where, *guard.real.values()):
+            os.close(fd)

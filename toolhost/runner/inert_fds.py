@@ -159,7 +159,10 @@ class InertDescriptors:
             # ends (``after_question``), and by the next write here (``HeldOutput.write``)
             stopping = self._stop.is_set()
             watched = list(open_reads) if wake is None or stopping else [*open_reads, wake]
-            ready, _, _ = select.select(watched, [], [], POLL if stopping else None)
+            try:
+                ready, _, _ = select.select(watched, [], [], POLL if stopping else None)
+            except (OSError, ValueError):  # a tool closed our descriptors (os.closerange)
+                break
             if not ready:
                 break  # quiet after close: a child that kept the pipe open says no more
             for read in ready:
