@@ -34,7 +34,11 @@ from toolhost.visible import visible
 __all__ = ["InertDescriptors"]
 
 READ = 65_536
-POLL = 0.1  # seconds between looks at ``close`` while the pipes are quiet
+# After ``close``: the pipes are shown until they stay quiet this long (a child may keep one
+# open). Before ``close`` the thread blocks with no timeout (woken by ``_wake``): a timer
+# would run the thread every POLL seconds for as long as the session lasts, work that grows
+# with wall time (and made bench_instructions' counts move with the machine's load).
+POLL = 0.1
 DRAIN = 1.0  # seconds ``close`` waits for the thread to show what is left
 
 
@@ -47,6 +51,7 @@ class InertDescriptors:
         self._sinks: dict[int, IO[str]] = {}  # fd -> text stream on its duplicate
         self._adopted: list[tuple[Any, Any]] = []  # (wrapper, its inner before ``adopt``)
         self._stop = threading.Event()
+        self._wake: tuple[int, int] | None = None  # (read, write): ``close`` wakes the thread
         self._thread: threading.Thread | None = None
         # what comes while a question is open waits for its answer (``held.asking`` is set
         # once the terminal is open; the terminal releases it as the question ends)
@@ -66,6 +71,7 @@ class InertDescriptors:
                                    closefd=False, buffering=1)
 
     def start(self) -> InertDescriptors:
+        self._wake = os.pipe()
         self._thread = threading.Thread(target=self._pump, name="toolhost-inert-fds",
                                         daemon=True)
         self._thread.start()
@@ -119,6 +125,9 @@ class InertDescriptors:
             with contextlib.suppress(OSError):
                 os.dup2(real, fd)  # our end of the pipe goes: the thread sees the rest
         self._stop.set()
+        if self._wake is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._wake[1], b"x")  # the thread blocks with no timeout: wake it
         alive = False
         if self._thread is not None:
             self._thread.join(DRAIN)
@@ -129,6 +138,11 @@ class InertDescriptors:
                 with contextlib.suppress(OSError):
                     os.close(read)
             self._reads.clear()
+            if self._wake is not None:
+                for end in self._wake:
+                    with contextlib.suppress(OSError):
+                        os.close(end)
+                self._wake = None
         for sink in self._sinks.values():
             with contextlib.suppress(OSError, ValueError):
                 sink.flush()
@@ -139,13 +153,21 @@ class InertDescriptors:
                     for read in self._reads}
         shown = {fd: ScrubbingStream(self._sinks[fd]) for fd in self._sinks}
         open_reads = set(self._reads)
+        wake = self._wake[0] if self._wake is not None else None
         while open_reads:
-            ready, _, _ = select.select(list(open_reads), [], [], POLL)
-            if not ready and self._stop.is_set():
+            # until ``close``, block: what a question held is released by the terminal as it
+            # ends (``after_question``), and by the next write here (``HeldOutput.write``)
+            stopping = self._stop.is_set()
+            watched = list(open_reads) if wake is None or stopping else [*open_reads, wake]
+            try:
+                ready, _, _ = select.select(watched, [], [], POLL if stopping else None)
+            except (OSError, ValueError):  # a tool closed our descriptors (os.closerange)
+                break
+            if not ready:
                 break  # quiet after close: a child that kept the pipe open says no more
-            if not ready and not self.held.asking():
-                self.held.release()  # a question ended: what it held (usually done already)
             for read in ready:
+                if read == wake:
+                    continue  # ``close`` was called: from now on, a quiet POLL ends the loop
                 try:
                     data = os.read(read, READ)
                 except BlockingIOError:
