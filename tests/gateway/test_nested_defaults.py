@@ -71,8 +71,9 @@ def test_a_schema_of_many_references_is_walked_once_per_definition() -> None:
 
 def test_definitions_nested_thousands_deep_and_a_call_as_deep_are_no_recursion_error() -> None:
     """3,000 definitions each inside the last (a hostile upstream's), and a recursive one
-    met by a call 5,000 levels deep: read without recursion, filled 100 levels down."""
-    from toolhost.compile.defaults import MAX_FILL_DEPTH
+    met by a call 5,000 levels deep: read without recursion; the call is filled when it
+    gives every default past the fill's depth, refused (FillTooDeep) when one is left."""
+    from toolhost.compile.defaults import FillTooDeep
 
     defs = {f"D{k}": {"type": "object", "properties": {
         "x": {"$ref": f"#/$defs/D{k + 1}"}, "n": {"type": "integer", "default": k}}}
@@ -81,14 +82,16 @@ def test_definitions_nested_thousands_deep_and_a_call_as_deep_are_no_recursion_e
                                "$defs": defs})
     assert fill_defaults(found, {"a": {"x": {"x": {}}}}) == {
         "a": {"n": 0, "x": {"n": 1, "x": {"n": 2}}}}
-    deep: dict[str, Any] = {}
+    given: dict[str, Any] = {"depth": 1}
     for _ in range(5000):
-        deep = {"children": [deep]}
-    node = fill_defaults(declared_defaults(_schema({"$ref": "#/$defs/Node"}, Node=NODE)),
-                         {"opts": deep})["opts"]
-    for _ in range(MAX_FILL_DEPTH // 2):  # (an object and a list a level each)
-        assert node["depth"] == 3
-        node = node["children"][0]
+        given = {"depth": 1, "children": [given]}
+    left: dict[str, Any] = {}
+    for _ in range(5000):
+        left = {"depth": 1, "children": [left]}
+    node_defaults = declared_defaults(_schema({"$ref": "#/$defs/Node"}, Node=NODE))
+    assert fill_defaults(node_defaults, {"opts": given})["opts"] is given
+    with pytest.raises(FillTooDeep):
+        fill_defaults(node_defaults, {"opts": left})
 
 
 NESTED_TOOL = json.dumps([{"name": name, "inputSchema": {

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MAX_FILL_DEPTH", "NO_DEFAULT", "Inside", "InsideDefaults", "declared_defaults",
-           "fill_defaults"]
+__all__ = ["MAX_FILL_DEPTH", "NO_DEFAULT", "FillTooDeep", "Inside", "InsideDefaults",
+           "declared_defaults", "fill_defaults"]
 
 NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()
 """``Inside.own`` of an argument that has no default of its own."""
@@ -43,6 +43,25 @@ class Inside:
     items: Inside | None = None
 
 
+class FillTooDeep(ValueError):
+    """A call nested past ``MAX_FILL_DEPTH`` levels where the schema declares defaults still
+    deeper: the tool (its upstream) would apply them, and no rule saw them. The call is
+    refused (the policy denies it, the tool does not run it)."""
+
+    def __init__(self, tool: str | None = None) -> None:
+        self.tool = tool
+        super().__init__(self.said(tool))
+
+    @staticmethod
+    def said(tool: str | None) -> str:
+        """The one line a refused call is told."""
+        name = f"{tool}'s arguments" if tool else "the arguments"
+        return (f"{name} are nested more than {MAX_FILL_DEPTH} levels deep where the schema "
+                "declares defaults deeper still: they are not filled in, so no rule could "
+                "judge what the tool would run with; refused (send a shallower call, or give "
+                "those values)")
+
+
 class InsideDefaults(dict[str, Any]):
     """The defaults of a tool that has some inside an argument (an ``Inside`` among them): a
     call naming every argument may still be filled in. A plain ``dict`` has none, so a
@@ -54,8 +73,11 @@ def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
     """``arguments`` with ``defaults`` filled in where they leave a key out (inside what they
     give too, for an ``Inside``, down to ``MAX_FILL_DEPTH`` levels); ``arguments`` itself
     when there is nothing to fill. A list or object default is copied (a tool may change
-    what it is given)."""
-    if _depth > MAX_FILL_DEPTH:  # (a recursive definition and a call nested that deep)
+    what it is given). Raises ``FillTooDeep`` when a default is left to fill below that
+    depth (a recursive definition and a call nested that deep: the wire takes 256 levels)."""
+    if _depth > MAX_FILL_DEPTH:
+        if _left(defaults, arguments):
+            raise FillTooDeep
         return arguments
     out: dict[str, Any] | None = None
     for key, default in defaults.items():
@@ -87,7 +109,36 @@ def _inside(default: Inside, value: Any, depth: int) -> Any:
     if default.items is not None and isinstance(value, list) and depth < MAX_FILL_DEPTH:
         filled = [_inside(default.items, item, depth + 1) for item in value]
         return filled if any(a is not b for a, b in zip(filled, value, strict=True)) else value
+    if default.items is not None and isinstance(value, list) and _left(default, value):
+        raise FillTooDeep
     return value
+
+
+def _left(defaults: Mapping[str, Any] | Inside, value: Any) -> bool:
+    """Whether filling ``defaults`` into ``value`` would fill anything in, at any depth: read
+    without recursion (past the fill's own depth, up to the wire's and beyond)."""
+    todo: list[tuple[Any, Any]] = [(defaults, value)]
+    seen: set[tuple[int, int]] = set()  # (a Python caller's object may hold itself)
+    while todo:
+        here, given = todo.pop()
+        if (id(here), id(given)) in seen:
+            continue
+        seen.add((id(here), id(given)))
+        if isinstance(here, Inside):
+            if here.keys and isinstance(given, Mapping):
+                todo.append((here.keys, given))
+            elif here.items is not None and isinstance(given, list):
+                todo += [(here.items, item) for item in given]
+            continue
+        if not isinstance(given, Mapping):
+            continue
+        for key, default in here.items():
+            if key in given:
+                if isinstance(default, Inside):
+                    todo.append((default, given[key]))
+            elif not isinstance(default, Inside) or default.own is not NO_DEFAULT:
+                return True
+    return False
 
 
 def _copied(value: Any) -> Any:
