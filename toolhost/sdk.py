@@ -208,7 +208,7 @@ class SdkHost:
     async def _guard(self, tool: CompiledTool, arguments: Mapping[str, Any],
                      ctx: CallContext) -> ToolResult | None:
         """The second lock, at a toolhost tool's ``tools/call`` (the module docstring)."""
-        from toolhost.compile.defaults import FillTooDeep
+        from toolhost.compile.defaults import FillRefused
         from toolhost.serve.guard import decided, judged_input, rules_defaults
 
         if self.closed:
@@ -221,8 +221,8 @@ class SdkHost:
         request = {"tool_use_id": ctx.tool_use_id} if ctx.tool_use_id else None
         try:  # judged with the defaults of the very tool that runs
             judged = judged_input(tool, arguments, rules_defaults(self.gate, name))
-        except FillTooDeep:
-            return ToolResult.error(FillTooDeep.said(name))
+        except FillRefused as exc:
+            return ToolResult.error(exc.said(name))
         decision = await self.gate.check(name, judged if type(judged) is dict
                                          else dict(judged), request)
         return await decided(decision, tool, arguments, ctx, name)

@@ -13,7 +13,13 @@ import pytest
 
 from tests.mcp.mcp_testtools import make_tool
 from toolhost.backends.base import CallContext
-from toolhost.compile.defaults import MAX_FILL_DEPTH, FillTooDeep, declared_defaults
+from toolhost.compile.defaults import (
+    MAX_FILL_DEPTH,
+    FillTooDeep,
+    FillUnsure,
+    declared_defaults,
+    fill_defaults,
+)
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.results import ToolResult
@@ -71,11 +77,61 @@ def test_a_call_deeper_than_the_fill_with_a_default_left_is_refused(
 
     refused = policy.decide("mcp__demo__t", left)
     assert refused.behavior == "deny"
-    assert refused.message == FillTooDeep.said("mcp__demo__t")
+    assert refused.message == FillTooDeep().said("mcp__demo__t")
     said = anyio.run(call, left).to_mcp()
     assert said["isError"] and said["content"][0]["text"] == (
-        "Invalid arguments for tool 't': " + FillTooDeep.said(None))
+        "Invalid arguments for tool 't': " + FillTooDeep().said(None))
     assert "\n" not in said["content"][0]["text"] and ran == []
     # as deep, every default given: nothing left to fill, judged and run as sent
     assert policy.decide("mcp__demo__t", given).behavior == "allow"
     assert not anyio.run(call, given).is_error and ran == [given]
+
+
+CAT = {"type": "object", "properties": {"pet_type": {"const": "cat", "type": "string"},
+                                        "lives": {"type": "integer", "default": 9}},
+       "required": ["pet_type"]}
+DOG = {"type": "object", "properties": {"pet_type": {"enum": ["dog"]},
+                                        "lives": {"type": "integer", "default": 1},
+                                        "bark": {"type": "string", "default": "loud"}},
+       "required": ["pet_type"]}
+BIRD = {"type": "object", "properties": {"wings": {"type": "integer", "default": 2}}}
+UNIONS = [  # (the pet's schema, a call, the call filled in as the tool fills it, or None:
+    #          refused, the defaults it gets cannot be told)
+    ({"oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}],
+      "discriminator": {"propertyName": "pet_type"}},
+     {"pet_type": "cat"}, {"pet_type": "cat", "lives": 9}),  # pydantic's Cat | Dog
+    ({"oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}]},
+     {"pet_type": "dog", "bark": "soft"}, {"pet_type": "dog", "bark": "soft", "lives": 1}),
+    ({"anyOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Bird"}, {"type": "null"}]},
+     {"wings": 3}, {"wings": 3}),  # no pet_type: not a Cat
+    ({"anyOf": [{"$ref": "#/$defs/Dog"}, {"$ref": "#/$defs/Bird"}]},
+     {"wings": 3, "pet_type": "dog"}, None),  # a Bird? a Dog with wings? (extra ignored)
+    ({"anyOf": [{"$ref": "#/$defs/Bird"}, {"$ref": "#/$defs/Bird"}]}, {}, {"wings": 2}),
+    ({"anyOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Bird"}]},
+     {"wings": 3, "lives": 2}, {"wings": 3, "lives": 2}),  # nothing left to fill
+]
+
+
+@pytest.mark.parametrize(("pet", "given", "filled"), UNIONS)
+def test_the_defaults_of_a_union_branch_are_judged_or_the_call_refused(
+        pet: dict[str, Any], given: dict[str, Any], filled: dict[str, Any] | None) -> None:
+    """An object given where a oneOf/anyOf offers several models: the branch its
+    discriminator (a ``const``, a one-value ``enum``) names gives its defaults; when more
+    than one branch fits with other defaults, no rule could judge the call: refused."""
+    schema = {"type": "object", "properties": {"pet": pet},
+              "$defs": {"Cat": CAT, "Dog": DOG, "Bird": BIRD}}
+    defaults = declared_defaults(schema)
+    deny = RuleConfig("deny", "mcp__demo__t", origin=Origin("t.yaml", 3, 5, "permissions.x"),
+                      when={"pet.lives": {"min": 5}})
+    policy = compile_policy(PermissionsConfig(rules=(deny,), default="allow"), cwd="/tmp",
+                            defaults={"mcp__demo__t": defaults})
+    decision = policy.decide("mcp__demo__t", {"pet": given})
+    if filled is None:
+        with pytest.raises(FillUnsure):
+            fill_defaults(defaults, {"pet": given})
+        assert decision.behavior == "deny"
+        assert "more than one branch of a oneOf/anyOf fits" in decision.message
+        return
+    assert fill_defaults(defaults, {"pet": given}) == {"pet": filled}
+    big = isinstance(filled.get("lives"), int) and filled["lives"] >= 5
+    assert decision.behavior == ("deny" if big else "allow")

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolhost.compile.defaults import FillTooDeep, fill_defaults
+from toolhost.compile.defaults import FillRefused, fill_defaults
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
 from toolhost.permissions import policy_says as says
@@ -144,8 +144,8 @@ class CompiledPolicy:
                                    or not filled.keys() <= tool_input.keys()):
             try:
                 tool_input = fill_defaults(filled, tool_input)
-            except FillTooDeep:  # fail closed: defaults no rule would see
-                return Decision("deny", FillTooDeep.said(tool_name))
+            except FillRefused as exc:  # fail closed: defaults no rule would see
+                return Decision("deny", exc.said(tool_name))
         if tool_name in SERVER_READS and (self._server or self._glob) and (
                 wide := server_wide(self.rules, tool_input)) is not None:
             return server_read(wide, self._stricter_rule(tool_name, tool_input)

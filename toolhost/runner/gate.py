@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.defaults import FillTooDeep
+from toolhost.compile.defaults import FillRefused
 from toolhost.compile.tool import CompiledTool
 from toolhost.host import Host
 from toolhost.permissions import PermissionGate
@@ -142,8 +142,8 @@ class RunnerGate:
         try:  # judged with the defaults of the very tool that runs
             judged = judged_input(tool, arguments, rules_defaults(self.gate, name))
             args = judged if type(judged) is dict else dict(judged)
-        except FillTooDeep:
-            return ToolResult.error(FillTooDeep.said(name))
+        except FillRefused as exc:
+            return ToolResult.error(exc.said(name))
         decision = self.gate.check_now(name, args, request)
         if decision is None:
             decision = await self(name, args, request)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.defaults import FillTooDeep, fill_defaults
+from toolhost.compile.defaults import FillRefused, fill_defaults
 from toolhost.compile.resource_uri import decoded, resolved
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
@@ -65,7 +65,7 @@ def judged_input(tool: CompiledTool, arguments: Mapping[str, Any],
     defaults filled in (the ones it runs with) when the defaults the rules fill (``rules``)
     are others, as they are for a moment when an upstream re-lists its tools (or a reload
     comes) between the call's look-up and its decision: the rules then fill only what the
-    tool leaves to its upstream. As they are otherwise. Raises ``FillTooDeep``."""
+    tool leaves to its upstream. As they are otherwise. Raises ``FillRefused``."""
     if not tool.defaults or rules is tool.defaults:
         return arguments
     return fill_defaults(tool.defaults, arguments)
@@ -80,8 +80,8 @@ def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Gu
         name = wire_name(tool)
         try:
             judged = judged_input(tool, arguments, rules_defaults(gate, name))
-        except FillTooDeep:
-            return ToolResult.error(FillTooDeep.said(name))
+        except FillRefused as exc:
+            return ToolResult.error(exc.said(name))
         decision = await gate.check(name, judged)
         note_decision(decision.behavior, decision.rule)  # on the call's span, if traced
         note_decision_metric(decision.behavior)  # and its metrics, if measured
