@@ -95,6 +95,7 @@ DOG = {"type": "object", "properties": {"pet_type": {"enum": ["dog"]},
                                         "bark": {"type": "string", "default": "loud"}},
        "required": ["pet_type"]}
 BIRD = {"type": "object", "properties": {"wings": {"type": "integer", "default": 2}}}
+DATE = {"type": "object", "properties": {"when": {"type": "string"}}, "required": ["when"]}
 UNIONS = [  # (the pet's schema, a call, the call filled in as the tool fills it, or None:
     #          refused, the defaults it gets cannot be told)
     ({"oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}],
@@ -107,6 +108,8 @@ UNIONS = [  # (the pet's schema, a call, the call filled in as the tool fills it
     ({"anyOf": [{"$ref": "#/$defs/Dog"}, {"$ref": "#/$defs/Bird"}]},
      {"wings": 3, "pet_type": "dog"}, None),  # a Bird? a Dog with wings? (extra ignored)
     ({"anyOf": [{"$ref": "#/$defs/Bird"}, {"$ref": "#/$defs/Bird"}]}, {}, {"wings": 2}),
+    ({"anyOf": [{"$ref": "#/$defs/Bird"}, {"$ref": "#/$defs/Date"}]}, {}, {"wings": 2}),  # no
+    # "when": not a Date
     ({"anyOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Bird"}]},
      {"wings": 3, "lives": 2}, {"wings": 3, "lives": 2}),  # nothing left to fill
 ]
@@ -119,7 +122,7 @@ def test_the_defaults_of_a_union_branch_are_judged_or_the_call_refused(
     discriminator (a ``const``, a one-value ``enum``) names gives its defaults; when more
     than one branch fits with other defaults, no rule could judge the call: refused."""
     schema = {"type": "object", "properties": {"pet": pet},
-              "$defs": {"Cat": CAT, "Dog": DOG, "Bird": BIRD}}
+              "$defs": {"Cat": CAT, "Dog": DOG, "Bird": BIRD, "Date": DATE}}
     defaults = declared_defaults(schema)
     deny = RuleConfig("deny", "mcp__demo__t", origin=Origin("t.yaml", 3, 5, "permissions.x"),
                       when={"pet.lives": {"min": 5}})

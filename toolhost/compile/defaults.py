@@ -152,13 +152,13 @@ def _inside(default: Inside, value: Any, depth: int) -> Any:
 
 
 def _chosen(default: Inside, value: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The defaults of the branches ``value`` may be (none of whose consts it gives
-    otherwise, and whose required ones it gives; each with the defaults beside the oneOf);
-    the defaults beside it alone when it fits none."""
+    """The defaults of the branches ``value`` may be (it gives each one's required
+    properties, and none of its consts otherwise; each with the defaults beside the
+    oneOf); the defaults beside it alone when it fits none."""
     found = []
     for tag, keys in default.choices:
-        if all((type(value[name]) is type(want) and value[name] == want) if name in value
-               else not needed for name, (want, needed) in tag.items()):
+        if all((want is NO_DEFAULT or (type(value[name]) is type(want) and value[name] == want))
+               if name in value else not needed for name, (want, needed) in tag.items()):
             found.append({**keys, **default.keys} if default.keys else keys)
     return found or [default.keys]
 
@@ -312,9 +312,9 @@ class _Walk:
     def _branches(self, parts: list[Mapping[str, Any]]
                   ) -> list[tuple[dict[str, Any], list[Mapping[str, Any]]]]:
         """The object branches of a ``oneOf``/``anyOf`` with more than one (a union of
-        models, ``Cat | Dog``): each one's object schemas, and its ``const`` (or one-value
-        ``enum``) properties that tell an object of it (pydantic's discriminator), each as
-        (the value, whether it is required)."""
+        models, ``Cat | Dog``): each one's object schemas, and what tells an object of it:
+        its required properties and ``const`` (or one-value ``enum``) ones (pydantic's
+        discriminator), each as (the const or ``NO_DEFAULT``, whether it is required)."""
         out: list[tuple[dict[str, Any], list[Mapping[str, Any]]]] = []
         for part in parts:
             for key in ("anyOf", "oneOf"):
@@ -329,9 +329,11 @@ class _Walk:
                              if isinstance(p.get("properties"), Mapping)]
                     needed = {str(n) for obj in found if isinstance(obj.get("required"), list)
                               for n in obj["required"]}  # (one left out may still be it)
-                    out.append(({name: (_const(sub), name in needed) for obj in found
-                                 for name, sub in obj["properties"].items()
-                                 if _const(sub) is not NO_DEFAULT}, found))
+                    tag = {name: (NO_DEFAULT, True) for name in needed}
+                    tag.update({name: (_const(sub), name in needed) for obj in found
+                                for name, sub in obj["properties"].items()
+                                if _const(sub) is not NO_DEFAULT})
+                    out.append((tag, found))
         return out
 
     def _deep(self) -> tuple[set[int], set[int]]:
