@@ -177,3 +177,44 @@ def test_an_openapi_operations_defaults_behind_refs_and_inside_its_body_are_judg
             await host.aclose()
 
     anyio.run(main)
+
+
+def test_an_openapi_discriminator_names_the_branch_whose_defaults_are_judged(
+        tmp_path: Path) -> None:
+    """A body that is a ``Cat`` or a ``Dog`` by its ``pet_type`` (the document's
+    discriminator, dropped from the inputSchema): each branch's own defaults are judged,
+    told apart by the discriminator's value written into the branch."""
+    from toolhost.host import load_host
+
+    def pet(lives: int) -> dict[str, Any]:
+        return {"type": "object", "required": ["pet_type"], "properties": {
+            "pet_type": {"type": "string"}, "lives": {"type": "integer", "default": lives}}}
+
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+           "servers": [{"url": "http://127.0.0.1:1/v1"}],
+           "components": {"schemas": {"Cat": pet(9), "Dog": pet(1)}},
+           "paths": {"/pets": {"post": {
+               "operationId": "add",
+               "requestBody": {"content": {"application/json": {"schema": {
+                   "oneOf": [{"$ref": "#/components/schemas/Cat"},
+                             {"$ref": "#/components/schemas/Dog"}],
+                   "discriminator": {"propertyName": "pet_type", "mapping": {
+                       "cat": "#/components/schemas/Cat", "dog": "Dog"}}}}}},
+               "responses": {"200": {"description": "ok"}}}}}}
+    (tmp_path / "api.json").write_text(json.dumps(doc))
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\npermissions:\n"
+                      "  default: allow\n  deny:\n    - tool: mcp__api__add\n"
+                      "      when: {body.lives: {min: 5}}\n")
+
+    async def main() -> None:
+        host = load_host(config)
+        try:
+            for body, behavior in [({"pet_type": "cat"}, "deny"), ({"pet_type": "dog"}, "allow"),
+                                   ({"pet_type": "cat", "lives": 1}, "allow")]:
+                assert host.policy.decide("mcp__api__add", {"body": body}).behavior \
+                    == behavior, body
+        finally:
+            await host.aclose()
+
+    anyio.run(main)
