@@ -188,13 +188,16 @@ class SdkHost:
         tool_use_id = getattr(context, "tool_use_id", None)
         request = {"tool_use_id": tool_use_id} if type(tool_use_id) is str and tool_use_id \
             else None
+        from toolhost.serve.guard import rules_defaults
+
+        judged = rules_defaults(self.gate, tool_name)  # (before a person is asked)
         try:
             decision = await self.gate.check(tool_name, tool_input, request)
         except Exception as exc:  # fail closed: a broken check never allows
             log_failure(log, f"permission check for {tool_name[:200]!r}", exc)
             return PermissionResultDeny(message=f"The permission check for {tool_name[:200]} "
                                                 f"failed ({type(exc).__name__}); denied.")
-        self.noted.note(tool_name, tool_input, tool_use_id, decision)
+        self.noted.note(tool_name, tool_input, tool_use_id, decision, judged)
         if decision.behavior == "allow":
             updated = decision.updated_input
             return PermissionResultAllow(
@@ -205,18 +208,23 @@ class SdkHost:
     async def _guard(self, tool: CompiledTool, arguments: Mapping[str, Any],
                      ctx: CallContext) -> ToolResult | None:
         """The second lock, at a toolhost tool's ``tools/call`` (the module docstring)."""
-        from toolhost.serve.guard import decided
+        from toolhost.compile.defaults import FillRefused
+        from toolhost.serve.guard import decided, judged_input, rules_defaults
 
         if self.closed:
             return ToolResult.error("toolhost: this host is closed; the call did not run.")
         name = ctx.tool or tool.wire_name
-        if self.noted.claim(name, arguments, ctx.tool_use_id):
+        if self.noted.claim(name, arguments, ctx.tool_use_id, tool.defaults):
             return None  # the call the CLI asked about, as it was allowed
-        log.debug("tools/call of %s: the CLI did not ask about this call (or this input); "
-                  "deciding it here", name)
+        log.debug("tools/call of %s: the CLI did not ask about this call (or this input, "
+                  "or the tool's defaults changed since); deciding it here", name)
         request = {"tool_use_id": ctx.tool_use_id} if ctx.tool_use_id else None
-        decision = await self.gate.check(name, arguments if type(arguments) is dict
-                                         else dict(arguments), request)
+        try:  # judged with the defaults of the very tool that runs
+            judged = judged_input(tool, arguments, rules_defaults(self.gate, name))
+        except FillRefused as exc:
+            return ToolResult.error(exc.said(name))
+        decision = await self.gate.check(name, judged if type(judged) is dict
+                                         else dict(judged), request)
         return await decided(decision, tool, arguments, ctx, name)
 
     def options(self, **kwargs: Any) -> Any:

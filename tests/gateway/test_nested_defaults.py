@@ -71,8 +71,9 @@ def test_a_schema_of_many_references_is_walked_once_per_definition() -> None:
 
 def test_definitions_nested_thousands_deep_and_a_call_as_deep_are_no_recursion_error() -> None:
     """3,000 definitions each inside the last (a hostile upstream's), and a recursive one
-    met by a call 5,000 levels deep: read without recursion, filled 100 levels down."""
-    from toolhost.compile.defaults import MAX_FILL_DEPTH
+    met by a call 5,000 levels deep: read without recursion; the call is filled when it
+    gives every default past the fill's depth, refused (FillTooDeep) when one is left."""
+    from toolhost.compile.defaults import FillTooDeep
 
     defs = {f"D{k}": {"type": "object", "properties": {
         "x": {"$ref": f"#/$defs/D{k + 1}"}, "n": {"type": "integer", "default": k}}}
@@ -81,14 +82,16 @@ def test_definitions_nested_thousands_deep_and_a_call_as_deep_are_no_recursion_e
                                "$defs": defs})
     assert fill_defaults(found, {"a": {"x": {"x": {}}}}) == {
         "a": {"n": 0, "x": {"n": 1, "x": {"n": 2}}}}
-    deep: dict[str, Any] = {}
+    given: dict[str, Any] = {"depth": 1}
     for _ in range(5000):
-        deep = {"children": [deep]}
-    node = fill_defaults(declared_defaults(_schema({"$ref": "#/$defs/Node"}, Node=NODE)),
-                         {"opts": deep})["opts"]
-    for _ in range(MAX_FILL_DEPTH // 2):  # (an object and a list a level each)
-        assert node["depth"] == 3
-        node = node["children"][0]
+        given = {"depth": 1, "children": [given]}
+    left: dict[str, Any] = {}
+    for _ in range(5000):
+        left = {"depth": 1, "children": [left]}
+    node_defaults = declared_defaults(_schema({"$ref": "#/$defs/Node"}, Node=NODE))
+    assert fill_defaults(node_defaults, {"opts": given})["opts"] is given
+    with pytest.raises(FillTooDeep):
+        fill_defaults(node_defaults, {"opts": left})
 
 
 NESTED_TOOL = json.dumps([{"name": name, "inputSchema": {
@@ -170,6 +173,47 @@ def test_an_openapi_operations_defaults_behind_refs_and_inside_its_body_are_judg
                                    ({"limit": 5, "body": {}}, "deny"),
                                    ({"limit": 5, "body": {"limit": 1}}, "allow")]:
                 assert host.policy.decide("mcp__api__item", call).behavior == behavior, call
+        finally:
+            await host.aclose()
+
+    anyio.run(main)
+
+
+def test_an_openapi_discriminator_names_the_branch_whose_defaults_are_judged(
+        tmp_path: Path) -> None:
+    """A body that is a ``Cat`` or a ``Dog`` by its ``pet_type`` (the document's
+    discriminator, dropped from the inputSchema): each branch's own defaults are judged,
+    told apart by the discriminator's value written into the branch."""
+    from toolhost.host import load_host
+
+    def pet(lives: int) -> dict[str, Any]:
+        return {"type": "object", "required": ["pet_type"], "properties": {
+            "pet_type": {"type": "string"}, "lives": {"type": "integer", "default": lives}}}
+
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+           "servers": [{"url": "http://127.0.0.1:1/v1"}],
+           "components": {"schemas": {"Cat": pet(9), "Dog": pet(1)}},
+           "paths": {"/pets": {"post": {
+               "operationId": "add",
+               "requestBody": {"content": {"application/json": {"schema": {
+                   "oneOf": [{"$ref": "#/components/schemas/Cat"},
+                             {"$ref": "#/components/schemas/Dog"}],
+                   "discriminator": {"propertyName": "pet_type", "mapping": {
+                       "cat": "#/components/schemas/Cat", "dog": "Dog"}}}}}},
+               "responses": {"200": {"description": "ok"}}}}}}
+    (tmp_path / "api.json").write_text(json.dumps(doc))
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\npermissions:\n"
+                      "  default: allow\n  deny:\n    - tool: mcp__api__add\n"
+                      "      when: {body.lives: {min: 5}}\n")
+
+    async def main() -> None:
+        host = load_host(config)
+        try:
+            for body, behavior in [({"pet_type": "cat"}, "deny"), ({"pet_type": "dog"}, "allow"),
+                                   ({"pet_type": "cat", "lives": 1}, "allow")]:
+                assert host.policy.decide("mcp__api__add", {"body": body}).behavior \
+                    == behavior, body
         finally:
             await host.aclose()
 

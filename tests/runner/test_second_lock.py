@@ -257,3 +257,38 @@ async def test_an_allow_noted_under_rules_a_reload_replaced_is_decided_again(
     assert "notes are off now" in refused.to_mcp()["content"][0]["text"]
     assert not runner_gate.claim_read("kb", "kb://a")  # a read allowed before: decided again
     assert person.asked == []
+
+
+@pytest.mark.parametrize("where", ["top", "inside"])
+async def test_an_allow_is_not_claimed_by_a_tool_whose_defaults_changed_since(
+        where: str) -> None:
+    """The CLI's can_use_tool is allowed with the listed default (5); the upstream re-lists
+    the tool with 50 before the CLI's tools/call arrives: the note does not hold for the new
+    tool, whose call is decided again, with the defaults it runs with (G24-6)."""
+    from tests.serve.relisted_tools import NAME, relisted
+
+    host = relisted(where, 5)
+    gate = RunnerGate(host.gate, Screen())
+    ctx_of = CallContext(call_id="1", tool=NAME, tool_use_id="toolu_1")
+    assert (await gate(NAME, host.call, {"tool_use_id": "toolu_1"})).behavior == "allow"
+    refused = await gate.guard(host.relist(50), host.call, ctx_of)
+    assert refused is not None and refused.is_error
+    assert refused.to_mcp()["content"][0]["text"] == "no big limits"
+    # decided at once (decide_now) the same: noted with 50's defaults, claimed only by them
+    host.relist(5)
+    assert gate.decide_now(NAME, host.call, {"tool_use_id": "toolu_2"}) is not None
+    assert await gate.guard(host.relist(50), host.call, CallContext(
+        call_id="2", tool=NAME, tool_use_id="toolu_2")) is not None
+    # a tool unchanged claims its allow; an old tool (looked up before a re-listing) is
+    # judged with its own defaults when the call is decided here
+    allowed = host.relist(5)
+    assert (await gate(NAME, host.call, {"tool_use_id": "toolu_3"})).behavior == "allow"
+    assert await gate.guard(allowed, host.call, CallContext(
+        call_id="3", tool=NAME, tool_use_id="toolu_3")) is None
+    old = host.server.tools[0]
+    host.relist(50)
+    host.relist(5)
+    assert await gate.guard(old, host.call, CallContext(call_id="4", tool=NAME)) is None
+    old = host.relist(50)
+    host.relist(5)
+    assert await gate.guard(old, host.call, CallContext(call_id="5", tool=NAME)) is not None

@@ -91,3 +91,23 @@ async def test_a_rewrite_python_calls_equal_is_still_applied(sent: Any, rewritte
     assert answer is not None
     assert answer["result"]["content"] == [{"type": "text", "text": json.dumps(rewritten)}]
     assert len(seen) == 1 and type(seen[0]) is type(rewritten)
+
+
+@pytest.mark.parametrize("where", ["top", "inside"])
+async def test_a_call_is_judged_with_the_defaults_of_the_tool_that_runs(where: str) -> None:
+    """The upstream re-lists ``find`` with another default between the call's look-up (the
+    tool the guard is handed) and its decision: the rules judge the defaults that tool sends
+    (G24-6), not the new list's."""
+    from tests.serve.relisted_tools import relisted
+
+    host = relisted(where, 50)
+    guard = permission_guard(host.gate, lambda tool: tool.wire_name)
+    ctx = CallContext(call_id="1", tool="mcp__h__find")
+    running = host.server.tools[0]  # the call looked this up: it sends limit 50
+    listed = host.relist(5)  # the rules' defaults are now the new list's: 5
+    refused = await guard(running, host.call, ctx)
+    assert refused is not None and refused.is_error
+    assert refused.to_mcp()["content"][0]["text"] == "no big limits"
+    assert await guard(listed, host.call, ctx) is None  # the new tool sends 5
+    host.relist(50)
+    assert await guard(listed, host.call, ctx) is None  # and still 5, whatever is listed now

@@ -18,17 +18,19 @@ where a rule on ``opts.limit`` would have judged nothing).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MAX_FILL_DEPTH", "NO_DEFAULT", "Inside", "InsideDefaults", "declared_defaults",
-           "fill_defaults"]
+__all__ = ["MAX_FILL_DEPTH", "NO_DEFAULT", "FillRefused", "FillTooDeep", "FillUnsure", "Inside",
+           "InsideDefaults", "declared_defaults", "fill_defaults"]
 
 NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()
 """``Inside.own`` of an argument that has no default of its own."""
 
 MAX_FILL_DEPTH = 100  # levels of a call's arguments defaults are filled into
+_MAX_BRANCHES = 32  # branches of a union an object may be, filled in to compare
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -36,11 +38,55 @@ _ATOMS = frozenset({str, int, float, bool, type(None)})
 class Inside:
     """Defaults inside one argument: ``own`` is its own default (``NO_DEFAULT``: none),
     ``keys`` the defaults of the keys of an object given there (each a value or an
-    ``Inside``), ``items`` those of each item of an array given there."""
+    ``Inside``), ``items`` those of each item of an array given there, ``choices`` those of
+    each object branch of a ``oneOf``/``anyOf`` there, with the ``const`` values (a
+    discriminator's) that tell an object of that branch."""
 
     own: Any = NO_DEFAULT
     keys: Mapping[str, Any] = field(default_factory=dict)
     items: Inside | None = None
+    # the object branches of a oneOf/anyOf there: (the consts that name one, as
+    # {property: (value, required)}, its defaults)
+    choices: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = field(default_factory=list)
+
+
+class FillRefused(ValueError):
+    """A call whose defaults cannot be filled in as its tool (its upstream) would: no rule
+    could judge what it runs with, so it is refused (the policy denies it, the tool does not
+    run it). ``said(tool)`` is the one line the caller is told."""
+
+    def said(self, tool: str | None) -> str:
+        """The one line a refused call is told (``tool``: its name, if known)."""
+        name = f"{tool}'s arguments" if tool else "the arguments"
+        return f"{name} {self.why}; refused ({self.fix})"
+
+    def __str__(self) -> str:
+        return self.said(None)
+
+    why = fix = ""
+
+
+class FillTooDeep(FillRefused):
+    """A call nested past ``MAX_FILL_DEPTH`` levels where the schema declares defaults
+    still deeper."""
+
+    why = (f"are nested more than {MAX_FILL_DEPTH} levels deep where the schema declares "
+           "defaults deeper still: they are not filled in, so no rule could judge what the "
+           "tool would run with")
+    fix = "send a shallower call, or give those values"
+
+
+class FillUnsure(FillRefused):
+    """An object given where the schema offers several object branches (``oneOf``/``anyOf``)
+    that would fill in different defaults, and the object does not name one (its
+    discriminator's ``const``)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.why = (f"give an object ({where}) that more than one branch of a oneOf/anyOf "
+                    "fits, each with other defaults: which the tool fills in cannot be told, "
+                    "so no rule could judge it")
+        self.fix = "name the branch (its discriminator property), or give those values"
 
 
 class InsideDefaults(dict[str, Any]):
@@ -54,8 +100,11 @@ def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
     """``arguments`` with ``defaults`` filled in where they leave a key out (inside what they
     give too, for an ``Inside``, down to ``MAX_FILL_DEPTH`` levels); ``arguments`` itself
     when there is nothing to fill. A list or object default is copied (a tool may change
-    what it is given)."""
-    if _depth > MAX_FILL_DEPTH:  # (a recursive definition and a call nested that deep)
+    what it is given). Raises ``FillTooDeep`` when a default is left to fill below that
+    depth (a recursive definition and a call nested that deep: the wire takes 256 levels)."""
+    if _depth > MAX_FILL_DEPTH:
+        if _left(defaults, arguments):
+            raise FillTooDeep
         return arguments
     out: dict[str, Any] | None = None
     for key, default in defaults.items():
@@ -82,12 +131,74 @@ def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
 
 
 def _inside(default: Inside, value: Any, depth: int) -> Any:
-    if default.keys and (type(value) is dict or isinstance(value, Mapping)):
-        return fill_defaults(default.keys, value, depth + 1)
+    if (default.keys or default.choices) and (type(value) is dict or isinstance(value, Mapping)):
+        if not default.choices:
+            return fill_defaults(default.keys, value, depth + 1)
+        chosen = _chosen(default, value)
+        if len(chosen) > _MAX_BRANCHES:  # (each fill copies the value: a hostile union)
+            raise FillUnsure(_excerpt(value))
+        first = fill_defaults(chosen[0], value, depth + 1)
+        for keys in chosen[1:]:
+            one = fill_defaults(keys, value, depth + 1)
+            if one is not first and _json(one) != _json(first):
+                raise FillUnsure(_excerpt(value))
+        return first
     if default.items is not None and isinstance(value, list) and depth < MAX_FILL_DEPTH:
         filled = [_inside(default.items, item, depth + 1) for item in value]
         return filled if any(a is not b for a, b in zip(filled, value, strict=True)) else value
+    if default.items is not None and isinstance(value, list) and _left(default, value):
+        raise FillTooDeep
     return value
+
+
+def _chosen(default: Inside, value: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The defaults of the branches ``value`` may be (it gives each one's required
+    properties, and none of its consts otherwise; each with the defaults beside the
+    oneOf); the defaults beside it alone when it fits none."""
+    found = []
+    for tag, keys in default.choices:
+        if all((want is NO_DEFAULT or (type(value[name]) is type(want) and value[name] == want))
+               if name in value else not needed for name, (want, needed) in tag.items()):
+            found.append({**keys, **default.keys} if default.keys else keys)
+    return found or [default.keys]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+def _excerpt(value: Any) -> str:
+    """A short excerpt of a given object, for a refusal's one line."""
+    text = _json(value)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _left(defaults: Mapping[str, Any] | Inside, value: Any) -> bool:
+    """Whether filling ``defaults`` into ``value`` would fill anything in, at any depth: read
+    without recursion (past the fill's own depth, up to the wire's and beyond)."""
+    todo: list[tuple[Any, Any]] = [(defaults, value)]
+    seen: set[tuple[int, int]] = set()  # (a Python caller's object may hold itself)
+    while todo:
+        here, given = todo.pop()
+        if (id(here), id(given)) in seen:
+            continue
+        seen.add((id(here), id(given)))
+        if isinstance(here, Inside):
+            if (here.keys or here.choices) and isinstance(given, Mapping):
+                todo.append((here.keys, given))
+                todo += [(keys, given) for _, keys in here.choices]
+            elif here.items is not None and isinstance(given, list):
+                todo += [(here.items, item) for item in given]
+            continue
+        if not isinstance(given, Mapping):
+            continue
+        for key, default in here.items():
+            if key in given:
+                if isinstance(default, Inside):
+                    todo.append((default, given[key]))
+            elif not isinstance(default, Inside) or default.own is not NO_DEFAULT:
+                return True
+    return False
 
 
 def _copied(value: Any) -> Any:
@@ -127,6 +238,9 @@ class _Walk:
         self.objects: dict[int, list[int]] = {}  # argument -> the objects it is
         self.items: dict[int, int] = {}  # argument -> its items' argument
         self.own: dict[int, Any] = {}  # argument -> its own default
+        # argument -> the object branches of its oneOf/anyOf: (their consts, whether each is
+        # required, by property; their objects)
+        self.unions: dict[int, list[tuple[dict[str, Any], list[int]]]] = {}
         self.root_objects: list[int] = []
 
     def parts(self, node: Any) -> list[Mapping[str, Any]]:
@@ -185,11 +299,42 @@ class _Walk:
             found = [p for p in parts if isinstance(p.get("properties"), Mapping)]
             self.objects[id(arg)] = [id(p) for p in found]
             objects += found
+            branches = self._branches(parts)
+            if branches:
+                self.unions[id(arg)] = [(tag, [id(o) for o in objs]) for tag, objs in branches]
+                objects += [o for _, objs in branches for o in objs]
             items = next((p["items"] for p in parts if isinstance(p.get("items"), Mapping)),
                          None)
             if items is not None:
                 self.items[id(arg)] = id(items)
                 arguments.append(items)
+
+    def _branches(self, parts: list[Mapping[str, Any]]
+                  ) -> list[tuple[dict[str, Any], list[Mapping[str, Any]]]]:
+        """The object branches of a ``oneOf``/``anyOf`` with more than one (a union of
+        models, ``Cat | Dog``): each one's object schemas, and what tells an object of it:
+        its required properties and ``const`` (or one-value ``enum``) ones (pydantic's
+        discriminator), each as (the const or ``NO_DEFAULT``, whether it is required)."""
+        out: list[tuple[dict[str, Any], list[Mapping[str, Any]]]] = []
+        for part in parts:
+            for key in ("anyOf", "oneOf"):
+                branches = part.get(key)
+                if not isinstance(branches, list):
+                    continue
+                objects = [b for b in branches if self._has_properties(b)]
+                if len(objects) < 2:
+                    continue  # (one: followed as Optional[Opts] by parts)
+                for branch in objects:
+                    found = [p for p in self.parts(branch)
+                             if isinstance(p.get("properties"), Mapping)]
+                    needed = {str(n) for obj in found if isinstance(obj.get("required"), list)
+                              for n in obj["required"]}  # (one left out may still be it)
+                    tag = {name: (NO_DEFAULT, True) for name in needed}
+                    tag.update({name: (_const(sub), name in needed) for obj in found
+                                for name, sub in obj["properties"].items()
+                                if _const(sub) is not NO_DEFAULT})
+                    out.append((tag, found))
+        return out
 
     def _deep(self) -> tuple[set[int], set[int]]:
         """The objects with a default somewhere inside, and the arguments that hold one."""
@@ -202,6 +347,10 @@ class _Walk:
                 users.setdefault(("o", obj), []).append(("a", arg))
         for arg, items in self.items.items():
             users.setdefault(("a", items), []).append(("a", arg))
+        for arg, branches in self.unions.items():
+            for _, objs in branches:
+                for obj in objs:
+                    users.setdefault(("o", obj), []).append(("a", arg))
         deep: set[tuple[str, int]] = set()
         todo = [("o", obj) for obj, props in self.props.items()
                 if any(arg in self.own for _, arg in props)]
@@ -236,6 +385,9 @@ class _Walk:
         for arg, entry in inside.items():
             entry.keys = joined(self.objects[arg])
             entry.items = inside.get(self.items.get(arg, -1))
+            entry.choices = [(tag, joined(objs)) for tag, objs in self.unions.get(arg, [])]
+            if entry.choices and not any(keys for _, keys in entry.choices):
+                entry.choices = []  # (no branch has a default: nothing to choose)
         root = self.root_objects
         top: dict[str, Any] = {}
         for obj in root:  # the root's own arguments: their defaults, or an Inside
@@ -245,6 +397,17 @@ class _Walk:
                 elif arg in self.own:
                     top.setdefault(name, self.own[arg])
         return top
+
+
+def _const(sub: Any) -> Any:
+    """The one value a property schema allows (``const``, a one-value ``enum``), else
+    ``NO_DEFAULT``."""
+    if not isinstance(sub, Mapping):
+        return NO_DEFAULT
+    if "const" in sub:
+        return sub["const"]
+    enum = sub.get("enum")
+    return enum[0] if isinstance(enum, list) and len(enum) == 1 else NO_DEFAULT
 
 
 def _target(root: Mapping[str, Any], ref: Any) -> Any:

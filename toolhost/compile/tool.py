@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolhost.backends.base import CallContext, Invoke, ToolFailure, ToolRaised, describe
-from toolhost.compile.defaults import InsideDefaults, fill_defaults
+from toolhost.compile.defaults import FillRefused, InsideDefaults, fill_defaults
 from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import cut_text, shape_result
 from toolhost.compile.validators import real_validator
@@ -171,7 +171,11 @@ class CompiledTool:
             return ToolResult.error("Invalid arguments for tool "
                                     f"'{self.name}': " + "; ".join(errors))
         if self.defaults:  # a list or object default is copied: a tool may change it
-            filled = fill_defaults(self.defaults, arguments)
+            try:
+                filled = fill_defaults(self.defaults, arguments)
+            except FillRefused as exc:  # (the policy refuses it too: the tool's own lock)
+                return ToolResult.error("Invalid arguments for tool "
+                                        f"'{self.name}': " + exc.said(None))
             if filled is not arguments and isinstance(self.defaults, InsideDefaults):
                 wrong = await _checked_off_loop(self._check, filled)
                 if wrong:  # (params over an upstream's schema): it would apply it all the same

@@ -3,7 +3,9 @@
 OpenAPI 3.1 schemas are JSON Schema already; 3.0 ones differ in a few keywords, rewritten
 here: ``nullable: true`` adds ``"null"`` to the type, boolean ``exclusiveMinimum`` /
 ``exclusiveMaximum`` become numbers, ``example`` becomes ``examples``; OpenAPI-only keywords
-(``discriminator``, ``xml``, ``externalDocs``, ``x-*``) are dropped.
+(``discriminator``, ``xml``, ``externalDocs``, ``x-*``) are dropped; a discriminator's value
+for each ``$ref`` branch of its ``oneOf``/``anyOf`` is written into that branch as a required
+``const`` (the defaults of the branch a body names are filled in and judged).
 
 Every schema converted here describes a request (a parameter or a request body), so a
 property marked ``readOnly: true`` (on itself, or on the component its ``$ref`` names) is left
@@ -71,6 +73,8 @@ class SchemaConverter:
             out[key] = self._node(value, depth + 1)
         if self.openapi_30:
             self._from_30(node, out)
+        if isinstance(node.get("discriminator"), Mapping):
+            _named_branches(node["discriminator"], out)
         props = node.get("properties")
         if isinstance(props, Mapping) and isinstance(out.get("properties"), dict):
             self._without_read_only(props, out)
@@ -137,6 +141,32 @@ class SchemaConverter:
         # document refuses, and toolhost's check passed it
         rest = self._node({k: v for k, v in node.items() if k != "$ref"}, depth + 1)
         return {"$ref": pointer, **(rest if isinstance(rest, Mapping) else {})}
+
+
+def _named_branches(discriminator: Mapping[str, Any], out: dict[str, Any]) -> None:
+    """Each ``$ref`` branch of ``out``'s ``oneOf``/``anyOf`` with the discriminator's value
+    that names it written in (a required ``const``): the discriminator itself is dropped, and
+    without it a branch's defaults could not be told from another's (an object that fits
+    both was refused: ``toolhost.compile.defaults``), though the service picks by it."""
+    prop = discriminator.get("propertyName")
+    mapping = discriminator.get("mapping")
+    mapping = mapping if isinstance(mapping, Mapping) else {}
+    if not isinstance(prop, str):
+        return
+    for key in ("oneOf", "anyOf"):
+        branches = out.get(key)
+        if not isinstance(branches, list):
+            continue
+        for index, branch in enumerate(branches):
+            ref = branch.get("$ref") if isinstance(branch, Mapping) else None
+            if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+                continue
+            name = ref[len("#/$defs/"):].replace("~1", "/").replace("~0", "~")
+            names = [str(k) for k, v in mapping.items() if v in (name, _PREFIX + name)] \
+                or [name]  # (OpenAPI: a schema not in the mapping goes by its own name)
+            if len(names) == 1:
+                branches[index] = {"allOf": [branch], "properties": {prop: {"const": names[0]}},
+                                   "required": [prop]}
 
 
 def _pointer_token(name: str) -> str:

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolhost.compile.defaults import fill_defaults
+from toolhost.compile.defaults import FillRefused, fill_defaults
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
 from toolhost.permissions import policy_says as says
@@ -142,7 +142,10 @@ class CompiledPolicy:
         # compile.defaults.InsideDefaults); one key-view check per call otherwise
         if filled is not None and (type(filled) is not dict
                                    or not filled.keys() <= tool_input.keys()):
-            tool_input = fill_defaults(filled, tool_input)
+            try:
+                tool_input = fill_defaults(filled, tool_input)
+            except FillRefused as exc:  # fail closed: defaults no rule would see
+                return Decision("deny", exc.said(tool_name))
         if tool_name in SERVER_READS and (self._server or self._glob) and (
                 wide := server_wide(self.rules, tool_input)) is not None:
             return server_read(wide, self._stricter_rule(tool_name, tool_input)

@@ -45,8 +45,8 @@ class NotedAllows:
     """Allows answered to ``can_use_tool`` and not yet called for, by tool-use id."""
 
     def __init__(self) -> None:
-        # tool-use id -> (tool name, the input allowed)
-        self._allowed: OrderedDict[str, tuple[str, Mapping[str, Any]]] = OrderedDict()
+        # tool-use id -> (tool name, the input allowed, the defaults the rules filled in)
+        self._allowed: OrderedDict[str, tuple[str, Mapping[str, Any], Any]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._allowed)
@@ -56,9 +56,10 @@ class NotedAllows:
         return list(self._allowed)
 
     def note(self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: object,
-             decision: Decision) -> Decision:
+             decision: Decision, defaults: Mapping[str, Any] | None = None) -> Decision:
         """Remember an allow of a toolhost (``mcp__``) tool for the call ``tool_use_id``
-        names, with the input it allowed (the rewritten one, if the rule rewrote it).
+        names, with the input it allowed (the rewritten one, if the rule rewrote it) and
+        ``defaults``, the tool's defaults the rules filled in when they decided it.
         Anything else (a deny, a built-in tool, an id that is not a short non-empty string)
         is not noted, so its call, if one comes, is decided again. Returns ``decision``."""
         if decision.behavior == "allow" and type(tool_use_id) is str \
@@ -67,23 +68,28 @@ class NotedAllows:
             allowed = self._allowed
             size = len(allowed)
             allowed[tool_use_id] = (tool_name, decision.updated_input
-                                    if decision.updated_input is not None else tool_input)
+                                    if decision.updated_input is not None else tool_input,
+                                    defaults)
             if len(allowed) == size:  # an id noted before: it moves to the newest end
                 allowed.move_to_end(tool_use_id)
             while len(allowed) > MAX_NOTED:
                 allowed.popitem(last=False)
         return decision
 
-    def claim(self, tool_name: str, arguments: Mapping[str, Any], tool_use_id: object
-              ) -> bool:
+    def claim(self, tool_name: str, arguments: Mapping[str, Any], tool_use_id: object,
+              defaults: Mapping[str, Any] | None = None) -> bool:
         """Whether this ``tools/call`` is the call an allow was noted for, with the input
         allowed: the same JSON value, types included (``1`` is not the ``true`` allowed; any
-        doubt decides the call again). The note is used up either way: an id allows one call."""
+        doubt decides the call again), and a tool filling in the ``defaults`` it was judged
+        with (an upstream that re-listed its tools in between may have changed them: the
+        call would run with defaults no rule saw). The note is used up either way: an id
+        allows one call."""
         if type(tool_use_id) is not str or not tool_use_id:
             return False
         noted = self._allowed.pop(tool_use_id, None)
         return noted is not None and noted[0] == tool_name \
-            and same_json(dict(noted[1]), dict(arguments))
+            and same_json(dict(noted[1]), dict(arguments)) \
+            and (noted[2] is defaults or same_json(noted[2] or {}, defaults or {}))
 
     def clear(self) -> None:
         """Drop every note (the rules changed: each call is decided again when it comes)."""

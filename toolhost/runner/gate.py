@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.backends.base import CallContext
+from toolhost.compile.defaults import FillRefused
 from toolhost.compile.tool import CompiledTool
 from toolhost.host import Host
 from toolhost.permissions import PermissionGate
@@ -27,7 +28,7 @@ from toolhost.permissions.second_lock import READ_RESOURCE_TOOL, NotedAllows, No
 from toolhost.results import ToolResult
 from toolhost.runner.render import Renderer
 from toolhost.runner.terminal import ASKING_TAG
-from toolhost.serve.guard import decided
+from toolhost.serve.guard import decided, judged_input, rules_defaults
 
 __all__ = ["RunnerGate", "make_gate"]
 
@@ -60,12 +61,13 @@ class RunnerGate:
         use_id = request.get("tool_use_id")
         token = ASKING_TAG.set(self.tag(use_id) if self.tag and isinstance(use_id, str)
                                else "")
+        judged = rules_defaults(self.gate, tool_name)  # (before a question: see _noted)
         try:
             decision = await self.gate.check(tool_name, tool_input, request)
         finally:
             ASKING_TAG.reset(token)
         return self._noted(tool_name, tool_input, request,
-                           self._shown(tool_name, tool_input, request, decision))
+                           self._shown(tool_name, tool_input, request, decision), judged)
 
     def decide_now(self, tool_name: str, tool_input: dict[str, Any],
                    request: dict[str, Any]) -> Decision | None:
@@ -82,7 +84,8 @@ class RunnerGate:
                 self.current()
             if tool_name == READ_RESOURCE_TOOL:
                 self.reads.note(tool_name, tool_input, decision)
-            self.noted.note(tool_name, tool_input, request.get("tool_use_id"), decision)
+            self.noted.note(tool_name, tool_input, request.get("tool_use_id"), decision,
+                            rules_defaults(gate, tool_name))
         return decision
 
     def after_answer(self) -> None:
@@ -110,11 +113,15 @@ class RunnerGate:
         return self.reads.claim(server, uri)
 
     def _noted(self, tool_name: str, tool_input: Mapping[str, Any],
-               request: Mapping[str, Any], decision: Decision) -> Decision:
+               request: Mapping[str, Any], decision: Decision,
+               judged: Mapping[str, Any] | None = None) -> Decision:
+        """Note an allow with the defaults the rules filled in (``judged``, as they were when
+        the decision was made: an upstream may re-list its tools while a person is asked)."""
         self.current()
         if tool_name == READ_RESOURCE_TOOL:
             self.reads.note(tool_name, tool_input, decision)
-        return self.noted.note(tool_name, tool_input, request.get("tool_use_id"), decision)
+        return self.noted.note(tool_name, tool_input, request.get("tool_use_id"), decision,
+                               judged)
 
     async def guard(self, tool: CompiledTool, arguments: Mapping[str, Any],
                     ctx: CallContext) -> ToolResult | None:
@@ -123,16 +130,20 @@ class RunnerGate:
         name = ctx.tool or tool.wire_name
         tool_use_id = ctx.tool_use_id
         self.current()
-        if self.noted.claim(name, arguments, tool_use_id):
+        if self.noted.claim(name, arguments, tool_use_id, tool.defaults):
             return None  # the call the CLI asked about, as it was allowed
         request: dict[str, Any] = {"tool_use_id": tool_use_id} if tool_use_id else {}
-        log.debug("tools/call of %s: the CLI did not ask about this call (or this input); "
-                  "deciding it here", name)
+        log.debug("tools/call of %s: the CLI did not ask about this call (or this input, "
+                  "or the tool's defaults changed since); deciding it here", name)
         # As a can_use_tool is decided (rules, audit line), at once when no one needs asking.
         # An allow is not shown: the CLI's own rules had allowed the call too, and the call
         # and its result are on the screen (a line more would cost every such call a turn of
         # the event loop); a deny is, and an ask shows the question and its answer.
-        args = arguments if type(arguments) is dict else dict(arguments)
+        try:  # judged with the defaults of the very tool that runs
+            judged = judged_input(tool, arguments, rules_defaults(self.gate, name))
+            args = judged if type(judged) is dict else dict(judged)
+        except FillRefused as exc:
+            return ToolResult.error(exc.said(name))
         decision = self.gate.check_now(name, args, request)
         if decision is None:
             decision = await self(name, args, request)

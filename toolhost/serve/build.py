@@ -23,6 +23,7 @@ from toolhost.serve.guard import (
     prompt_visible,
     read_guard,
     read_visible,
+    rules_defaults,
 )
 from toolhost.serve.served import ServedServer, expose
 
@@ -254,6 +255,11 @@ class Server:
             decision = reloaded_meanwhile(tool_name, decision,
                                           self.decide(tool_name, tool_input))
         return decision
+
+    def rules_defaults(self, tool_name: str) -> Mapping[str, Any] | None:
+        """The defaults the current build's rules fill into a call of ``tool_name``
+        (``toolhost.serve.guard.judged_input``)."""
+        return rules_defaults(self.build.gate, tool_name)
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The current build's policy on a call: no one asked, nothing recorded."""

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from toolhost.backends.base import CallContext
+from toolhost.compile.defaults import FillRefused, fill_defaults
 from toolhost.compile.resource_uri import decoded, resolved
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
@@ -25,7 +26,8 @@ from toolhost.serve.metrics import note_decision_metric
 from toolhost.serve.telemetry import note_decision
 
 __all__ = ["GET_PROMPT_TOOL", "READ_RESOURCE_TOOL", "Decide", "Gate", "decided",
-           "permission_guard", "prompt_guard", "prompt_visible", "read_guard", "read_visible"]
+           "judged_input", "permission_guard", "prompt_guard", "prompt_visible", "read_guard",
+           "read_visible", "rules_defaults"]
 
 # The Claude CLI's built-in tool that reads MCP resources: rules name it, under run and serve.
 READ_RESOURCE_TOOL = "ReadMcpResourceTool"
@@ -45,13 +47,42 @@ Decide = Callable[[str, Mapping[str, Any]], Decision]
 """The policy's decision on one call, asking nobody and recording nothing (``Policy.decide``)."""
 
 
+def rules_defaults(gate: object, tool_name: str) -> Mapping[str, Any] | None:
+    """The defaults the rules of ``gate`` fill into a call of ``tool_name`` now (its
+    policy's, or what its ``rules_defaults`` method says: ``toolhost serve``'s current
+    build); ``{}`` for a gate that tells none."""
+    told = getattr(gate, "rules_defaults", None)
+    if callable(told):
+        found: Mapping[str, Any] | None = told(tool_name)
+        return found
+    by_name = getattr(getattr(gate, "policy", None), "defaults", None)
+    return by_name.get(tool_name) if isinstance(by_name, Mapping) else {}
+
+
+def judged_input(tool: CompiledTool, arguments: Mapping[str, Any],
+                 rules: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """What the rules are to judge of a call of ``tool``: ``arguments`` with the tool's own
+    defaults filled in (the ones it runs with) when the defaults the rules fill (``rules``)
+    are others, as they are for a moment when an upstream re-lists its tools (or a reload
+    comes) between the call's look-up and its decision: the rules then fill only what the
+    tool leaves to its upstream. As they are otherwise. Raises ``FillRefused``."""
+    if not tool.defaults or rules is tool.defaults:
+        return arguments
+    return fill_defaults(tool.defaults, arguments)
+
+
 def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Guard:
-    """A McpServer guard applying ``gate`` to every call, by the config's wire names."""
+    """A McpServer guard applying ``gate`` to every call, by the config's wire names. The
+    rules judge the call with the defaults of the very tool that runs (``judged_input``)."""
 
     async def guard(tool: CompiledTool, arguments: Mapping[str, Any],
                     ctx: CallContext) -> ToolResult | None:
         name = wire_name(tool)
-        decision = await gate.check(name, arguments)
+        try:
+            judged = judged_input(tool, arguments, rules_defaults(gate, name))
+        except FillRefused as exc:
+            return ToolResult.error(exc.said(name))
+        decision = await gate.check(name, judged)
         note_decision(decision.behavior, decision.rule)  # on the call's span, if traced
         note_decision_metric(decision.behavior)  # and its metrics, if measured
         nobody = (f"Tool {name} needs approval and there is no one to ask here (toolhost "

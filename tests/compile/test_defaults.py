@@ -1,0 +1,140 @@
+"""Defaults are filled 100 levels down a call (``MAX_FILL_DEPTH``) while the wire takes 256:
+a call nested deeper where the schema declares a default still to fill is refused, by the
+policy (its rules would judge arguments without the defaults the tool then runs with) and
+by the tool, in one line; a call as deep that gives every default is filled and runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.mcp.mcp_testtools import make_tool
+from toolhost.backends.base import CallContext
+from toolhost.compile.defaults import (
+    MAX_FILL_DEPTH,
+    FillTooDeep,
+    FillUnsure,
+    declared_defaults,
+    fill_defaults,
+)
+from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
+from toolhost.permissions import compile_policy
+from toolhost.results import ToolResult
+
+NODE = {"type": "object", "properties": {  # a tree: a default at every level
+    "depth": {"type": "integer", "default": 3},
+    "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}
+ROWS = {"items": {"$ref": "#/$defs/Rows"},  # lists of lists ... of objects
+        "properties": {"limit": {"type": "integer", "default": 50}}}
+
+
+def _tree(levels: int, leaf: dict[str, Any]) -> dict[str, Any]:
+    node = leaf
+    for _ in range(levels):
+        node = {"depth": 1, "children": [node]}
+    return node
+
+
+def _rows(levels: int, leaf: dict[str, Any]) -> Any:
+    node: Any = leaf
+    for _ in range(levels):
+        node = [node]
+    return node
+
+
+DEEP = MAX_FILL_DEPTH + 20  # within the wire's 256 levels
+CASES = [  # (the definition, a call whose deepest object leaves a default out, as deep
+    #         but giving it)
+    ({"Node": NODE}, {"opts": _tree(DEEP // 2, {})}, {"opts": _tree(DEEP // 2, {"depth": 1})}),
+    ({"Rows": ROWS}, {"opts": _rows(DEEP, {})}, {"opts": _rows(DEEP, {"limit": 5})}),
+]
+
+
+@pytest.mark.parametrize(("definitions", "left", "given"), CASES, ids=["tree", "lists"])
+def test_a_call_deeper_than_the_fill_with_a_default_left_is_refused(
+        definitions: dict[str, Any], left: dict[str, Any], given: dict[str, Any]) -> None:
+    name = next(iter(definitions))
+    schema = {"type": "object", "properties": {"opts": {"$ref": f"#/$defs/{name}"}},
+              "$defs": definitions}
+    defaults = declared_defaults(schema)
+    deny = RuleConfig("deny", "mcp__demo__t", origin=Origin("t.yaml", 3, 5, "permissions.x"),
+                      when={"q": "never"})
+    policy = compile_policy(PermissionsConfig(rules=(deny,), default="allow"), cwd="/tmp",
+                            defaults={"mcp__demo__t": defaults})
+    ran: list[Mapping[str, Any]] = []
+
+    async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        ran.append(arguments)
+        return ToolResult.text("ran")
+
+    tool = make_tool("t", invoke, schema=schema, defaults=defaults)
+
+    async def call(arguments: dict[str, Any]) -> ToolResult:
+        return await tool.call(arguments, CallContext(call_id="1", tool="mcp__demo__t"))
+
+    refused = policy.decide("mcp__demo__t", left)
+    assert refused.behavior == "deny"
+    assert refused.message == FillTooDeep().said("mcp__demo__t")
+    said = anyio.run(call, left).to_mcp()
+    assert said["isError"] and said["content"][0]["text"] == (
+        "Invalid arguments for tool 't': " + FillTooDeep().said(None))
+    assert "\n" not in said["content"][0]["text"] and ran == []
+    # as deep, every default given: nothing left to fill, judged and run as sent
+    assert policy.decide("mcp__demo__t", given).behavior == "allow"
+    assert not anyio.run(call, given).is_error and ran == [given]
+
+
+CAT = {"type": "object", "properties": {"pet_type": {"const": "cat", "type": "string"},
+                                        "lives": {"type": "integer", "default": 9}},
+       "required": ["pet_type"]}
+DOG = {"type": "object", "properties": {"pet_type": {"enum": ["dog"]},
+                                        "lives": {"type": "integer", "default": 1},
+                                        "bark": {"type": "string", "default": "loud"}},
+       "required": ["pet_type"]}
+BIRD = {"type": "object", "properties": {"wings": {"type": "integer", "default": 2}}}
+DATE = {"type": "object", "properties": {"when": {"type": "string"}}, "required": ["when"]}
+UNIONS = [  # (the pet's schema, a call, the call filled in as the tool fills it, or None:
+    #          refused, the defaults it gets cannot be told)
+    ({"oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}],
+      "discriminator": {"propertyName": "pet_type"}},
+     {"pet_type": "cat"}, {"pet_type": "cat", "lives": 9}),  # pydantic's Cat | Dog
+    ({"oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}]},
+     {"pet_type": "dog", "bark": "soft"}, {"pet_type": "dog", "bark": "soft", "lives": 1}),
+    ({"anyOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Bird"}, {"type": "null"}]},
+     {"wings": 3}, {"wings": 3}),  # no pet_type: not a Cat
+    ({"anyOf": [{"$ref": "#/$defs/Dog"}, {"$ref": "#/$defs/Bird"}]},
+     {"wings": 3, "pet_type": "dog"}, None),  # a Bird? a Dog with wings? (extra ignored)
+    ({"anyOf": [{"$ref": "#/$defs/Bird"}, {"$ref": "#/$defs/Bird"}]}, {}, {"wings": 2}),
+    ({"anyOf": [{"$ref": "#/$defs/Bird"}, {"$ref": "#/$defs/Date"}]}, {}, {"wings": 2}),  # no
+    # "when": not a Date
+    ({"anyOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Bird"}]},
+     {"wings": 3, "lives": 2}, {"wings": 3, "lives": 2}),  # nothing left to fill
+]
+
+
+@pytest.mark.parametrize(("pet", "given", "filled"), UNIONS)
+def test_the_defaults_of_a_union_branch_are_judged_or_the_call_refused(
+        pet: dict[str, Any], given: dict[str, Any], filled: dict[str, Any] | None) -> None:
+    """An object given where a oneOf/anyOf offers several models: the branch its
+    discriminator (a ``const``, a one-value ``enum``) names gives its defaults; when more
+    than one branch fits with other defaults, no rule could judge the call: refused."""
+    schema = {"type": "object", "properties": {"pet": pet},
+              "$defs": {"Cat": CAT, "Dog": DOG, "Bird": BIRD, "Date": DATE}}
+    defaults = declared_defaults(schema)
+    deny = RuleConfig("deny", "mcp__demo__t", origin=Origin("t.yaml", 3, 5, "permissions.x"),
+                      when={"pet.lives": {"min": 5}})
+    policy = compile_policy(PermissionsConfig(rules=(deny,), default="allow"), cwd="/tmp",
+                            defaults={"mcp__demo__t": defaults})
+    decision = policy.decide("mcp__demo__t", {"pet": given})
+    if filled is None:
+        with pytest.raises(FillUnsure):
+            fill_defaults(defaults, {"pet": given})
+        assert decision.behavior == "deny"
+        assert "more than one branch of a oneOf/anyOf fits" in decision.message
+        return
+    assert fill_defaults(defaults, {"pet": given}) == {"pet": filled}
+    big = isinstance(filled.get("lives"), int) and filled["lives"] >= 5
+    assert decision.behavior == ("deny" if big else "allow")
