@@ -87,6 +87,18 @@ V = "{{ v }}"
     ["npm", "run", "--script-shell", V, "build"],
     ["pnpm", "-C", V, "run", "x"],
     ["yarn", "--cwd", V, "run", "x"],
+    # (backends25) a long option written shorter: getopt_long, git, curl take any
+    # unambiguous start of one (`tar --to-com=CMD` ran CMD)
+    ["tar", "--to-com=" + V, "-xf", "a.tar"],
+    ["tar", "--checkpoint-act", V, "-cf", "a.tar", "."],
+    ["tar", "--use-compress-prog=" + V, "-cf", "a.tar", "."],
+    ["git", "clone", "--upload-pa=" + V, "repo"],
+    ["git", "clone", "--conf", "core.pager=" + V, "repo"],
+    ["curl", "--conf", V],
+    ["wget", "--exe", V, "http://x/"],
+    ["sort", "--compress-p=" + V, "f"],
+    ["man", "--pag=" + V, "ls"],
+    ["make", "--dir", V],
 ])
 def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
                                                              argv: list[Any]) -> None:
@@ -122,6 +134,11 @@ def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
     (["grep", "-e", V, "f"], None),
     (["sqlite3", "-readonly", V, "select 1"], None),  # the database file is data
     (["psql", "-d", V, "-c", "select 1"], None),
+    # the program's own option that starts like a longer one (an exact name wins)
+    (["tar", "--checkpoint=" + V, "-cf", "a.tar", "."], None),
+    (["git", "apply", "--index", V], None),
+    (["git", "merge", "--commit", V], None),
+    (["git", "-c", "user.name=x", "clone", "--conf", "user.name=" + V, "r"], None),
 ])
 def test_data_in_options_still_loads(config: Config, argv: list[Any],
                                      params: dict[str, Any] | None) -> None:

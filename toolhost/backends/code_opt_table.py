@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ALIASES", "BUNDLE", "CLUSTERS", "CMD", "DIR", "GIT_CODE_KEY", "GIT_RUNS", "GIT_SHORT",
-           "GIT_SUB", "LIBDIR", "MOD", "OPTIONS", "OUT", "OWN_OPTIONS_END", "PHP_CODE_KEY",
+__all__ = ["ALIASES", "BUNDLE", "CLUSTERS", "CMD", "DIR", "EXACT_PREFIXES", "GIT_CODE_KEY",
+           "GIT_RUNS", "GIT_SHORT", "GIT_SUB", "LIBDIR", "MOD", "OPTIONS", "OUT", "OWN_OPTIONS_END",
+           "PHP_CODE_KEY",
            "PLUS_COMMAND", "SQL", "SQLITE_ARG", "SSH_CODE_KEY", "TAR_ARG_LETTERS", "TPL"]
 
 # git config keys that name a program, a shell command, a hook or a file of more config
@@ -172,3 +173,10 @@ OWN_OPTIONS_END: dict[str, frozenset[str]] = {
 }
 # GNU tar's short options that take an argument (its old style hands them the next words)
 TAR_ARG_LETTERS = frozenset("bCfFgHIKLNTVX")
+# a program's own long options that are the start of a longer one in its table: the exact
+# name wins (getopt_long), so `tar --checkpoint=10` is no `--checkpoint-action` (and `git
+# apply --index`, `git merge --commit` are flags, no --index-filter / --commit-filter)
+EXACT_PREFIXES: dict[str, frozenset[str]] = {
+    "tar": frozenset({"--checkpoint"}),
+    "git": frozenset({"--commit", "--index", "--exec", "--config"}),
+}

@@ -22,6 +22,7 @@ from toolhost.backends.code_opt_table import (
     BUNDLE,
     CLUSTERS,
     CMD,
+    EXACT_PREFIXES,
     GIT_CODE_KEY,
     GIT_RUNS,
     GIT_SHORT,
@@ -90,7 +91,7 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
                 break
         if family in PLUS_COMMAND and token.value and text.startswith("+"):
             slots.append((token.key, name, PLUS))
-        what, glued = _match(table, text, cluster)
+        what, glued = _match(table, text, cluster, EXACT_PREFIXES.get(family, frozenset()))
         if what is not None:
             if glued is not None:
                 if token.value and _code_value(what, glued):
@@ -164,14 +165,18 @@ def _tar_old_style(tokens: Sequence[Token], j: int, name: str, table: dict[str, 
     return min(nxt, len(tokens))
 
 
-def _match(table: dict[str, str], text: str, cluster: str = ""
-           ) -> tuple[str | None, str | None]:
+def _match(table: dict[str, str], text: str, cluster: str = "",
+           exact: frozenset[str] = frozenset()) -> tuple[str | None, str | None]:
     """(what, the text after the option when glued to it, or None when the value is the
     next argument); (None, None) when ``text`` is no such option. ``cluster``: the program
     reads bundled short options (getopt), so ``-xvI CMD`` and ``-xI{{ v }}`` are ``-I``; it
-    holds the letters that take an argument (the rest of the bundle is theirs)."""
+    holds the letters that take an argument (the rest of the bundle is theirs). ``exact``:
+    the program's own long options that are a prefix of one of the table's."""
     if text in table:
         return table[text], None
+    abbreviated = _abbreviation(table, text, exact)
+    if abbreviated is not None:
+        return abbreviated
     # the longest first: gdb's -ex before a -e, zip's -TT glued (-TTCMD)
     for option, what in sorted(table.items(), key=lambda item: -len(item[0])):
         if option.startswith("--") and text.startswith(option + "="):
@@ -194,6 +199,25 @@ def _match(table: dict[str, str], text: str, cluster: str = ""
             if letter in cluster:
                 break  # the rest of the bundle is this option's argument
     return None, None
+
+
+def _abbreviation(table: dict[str, str], text: str, exact: frozenset[str]
+                  ) -> tuple[str, str | None] | None:
+    """A long option written shorter: getopt_long, git's parse-options, curl, argparse and
+    the like take any unambiguous start of a long option (``tar --to-com=CMD`` is
+    ``--to-command``, ``git clone --upload-pa=CMD``, ``curl --conf FILE``). Fail closed: a
+    start shared by two options (an error for the program) counts too; a real option of
+    the program that is itself such a start (``tar --checkpoint``) is not one."""
+    name, sep, rest = text.partition("=")
+    if not name.startswith("--") or len(name) < 3 or name in exact or name in table:
+        return None
+    found = [what for option, what in table.items()
+             if option.startswith("--") and option.startswith(name)]
+    if not found:
+        return None
+    # a command before a KEY=VALUE reading: the stricter of two readings
+    what = next((w for w in found if not w.startswith("kv-")), found[0])
+    return what, (rest if sep else None)
 
 
 def _code_value(what: str, text: str) -> bool:
