@@ -74,7 +74,9 @@ OPTIONS: dict[str, dict[str, str]] = {
             "--userconfig": "a configuration file", "--globalconfig": "a configuration file"},
     "pnpm": {"--dir": DIR, "-C": DIR, "--script-shell": CMD},
     "yarn": {"--cwd": DIR},
-    "awk": {"-f": "a script file", "--file": "a script file"},
+    # gawk -i/--include a source file, -l/--load a shared library, -E/--exec a program
+    "awk": {"-f": "a script file", "--file": "a script file", "-i": MOD, "--include": MOD,
+            "-l": MOD, "--load": MOD, "-E": "a script file", "--exec": "a script file"},
     "sed": {"-f": "a script file", "--file": "a script file"},
     "script": {"-c": CMD, "--command": CMD},
     "runuser": {"-c": CMD, "--command": CMD},
