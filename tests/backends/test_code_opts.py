@@ -99,6 +99,34 @@ V = "{{ v }}"
     ["sort", "--compress-p=" + V, "f"],
     ["man", "--pag=" + V, "ls"],
     ["make", "--dir", V],
+    # (backends25) git config writing a setting git runs later, or a chosen key
+    ["git", "config", "core.pager", V],
+    ["git", "config", "--local", "alias.st", "!" + V],
+    ["git", "config", "set", "core.fsmonitor", V],
+    ["git", "-C", "/r", "config", "--file", ".git/config", "--add", "core.sshCommand", V],
+    ["git", "config", "--global", V, "x"],
+    # a value as git's subcommand (any git-NAME program on PATH, an alias)
+    ["git", V, "--version"],
+    ["git", "--git-dir", "/r/.git", V],
+    ["find", ".", "-name", "x", "-exec", "git", V, ";"],
+    ["git", "send-email", "--sendmail-cmd=" + V, "x.patch"],
+    ["git", "send-email", "--to-cmd", V, "x.patch"],
+    ["git", "merge", "-s", V, "topic"],
+    ["git", "instaweb", "--httpd=" + V],
+    # vim -s types a file's keys (not in Ex mode), --remote-send, nvim -l runs Lua
+    ["vim", "-s", V, "notes.txt"],
+    ["vim", "--remote-send", V],
+    ["nvim", "-l", V],
+    ["emacs", "-L", V, "-l", "mylib"],
+    ["emacs", "--init-directory=" + V],
+    ["emacsclient", "-e", V],
+    ["less", "+" + V, "f"],
+    ["less", "--lesskey-src=" + V, "f"],
+    ["ssh", "-J", V, "host", "uptime"],
+    ["scp", "-J", V, "a", "h:b"],
+    ["ssh", "-S", V, "host"],
+    ["rsync", "-M" + V, "a", "h:b"],
+    ["rsync", "--daemon", "--config=" + V],
 ])
 def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
                                                              argv: list[Any]) -> None:
@@ -139,6 +167,14 @@ def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
     (["git", "apply", "--index", V], None),
     (["git", "merge", "--commit", V], None),
     (["git", "-c", "user.name=x", "clone", "--conf", "user.name=" + V, "r"], None),
+    (["git", "config", "user.email", V], None),  # a setting that runs nothing
+    (["git", "config", "--get", V], None),  # a read
+    (["git", "log", "-s", V], None),  # log's -s: no diff
+    (["vim", "-es", "-s", V], None),  # Ex mode: -s is silent, the value a file to edit
+    (["ex", "-s", V], None),
+    (["vim", "-l", V], None),  # vim's -l is lisp mode
+    (["less", "+{{ line }}", "f"], {"line": {"type": "integer"}}),
+    (["less", "-p", V, "f"], None),  # a pattern
 ])
 def test_data_in_options_still_loads(config: Config, argv: list[Any],
                                      params: dict[str, Any] | None) -> None:
