@@ -120,6 +120,7 @@ V = "{{ v }}"
     ["emacs", "-L", V, "-l", "mylib"],
     ["emacs", "--init-directory=" + V],
     ["emacsclient", "-e", V],
+    ["emacsclient", "-e", "(message 1)", V],  # each operand is an expression
     ["less", "+" + V, "f"],
     ["less", "--lesskey-src=" + V, "f"],
     ["ssh", "-J", V, "host", "uptime"],

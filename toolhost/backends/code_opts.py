@@ -102,6 +102,10 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
         if family == "vim" and text == "-s" and j + 1 < len(tokens) \
                 and tokens[j + 1].value and not _ex_mode(tokens, i, j, name):
             slots.append((tokens[j + 1].key, name, OPTION + SCRIPTIN))
+        if family == "emacsclient" and text in ("-e", "--eval") and not token.value:
+            # every operand after it is an expression, not only the next
+            slots.extend((t.key, name, OPTION + CMD) for t in tokens[j + 1:] if t.value)
+            break
         if name == "nvim" and text == "-l" and j + 1 < len(tokens) and tokens[j + 1].value:
             slots.append((tokens[j + 1].key, name, OPTION + "a Lua script it runs"))
         what, glued = _match(table, text, cluster, EXACT_PREFIXES.get(family, frozenset()))
