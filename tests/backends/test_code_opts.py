@@ -87,6 +87,47 @@ V = "{{ v }}"
     ["npm", "run", "--script-shell", V, "build"],
     ["pnpm", "-C", V, "run", "x"],
     ["yarn", "--cwd", V, "run", "x"],
+    # (backends25) a long option written shorter: getopt_long, git, curl take any
+    # unambiguous start of one (`tar --to-com=CMD` ran CMD)
+    ["tar", "--to-com=" + V, "-xf", "a.tar"],
+    ["tar", "--checkpoint-act", V, "-cf", "a.tar", "."],
+    ["tar", "--use-compress-prog=" + V, "-cf", "a.tar", "."],
+    ["git", "clone", "--upload-pa=" + V, "repo"],
+    ["git", "clone", "--conf", "core.pager=" + V, "repo"],
+    ["curl", "--conf", V],
+    ["wget", "--exe", V, "http://x/"],
+    ["sort", "--compress-p=" + V, "f"],
+    ["man", "--pag=" + V, "ls"],
+    ["make", "--dir", V],
+    # (backends25) git config writing a setting git runs later, or a chosen key
+    ["git", "config", "core.pager", V],
+    ["git", "config", "--local", "alias.st", "!" + V],
+    ["git", "config", "set", "core.fsmonitor", V],
+    ["git", "-C", "/r", "config", "--file", ".git/config", "--add", "core.sshCommand", V],
+    ["git", "config", "--global", V, "x"],
+    # a value as git's subcommand (any git-NAME program on PATH, an alias)
+    ["git", V, "--version"],
+    ["git", "--git-dir", "/r/.git", V],
+    ["find", ".", "-name", "x", "-exec", "git", V, ";"],
+    ["git", "send-email", "--sendmail-cmd=" + V, "x.patch"],
+    ["git", "send-email", "--to-cmd", V, "x.patch"],
+    ["git", "merge", "-s", V, "topic"],
+    ["git", "instaweb", "--httpd=" + V],
+    # vim -s types a file's keys (not in Ex mode), --remote-send, nvim -l runs Lua
+    ["vim", "-s", V, "notes.txt"],
+    ["vim", "--remote-send", V],
+    ["nvim", "-l", V],
+    ["emacs", "-L", V, "-l", "mylib"],
+    ["emacs", "--init-directory=" + V],
+    ["emacsclient", "-e", V],
+    ["emacsclient", "-e", "(message 1)", V],  # each operand is an expression
+    ["less", "+" + V, "f"],
+    ["less", "--lesskey-src=" + V, "f"],
+    ["ssh", "-J", V, "host", "uptime"],
+    ["scp", "-J", V, "a", "h:b"],
+    ["ssh", "-S", V, "host"],
+    ["rsync", "-M" + V, "a", "h:b"],
+    ["rsync", "--daemon", "--config=" + V],
 ])
 def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
                                                              argv: list[Any]) -> None:
@@ -122,6 +163,19 @@ def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
     (["grep", "-e", V, "f"], None),
     (["sqlite3", "-readonly", V, "select 1"], None),  # the database file is data
     (["psql", "-d", V, "-c", "select 1"], None),
+    # the program's own option that starts like a longer one (an exact name wins)
+    (["tar", "--checkpoint=" + V, "-cf", "a.tar", "."], None),
+    (["git", "apply", "--index", V], None),
+    (["git", "merge", "--commit", V], None),
+    (["git", "-c", "user.name=x", "clone", "--conf", "user.name=" + V, "r"], None),
+    (["git", "config", "user.email", V], None),  # a setting that runs nothing
+    (["git", "config", "--get", V], None),  # a read
+    (["git", "log", "-s", V], None),  # log's -s: no diff
+    (["vim", "-es", "-s", V], None),  # Ex mode: -s is silent, the value a file to edit
+    (["ex", "-s", V], None),
+    (["vim", "-l", V], None),  # vim's -l is lisp mode
+    (["less", "+{{ line }}", "f"], {"line": {"type": "integer"}}),
+    (["less", "-p", V, "f"], None),  # a pattern
 ])
 def test_data_in_options_still_loads(config: Config, argv: list[Any],
                                      params: dict[str, Any] | None) -> None:

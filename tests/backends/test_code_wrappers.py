@@ -72,6 +72,15 @@ V = "{{ v }}"
     ["busybox", V],
     ["caffeinate", "-i", "sh", "-c", V],
     ["nice", "-n", "5", "timeout", "5", "flock", "/l", "docker", "run", "a", "sh", "-c", V],
+    # (backends25) the directory or root the program runs in: its configuration runs
+    ["env", "-C", V, "make"],
+    ["env", "--chdir", V, "git", "status"],
+    ["sudo", "-D", V, "make"],
+    ["sudo", "--chroot=" + V, "make"],
+    ["nsenter", "--wd=" + V, "make"],
+    ["unshare", "-w", V, "npm", "test"],
+    ["bwrap", "--chdir", V, "make"],
+    ["chroot", V, "ls"],  # the new root: its ls runs
 ])
 def test_a_value_a_wrapper_runs_is_a_load_error(config: Config, argv: list[Any]) -> None:
     with pytest.raises(CompileError) as info:
@@ -98,6 +107,9 @@ def test_a_value_a_wrapper_runs_is_a_load_error(config: Config, argv: list[Any])
     ["gdb", "-batch", "-ex", "bt", "./prog", V],  # the core file
     ["tmux", "new-session", "-d", "-s", V, "htop"],
     ["busybox", "grep", "-e", V, "f"],
+    ["env", "-C", "/srv/app", "make", V],  # the config's directory, a target
+    ["env", "-u", V, "make"],
+    ["chroot", "/srv/root", "ls", "--", V],
 ])
 def test_data_behind_a_wrapper_still_loads(config: Config, argv: list[Any]) -> None:
     compile_tools(config({"t": cmd(argv, options={"allow_dash": ["v"]})}))

@@ -29,6 +29,10 @@ pytestmark = pytest.mark.anyio
     (["--cookie", "{{ v }}"], "{secret}"),
     (["-sb{{ v }}"], "{secret}"),  # bundled: -s -b
     (["-sd", "{{ v }}"], "@{secret}"),
+    # curl takes any unambiguous start of a long option (backends25)
+    (["--data-b", "{{ v }}"], "@{secret}"),
+    (["--data-urlen", "{{ v }}"], "q@{secret}"),
+    (["--cook", "{{ v }}"], "{secret}"),
 ])
 async def test_a_value_never_makes_curl_send_a_file(config: Config, tmp_path: Path,
                                                    server: Server, argv: list[str],
@@ -87,6 +91,9 @@ async def test_values_as_data_and_the_configs_own_file_still_run(config: Config,
     (["curl", "-sSo", "@f", "u"], [(2, 0)], None),  # -o writes: an output name
     (["curl", "--variable", "n@f", "u"], [(2, 0)], "n@f"),
     (["curl", "--variable", "n=@f", "u"], [(2, 0)], None),
+    (["curl", "--data-b", "@f", "u"], [(2, 0)], "@f"),  # --data-binary, abbreviated
+    (["curl", "--url", "@f"], [(2, 0)], None),  # --url is no --url-query
+    (["curl", "--head", "@f", "u"], [(2, 0)], None),  # nor --head a --header
 ])
 def test_which_arguments_read_a_file(out: list[str], valued: list[tuple[int, int]],
                                      read: Any) -> None:

@@ -148,3 +148,34 @@ def test_validate_notes_a_tool_that_lets_the_model_choose_the_host(config: Confi
     (note,) = option_notes(config({"t": cmd(argv, options={"allow_remote": True})}))
     assert note.key_path.endswith("command.allow_remote"), note
     assert "the model chooses the host" in note.message
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+async def test_a_value_never_chooses_gits_remote_helper(config: Config, tmp_path: Path) -> None:
+    """``NAME::ADDRESS`` runs git-remote-NAME from PATH (backends25)."""
+    marker = tmp_path / "helper-ran"
+    helper = tmp_path / "git-remote-evil"
+    helper.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    helper.chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/local/bin:/usr/bin:/bin"}
+    cfg = config({"t": cmd(["git", "ls-remote", "{{ url }}"],
+                           options={"env": env, "ok_codes": [0, 128]})})
+    result = await run(cfg, "t", {"url": "evil::x"})
+    assert result.is_error and "git-remote-NAME" in result.text_content, result.text_content
+    assert not marker.exists()
+    result = await run(cfg, "t", {"url": str(tmp_path / "no-repo")})  # a path: git's own
+    assert "git-remote-NAME" not in result.text_content
+
+
+@pytest.mark.parametrize(("out", "valued", "found"), [
+    (["git", "clone", "gcrypt::x", "d"], [(2, 0)], "gcrypt::x"),
+    (["timeout", "5", "git", "fetch", "ext::sh"], [(4, 0)], "ext::sh"),
+    (["git", "clone", "https://h/a::b", "d"], [(2, 8)], None),  # '::' in the path
+    (["git", "clone", "hg::x", "d"], [(2, 4)], None),  # the config wrote "hg::"
+    (["echo", "git", "a::b"], [(2, 0)], None),  # git is echo's argument
+])
+def test_which_git_remotes_name_a_helper(out: list[str], valued: list[tuple[int, int]],
+                                         found: Any) -> None:
+    from toolhost.backends.remote_operands import git_helper
+
+    assert git_helper(out, valued) == found

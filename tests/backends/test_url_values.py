@@ -23,6 +23,12 @@ pytestmark = pytest.mark.anyio
     ("https://api.example.com:{{ v }}/x", "443@evil.test"),
     ("https://user:{{ v }}@api.example.com/x", "pw@evil.test/"),
     ("--url=https://{{ v }}.example.com/x", "evil.test/"),
+    # (backends25) a value that ends the host the config began chooses the domain
+    ("https://api.example.com{{ v }}", ".evil.test"),
+    ("https://api-{{ v }}/x", "x.evil.test"),
+    ("https://api.example.{{ v }}/x", "com\u3002evil.test"),  # IDNA reads it as '.'
+    ("https://api.example.com:{{ v }}/x", "8443.evil.test"),
+    ("https://api.example.com{{ v }}", ":8443"),
 ])
 async def test_a_value_never_moves_the_host_of_a_url(config: Config, url: str,
                                                     value: str) -> None:
@@ -37,6 +43,9 @@ async def test_a_value_never_moves_the_host_of_a_url(config: Config, url: str,
     (["echo", "{{ v }}"], "https://a.test/[1-2]", "https://a.test/[1-2]"),  # the whole URL
     (["echo", "https://{{ v }}/x"], "a.test:8080", "https://a.test:8080/x"),
     (["echo", "https://api.example.com/{{ v }}"], "[1-2]", "https://api.example.com/[1-2]"),
+    (["echo", "https://api-{{ v }}.example.com/x"], "eu1", "https://api-eu1.example.com/x"),
+    (["echo", "https://api-{{ v }}/x"], "eu1", "https://api-eu1/x"),
+    (["echo", "https://api.example.com:{{ v }}/x"], "8443", "https://api.example.com:8443/x"),
 ])
 async def test_values_that_keep_the_host_still_run(config: Config, argv: list[str],
                                                    value: str, sent: str) -> None:

@@ -33,7 +33,7 @@ from typing import Any
 from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
 from toolhost.backends.file_values import file_read, url_scheme
-from toolhost.backends.remote_operands import remote_operand
+from toolhost.backends.remote_operands import git_helper, remote_operand
 from toolhost.backends.url_values import url_value_problem
 from toolhost.excerpt import cut
 
@@ -186,6 +186,12 @@ class ArgvPlan:
                 "(the config can write the path with a literal directory: \"./{{ name }}\", "
                 "add --force-local for tar, or set allow_remote: true if the model may choose "
                 "the host)")
+        helper = git_helper(out, state.valued) if state.valued else None
+        if helper is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(helper, 60)!r} a git remote of the form NAME::ADDRESS,"
+                " so git would run the program git-remote-NAME (write the URL's scheme in "
+                "the config: \"https://{{ url }}\")")
         if state.valued:
             self._check_files(out, state.valued)
             moved = url_value_problem(out, state.valued, state.tails)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from toolhost.backends.code_filters import FILTERS, filter_slots
 from toolhost.backends.code_opts import option_code_slots
 from toolhost.backends.code_wrappers import is_wrapper, wrapper_targets
 
@@ -163,6 +164,9 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int
     rest = range(i + 1, len(tokens))
     # options of ordinary programs that run a command (git -c core.pager=, rsync -e, ...)
     slots.extend(CodeSlot(*slot) for slot in option_code_slots(tokens, i, name))
+    if name in FILTERS or name == "mlr":  # jq's filter, mlr put's expression (backends25)
+        slots.extend(CodeSlot(*slot) for slot in filter_slots(tokens, i, name))
+        return
     targets = wrapper_targets(tokens, i, name) if is_wrapper(name) else None
     if targets is not None:  # env, timeout 5, sudo -u x, docker run IMAGE, uv run ...
         slots.extend(CodeSlot(key, name, what) for key, what in targets.slots)

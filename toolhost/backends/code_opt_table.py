@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ALIASES", "BUNDLE", "CLUSTERS", "CMD", "DIR", "GIT_CODE_KEY", "GIT_RUNS", "GIT_SHORT",
+__all__ = ["ALIASES", "BUNDLE", "CLUSTERS", "CMD", "DIR", "EXACT_PREFIXES", "GIT_ARG_OPTIONS",
+           "GIT_CODE_KEY", "GIT_CONFIG_ARG", "GIT_CONFIG_VERBS", "GIT_RUNS", "GIT_SHORT",
            "GIT_SUB", "LIBDIR", "MOD", "OPTIONS", "OUT", "OWN_OPTIONS_END", "PHP_CODE_KEY",
            "PLUS_COMMAND", "SQL", "SQLITE_ARG", "SSH_CODE_KEY", "TAR_ARG_LETTERS", "TPL"]
 
@@ -34,6 +35,7 @@ OUT = "an output file, or '|COMMAND' (a shell command it pipes to)"
 MOD = "a module, library or archive of code it loads"
 LIBDIR = "a directory it loads code from"
 TPL = "a template it evaluates (which runs commands)"
+JUMP = "a host it connects through with your ssh keys (-J, as ProxyJump)"
 # a value glued after a bundle of flags: it can add an option that runs code
 BUNDLE = "a bundle of short options (the value can add one that runs code)"
 # php.ini settings that name code to run or load (php -d KEY=VALUE)
@@ -46,15 +48,27 @@ OPTIONS: dict[str, dict[str, str]] = {
     # git's own options, before the subcommand (after it, -c is commit's or grep's)
     "git": {"-c": "kv-git", "--config-env": "kv-git", "--exec-path": CMD, "-C": DIR,
             "--git-dir": DIR, "--work-tree": DIR},
-    "ssh": {"-o": "kv-ssh", "-F": "a configuration file", "-I": "a library"},
-    "scp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": CMD},
-    "sftp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": CMD, "-D": CMD},
-    "rsync": {"-e": CMD, "--rsh": CMD, "--rsync-path": CMD},
+    # -J: the hosts it connects through with your keys (as -o ProxyJump); ssh -S: a control
+    # socket whose open connection it reuses (as -o ControlPath)
+    "ssh": {"-o": "kv-ssh", "-F": "a configuration file", "-I": "a library", "-J": JUMP,
+            "-S": "a control socket whose connection it reuses"},
+    "scp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": CMD, "-J": JUMP},
+    "sftp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": CMD, "-D": CMD, "-J": JUMP},
+    # -M/--remote-option: an option of the other side's rsync; --config: the daemon's file
+    # (its pre-xfer exec runs commands)
+    "rsync": {"-e": CMD, "--rsh": CMD, "--rsync-path": CMD,
+              "-M": "an option of the other side's rsync",
+              "--remote-option": "an option of the other side's rsync",
+              "--config": "a configuration file"},
     "tar": {"--to-command": CMD, "-I": CMD, "--use-compress-program": CMD,
             "--checkpoint-action": CMD, "--info-script": CMD, "--new-volume-script": CMD,
             "-F": CMD, "--rsh-command": CMD, "--rmt-command": CMD},
     "sort": {"--compress-program": CMD},
-    "vim": {"-c": CMD, "--cmd": CMD, "-S": "a script file", "-u": "a script file"},
+    # (backends25) --remote-send/--remote-expr: keys or an expression for a running vim
+    # (`:!CMD`); vim -s SCRIPTIN (keys read from a file) is checked in code_opts (after -e
+    # it is Ex mode's silent flag)
+    "vim": {"-c": CMD, "--cmd": CMD, "-S": "a script file", "-u": "a script file",
+            "--remote-send": CMD, "--remote-expr": CMD},
     "gdb": {"-ex": CMD, "-iex": CMD, "--eval-command": CMD, "-x": "a script file",
             "-ix": "a script file", "--command": "a script file"},
     "zip": {"-TT": CMD, "--unzip-command": CMD},
@@ -73,14 +87,23 @@ OPTIONS: dict[str, dict[str, str]] = {
             "--userconfig": "a configuration file", "--globalconfig": "a configuration file"},
     "pnpm": {"--dir": DIR, "-C": DIR, "--script-shell": CMD},
     "yarn": {"--cwd": DIR},
-    "awk": {"-f": "a script file", "--file": "a script file"},
+    # gawk -i/--include a source file, -l/--load a shared library, -E/--exec a program
+    "awk": {"-f": "a script file", "--file": "a script file", "-i": MOD, "--include": MOD,
+            "-l": MOD, "--load": MOD, "-E": "a script file", "--exec": "a script file"},
     "sed": {"-f": "a script file", "--file": "a script file"},
     "script": {"-c": CMD, "--command": CMD},
     "runuser": {"-c": CMD, "--command": CMD},
     "npx": {"-c": CMD, "--call": CMD},
     "emacs": {"--eval": CMD, "-eval": CMD, "-f": CMD, "--funcall": CMD,
               "-l": "a script file", "--load": "a script file", "--script": "a script file",
-              "-x": "a script file"},
+              "-x": "a script file", "-L": LIBDIR, "--directory": LIBDIR,
+              "--init-directory": DIR},
+    "emacsclient": {"-e": CMD, "--eval": CMD},
+    # less +CMD runs less commands (`!CMD` a shell command); a lesskey file's #env section
+    # sets LESSOPEN, a command less runs on each file
+    "less": {"-k": "a configuration file", "--lesskey-file": "a configuration file",
+             "--lesskey-src": "a configuration file",
+             "--lesskey-content": "a configuration file"},
     # (backends24) a file, module or directory the program loads as code or as its own
     # configuration: the model would choose what runs as surely as with -e
     "node": {"-r": MOD, "--require": MOD, "--import": MOD, "--loader": MOD,
@@ -124,16 +147,30 @@ OPTIONS: dict[str, dict[str, str]] = {
 # sqlite3's options that take an argument (its operands: the database, then statements)
 SQLITE_ARG = frozenset({"-cmd", "-separator", "-newline", "-nullvalue", "-init", "-vfs",
                          "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap", "-escape"})
+_STRATEGY = "a program it runs (git-merge-NAME, any of that name on PATH)"
 # the subcommands' options that run something; the short ones only under some subcommands
 # (cherry-pick -x, grep -c and commit -c are no commands)
 GIT_SUB = {"--config": "kv-git", "--upload-pack": CMD, "--receive-pack": CMD,
             "--exec": CMD, "--extcmd": CMD, "--open-files-in-pager": CMD,
+            # send-email runs these; an --smtp-server that is a path is a program it runs
+            "--sendmail-cmd": CMD, "--to-cmd": CMD, "--cc-cmd": CMD, "--header-cmd": CMD,
+            "--smtp-server": CMD, "--strategy": _STRATEGY,
+            "--httpd": CMD, "--browser": CMD,  # instaweb, web--browse
             **{f"--{f}-filter": CMD for f in ("tree", "index", "msg", "env", "commit",
                                                "parent", "tag-name")}}
+# git's own options (before the subcommand) that take the next word as their argument
+GIT_ARG_OPTIONS = frozenset({"-C", "-c", "--config-env", "--git-dir", "--work-tree",
+                             "--namespace", "--super-prefix", "--attr-source"})
+# git config's options that take an argument, and its verbs before KEY VALUE (git 2.46)
+GIT_CONFIG_ARG = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment",
+                            "--value", "--url"})
+GIT_CONFIG_VERBS = frozenset({"set", "get", "unset", "list", "rename-section",
+                              "remove-section", "edit"})
 # git SUBCOMMAND WORD runs what follows: foreach's arguments as a shell command, bisect
 # run's first as the program (its others are that program's arguments)
 GIT_RUNS = {("submodule", "foreach"): None, ("bisect", "run"): 1}
-GIT_SHORT = {"rebase": {"-x": CMD}, "difftool": {"-x": CMD}, "grep": {"-O": CMD},
+GIT_SHORT = {"rebase": {"-x": CMD, "-s": _STRATEGY}, "difftool": {"-x": CMD},
+              "grep": {"-O": CMD}, "merge": {"-s": _STRATEGY}, "pull": {"-s": _STRATEGY},
               "clone": {"-u": CMD, "-c": "kv-git"}, "ls-remote": {"-u": CMD},
               "archive": {}, "fetch": {}, "push": {}}
 ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vim",
@@ -143,7 +180,8 @@ ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vi
             "luajit": "lua", "cc": "gcc", "g++": "gcc", "c++": "gcc", "clang": "gcc",
             "clang++": "gcc", "batch": "at", "py.test": "pytest", "gpg2": "gpg",
             "gradlew": "gradle", "mvnw": "mvn"}
-PLUS_COMMAND = frozenset({"vim"})  # "+CMD" is an Ex command, "+N" a line number
+# "+CMD" is an Ex command (vim) or less's command (`+!CMD`), "+N" a line number
+PLUS_COMMAND = frozenset({"vim", "less"})
 # programs that read bundled short options (getopt and the like): `-xvI CMD`, `-sK{{ f }}`,
 # and their short options that take an argument (what follows one in a bundle is that
 # argument: `curl -HKey:{{ v }}` is a header, not -K)
@@ -152,7 +190,8 @@ CLUSTERS: dict[str, str] = {
     "sftp": "BbcDFiJloPRS", "rsync": "efBTM", "make": "CfIjloWE", "man": "CMPHLmSepRrEX",
     "wget": "eoaiBOTtwQPUDXIRAl", "curl": "AbcCdDeEFHKmoPQrTtuUwxXyYz", "awk": "fvFeilEW",
     "sed": "efli", "psql": "cdfvhpUoLTFPR", "mysql": "eDhPuSpO", "script": "cEIOTtBm",
-    "runuser": "cugGsw", "su": "cgGsw", "vim": "cSuUTiwWtqr", "cargo": "CZjpF"}
+    "runuser": "cugGsw", "su": "cgGsw", "vim": "cSuUTiwWtqr", "cargo": "CZjpF",
+    "less": "bhjkoOpPtTxyz#"}
 # interpreters whose own options end at their first operand (the script, java's main
 # class or -jar's archive): what follows is the script's (`node app.js -r x`); with the
 # options of theirs that take a separate argument, besides the table's
@@ -172,3 +211,10 @@ OWN_OPTIONS_END: dict[str, frozenset[str]] = {
 }
 # GNU tar's short options that take an argument (its old style hands them the next words)
 TAR_ARG_LETTERS = frozenset("bCfFgHIKLNTVX")
+# a program's own long options that are the start of a longer one in its table: the exact
+# name wins (getopt_long), so `tar --checkpoint=10` is no `--checkpoint-action` (and `git
+# apply --index`, `git merge --commit` are flags, no --index-filter / --commit-filter)
+EXACT_PREFIXES: dict[str, frozenset[str]] = {
+    "tar": frozenset({"--checkpoint"}),
+    "git": frozenset({"--commit", "--index", "--exec", "--config"}),
+}

@@ -22,7 +22,11 @@ from toolhost.backends.code_opt_table import (
     BUNDLE,
     CLUSTERS,
     CMD,
+    EXACT_PREFIXES,
+    GIT_ARG_OPTIONS,
     GIT_CODE_KEY,
+    GIT_CONFIG_ARG,
+    GIT_CONFIG_VERBS,
     GIT_RUNS,
     GIT_SHORT,
     GIT_SUB,
@@ -36,7 +40,7 @@ from toolhost.backends.code_opt_table import (
     TAR_ARG_LETTERS,
 )
 
-__all__ = ["OPTION", "PLUS", "Token", "option_code_slots", "program_family"]
+__all__ = ["OPTION", "PLUS", "SUBCOMMAND", "Token", "option_code_slots", "program_family"]
 
 
 class Token(Protocol):
@@ -53,6 +57,9 @@ class Token(Protocol):
 Slot = tuple[str, str, str]  # (key, program, what)
 OPTION = "option: "  # what starts so: an option's argument (then what it is)
 PLUS = "+command"  # vim's "+CMD"
+SUBCOMMAND = OPTION + "its subcommand (git-NAME, any program of that name on PATH, or an alias)"
+SCRIPTIN = "a file of keys it types (`:!CMD` runs a command)"
+CONFIG_KEY = "the key of a setting it writes (core.pager, alias.x: commands git runs later)"
 
 def program_family(name: str) -> str:
     """The program a name is a variant of (``gtar`` -> ``tar``, ``nvim`` -> ``vim``)."""
@@ -69,6 +76,8 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     if family == "git":
         sub, after = _git_subcommand(tokens, i)
     slots: list[Slot] = _sqlite_operands(tokens, i, name) if family == "sqlite3" else []
+    if family == "git":
+        slots.extend(_git_sub_slots(tokens, sub, name))
     j = i + 1
     if family == "tar" and j < len(tokens):
         j = _tar_old_style(tokens, j, name, table, slots)
@@ -90,7 +99,16 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
                 break
         if family in PLUS_COMMAND and token.value and text.startswith("+"):
             slots.append((token.key, name, PLUS))
-        what, glued = _match(table, text, cluster)
+        if family == "vim" and text == "-s" and j + 1 < len(tokens) \
+                and tokens[j + 1].value and not _ex_mode(tokens, i, j, name):
+            slots.append((tokens[j + 1].key, name, OPTION + SCRIPTIN))
+        if family == "emacsclient" and text in ("-e", "--eval") and not token.value:
+            # every operand after it is an expression, not only the next
+            slots.extend((t.key, name, OPTION + CMD) for t in tokens[j + 1:] if t.value)
+            break
+        if name == "nvim" and text == "-l" and j + 1 < len(tokens) and tokens[j + 1].value:
+            slots.append((tokens[j + 1].key, name, OPTION + "a Lua script it runs"))
+        what, glued = _match(table, text, cluster, EXACT_PREFIXES.get(family, frozenset()))
         if what is not None:
             if glued is not None:
                 if token.value and _code_value(what, glued):
@@ -105,6 +123,16 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
                 break  # java -jar APP.jar ARGS...: the rest is the application's
         j += 1
     return slots
+
+
+def _ex_mode(tokens: Sequence[Token], i: int, j: int, name: str) -> bool:
+    """Whether vim runs in Ex mode at ``j`` (``ex``, or ``-e``/``-E`` before: ``-es``),
+    where ``-s`` is the silent flag; else ``-s FILE`` types FILE's keys (``:!CMD``)."""
+    if name in ("ex", "exim"):
+        return True
+    return any(not t.value and t.text.startswith("-") and not t.text.startswith("--")
+               and t.text[1:].isalpha() and ("e" in t.text[1:] or "E" in t.text[1:])
+               for t in tokens[i + 1:j])
 
 
 def _operand(before: str, first: bool, takes: frozenset[str]) -> bool:
@@ -140,10 +168,41 @@ def _git_subcommand(tokens: Sequence[Token], i: int) -> tuple[int, dict[str, str
     options) and the options that run something after it."""
     j = i + 1
     while j < len(tokens) and tokens[j].text.startswith("-"):
-        j += 2 if tokens[j].text in ("-C", "-c", "--config-env") else 1
+        j += 2 if tokens[j].text in GIT_ARG_OPTIONS else 1
     short = GIT_SHORT.get(tokens[j].text, {}) if j < len(tokens) and not tokens[j].value \
         else {}
     return j, GIT_SUB | short
+
+
+def _git_sub_slots(tokens: Sequence[Token], sub: int, name: str) -> list[Slot]:
+    """A value as git's subcommand (``git {{ v }}``: any ``git-NAME`` program on PATH, an
+    alias of the repository's config); and ``git config KEY VALUE`` that writes a setting
+    git runs later (``core.pager``, ``alias.x``, ``core.fsmonitor``: backends25)."""
+    if sub >= len(tokens):
+        return []
+    if tokens[sub].value:
+        return [(tokens[sub].key, name, SUBCOMMAND)]
+    if tokens[sub].text != "config":
+        return []
+    operands: list[Token] = []
+    j = sub + 1
+    while j < len(tokens):
+        token = tokens[j]
+        if not token.value and token.text.startswith("-"):
+            j += 2 if token.text in GIT_CONFIG_ARG else 1
+        elif not operands and not token.value and token.text in GIT_CONFIG_VERBS:
+            j += 1  # git config set KEY VALUE (git 2.46)
+        else:
+            operands.append(token)
+            j += 1
+    if len(operands) < 2:
+        return []  # a read (git config KEY), or a key alone
+    key, value = operands[0], operands[1]
+    if key.value:
+        return [(key.key, name, OPTION + CONFIG_KEY)]
+    if value.value and GIT_CODE_KEY.match(key.text.strip()):
+        return [(value.key, name, OPTION + CMD)]
+    return []
 
 
 def _tar_old_style(tokens: Sequence[Token], j: int, name: str, table: dict[str, str],
@@ -164,14 +223,18 @@ def _tar_old_style(tokens: Sequence[Token], j: int, name: str, table: dict[str, 
     return min(nxt, len(tokens))
 
 
-def _match(table: dict[str, str], text: str, cluster: str = ""
-           ) -> tuple[str | None, str | None]:
+def _match(table: dict[str, str], text: str, cluster: str = "",
+           exact: frozenset[str] = frozenset()) -> tuple[str | None, str | None]:
     """(what, the text after the option when glued to it, or None when the value is the
     next argument); (None, None) when ``text`` is no such option. ``cluster``: the program
     reads bundled short options (getopt), so ``-xvI CMD`` and ``-xI{{ v }}`` are ``-I``; it
-    holds the letters that take an argument (the rest of the bundle is theirs)."""
+    holds the letters that take an argument (the rest of the bundle is theirs). ``exact``:
+    the program's own long options that are a prefix of one of the table's."""
     if text in table:
         return table[text], None
+    abbreviated = _abbreviation(table, text, exact)
+    if abbreviated is not None:
+        return abbreviated
     # the longest first: gdb's -ex before a -e, zip's -TT glued (-TTCMD)
     for option, what in sorted(table.items(), key=lambda item: -len(item[0])):
         if option.startswith("--") and text.startswith(option + "="):
@@ -194,6 +257,25 @@ def _match(table: dict[str, str], text: str, cluster: str = ""
             if letter in cluster:
                 break  # the rest of the bundle is this option's argument
     return None, None
+
+
+def _abbreviation(table: dict[str, str], text: str, exact: frozenset[str]
+                  ) -> tuple[str, str | None] | None:
+    """A long option written shorter: getopt_long, git's parse-options, curl, argparse and
+    the like take any unambiguous start of a long option (``tar --to-com=CMD`` is
+    ``--to-command``, ``git clone --upload-pa=CMD``, ``curl --conf FILE``). Fail closed: a
+    start shared by two options (an error for the program) counts too; a real option of
+    the program that is itself such a start (``tar --checkpoint``) is not one."""
+    name, sep, rest = text.partition("=")
+    if not name.startswith("--") or len(name) < 3 or name in exact or name in table:
+        return None
+    found = [what for option, what in table.items()
+             if option.startswith("--") and option.startswith(name)]
+    if not found:
+        return None
+    # a command before a KEY=VALUE reading: the stricter of two readings
+    what = next((w for w in found if not w.startswith("kv-")), found[0])
+    return what, (rest if sep else None)
 
 
 def _code_value(what: str, text: str) -> bool:

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["ARG", "CODE", "PLAIN", "PROGRAM", "REST", "SHELL", "SPECIAL", "SUB", "TAKES",
+__all__ = ["ARG", "CODE", "DIR", "PLAIN", "PROGRAM", "REST", "SHELL", "SPECIAL", "SUB", "TAKES",
            "Wrap", "w"]
 
 ARG, ARG2, ARG3 = "arg", "arg2", "arg3"  # an option that takes 1, 2 or 3 arguments
 CODE = "code"  # its argument is a shell command (flock -c, hyperfine --prepare)
+# its argument is the directory the program runs in, or its root: a repository's or a
+# project's own configuration there runs (git's hooks, a Makefile, npm scripts; backends25)
+DIR = "dir"
 PROGRAM = "program"  # its argument is the program (docker --entrypoint, --exec)
 REST = "rest"  # the program starts right after it (xterm -e, gdb --args)
 SHELL = "shell"  # the program part becomes a shell command line (sudo -s, env -S)
-TAKES = {ARG: 1, ARG2: 2, ARG3: 3, CODE: 1, PROGRAM: 1}
+TAKES = {ARG: 1, ARG2: 2, ARG3: 3, CODE: 1, PROGRAM: 1, DIR: 1}
 
 
 class Wrap(NamedTuple):
@@ -39,8 +42,8 @@ def w(args: str = "", flags: str = "", operands: int = 0, shell: bool = False,
 
 
 PLAIN: dict[str, Wrap] = {
-    "env": w("-u --unset -C --chdir", "-i --ignore-environment -0 --null -v --debug",
-              shellopt="-S --split-string"),
+    "env": w("-u --unset", "-i --ignore-environment -0 --null -v --debug",
+              shellopt="-S --split-string", dir="-C --chdir"),
     # -i, -e and -l take their argument glued, if any (-i{}, -eEOF, -l5)
     "xargs": w("-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs "
                "-s --max-chars --process-slot-var", "-0 --null -r --no-run-if-empty -t "
@@ -50,11 +53,11 @@ PLAIN: dict[str, Wrap] = {
     "time": w("-f --format -o --output", "-p -v -a -q --portability --verbose --append"),
     "command": w("", "-p -v -V"), "exec": w("-a", "-c -l"),
     "stdbuf": w("-i -o -e --input --output --error"),
-    "sudo": w("-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r "
-               "--role -t --type -U --other-user -T --command-timeout -R --chroot",
+    "sudo": w("-u --user -g --group -C --close-from -h --host -p --prompt -r "
+               "--role -t --type -U --other-user -T --command-timeout",
                "-E --preserve-env -H --set-home -n --non-interactive -b --background -k "
                "--reset-timestamp -K -A --askpass -S --stdin -P --preserve-groups -B --bell",
-               shellopt="-s --shell -i --login"),
+               shellopt="-s --shell -i --login", dir="-D --chdir -R --chroot"),
     "doas": w("-u -C", "-n"), "ionice": w("-c --class -n --classdata -p -P -u --pid "
                                             "--pgid --uid", "-t --ignore"),
     "chrt": w("-T --sched-runtime -P --sched-period -D --sched-deadline",
@@ -67,13 +70,14 @@ PLAIN: dict[str, Wrap] = {
                  "-qq -w -z -Z -k -i -r -F -n -D -DD -DDD --follow-forks"),
     "ltrace": w("-o --output -e -p -s -u -a -A -D -F -l -n -w", "-f -c -C -i -L -S -t -tt "
                  "-ttt -T -b"),
-    "unshare": w("--map-user --map-group -S --setuid -G --setgid -R --root -w --wd "
+    "unshare": w("--map-user --map-group -S --setuid -G --setgid "
                   "--propagation --setgroups --map-users --map-groups",
                   "-m -u -i -n -p -U -C -T -r -c -f --fork --mount-proc --kill-child "
                   "--map-root-user --map-current-user --mount --uts --ipc --net --pid --user "
-                  "--cgroup --time"),
-    "nsenter": w("-t --target -S --setuid -G --setgid -w --wd",
-                  "-a --all -m -u -i -n -p -U -C -T -r -F --no-fork --preserve-credentials"),
+                  "--cgroup --time", dir="-w --wd -R --root"),
+    "nsenter": w("-t --target -S --setuid -G --setgid",
+                  "-a --all -m -u -i -n -p -U -C -T -r -F --no-fork --preserve-credentials",
+                  dir="-w --wd -R --root"),
     "setpriv": w("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set "
                   "--securebits --ruid --euid --rgid --egid --selinux-label --apparmor-profile",
                   "--nnp --no-new-privs --init-groups --keep-groups --clear-groups -d "
@@ -98,7 +102,8 @@ PLAIN: dict[str, Wrap] = {
     "timeout": w("-s --signal -k --kill-after", "-v --verbose --foreground "
                   "--preserve-status", operands=1),
     "taskset": w("", "-a --all-tasks -c --cpu-list", operands=1),
-    "chroot": w("--userspec --groups", "--skip-chdir", operands=1),
+    # the new root: the program is found and run from inside it
+    "chroot": w("--userspec --groups", "--skip-chdir", operands=1, image=True),
     "setarch": w("", "-v -R -F -Z -L -X -B -I -S -T -3 --addr-no-randomize --uname-2.6",
                   operands=1),
     "faketime": w("-m -p -f", operands=1),
@@ -124,14 +129,14 @@ PLAIN: dict[str, Wrap] = {
     "gdb": w(rest="--args"), "lldb": w(rest="--"),
     "cpulimit": w("-l --limit -p --pid -e --exe", "-z --lazy -i --include-children -v "
                    "-k -r"),
-    "bwrap": w("--tmpfs --dir --proc --dev --chdir --unsetenv --uid --gid --hostname "
+    "bwrap": w("--tmpfs --dir --proc --dev --unsetenv --uid --gid --hostname "
                 "--remount-ro --mqueue --seccomp --cap-add --cap-drop --lock-file --sync-fd "
                 "--info-fd --args --userns --userns2 --pidns --exec-label --file-label --perms "
                 "--size --argv0 --json-status-fd --block-fd --userns-block-fd",
                 "--unshare-all --share-net --unshare-user --unshare-user-try --unshare-ipc "
                 "--unshare-pid --unshare-net --unshare-uts --unshare-cgroup "
                 "--unshare-cgroup-try --die-with-parent --as-pid-1 --new-session --clearenv "
-                "--disable-userns --assert-userns-disabled",
+                "--disable-userns --assert-userns-disabled", dir="--chdir",
                 arg2="--bind --ro-bind --dev-bind --bind-try --ro-bind-try --dev-bind-try "
                      "--symlink --setenv --file --bind-data --ro-bind-data --chmod "
                      "--overlay-src --ro-overlay"),

@@ -21,6 +21,7 @@ from typing import NamedTuple
 from toolhost.backends.code_opts import Token
 from toolhost.backends.code_wrapper_table import (
     CODE,
+    DIR,
     PLAIN,
     PROGRAM,
     REST,
@@ -38,6 +39,10 @@ __all__ = ["Targets", "is_wrapper", "wrapper_targets"]
 # options a wrapper's table does not know, read both ways, before the rest of its argv is
 # taken as a shell line (fail closed): each is two readings of all that follows
 _MAX_UNKNOWN = 16
+# the directory (or root) the program runs in: the configuration found there runs (a
+# repository's hooks and core.fsmonitor, a Makefile, npm scripts, .envrc; backends25)
+_DIR = ("option: a directory it runs the program in (its repository's or project's own "
+        "configuration there runs code)")
 
 
 class Targets(NamedTuple):
@@ -185,8 +190,8 @@ def _options(tokens: Sequence[Token], j: int, wrap: Wrap, name: str,
         if kind == REST:
             ends.add(k + 1)
             continue
-        if kind in (CODE, PROGRAM):
-            what = "code" if kind == CODE else "the program to run"
+        if kind in (CODE, PROGRAM, DIR):
+            what = {CODE: "code", PROGRAM: "the program to run", DIR: _DIR}[kind]
             if glued:
                 if token.value:
                     slots.append((token.key, what))

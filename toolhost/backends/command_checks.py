@@ -20,6 +20,7 @@ from toolhost.backends.argv import (
 )
 from toolhost.backends.code_args import Token, code_slots, program_name, run_programs
 from toolhost.backends.code_env import chooses_code
+from toolhost.backends.code_filters import safe_form
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
 from toolhost.backends.file_slots import sent_file_slots
 from toolhost.backends.install_slots import install_problems
@@ -231,7 +232,7 @@ def _code_problem(key: str, program: str, what: str, plan: ArgvPlan) -> Found:
     if what == "a script file":
         return (f"a value is the script file {program} runs: the model would choose the code",
                 key, "write the script path literally and pass values as arguments after it")
-    safe = ""
+    safe = safe_form(program) or ""
     if program in ("sh", "bash", "zsh", "dash", "ksh"):
         safe = f"[{program}, -c, 'echo \"$1\"', {program}, \"{{{{ v }}}}\"]"
     elif program.startswith("python"):

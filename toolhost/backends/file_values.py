@@ -127,7 +127,7 @@ def _curl_option(out: Sequence[str], k: int) -> tuple[str, str, int, int] | None
     word); None when ``out[k]`` is no option that takes one."""
     text = out[k]
     if text.startswith("--"):
-        return (text, out[k + 1], 0, k + 1) if k + 1 < len(out) else None
+        return (_curl_long(text), out[k + 1], 0, k + 1) if k + 1 < len(out) else None
     if not text.startswith("-"):
         return None
     for p in range(1, len(text)):
@@ -138,6 +138,21 @@ def _curl_option(out: Sequence[str], k: int) -> tuple[str, str, int, int] | None
             return f"-{letter}", text[p + 1:], p + 1, k
         return (f"-{letter}", out[k + 1], 0, k + 1) if k + 1 < len(out) else None
     return None
+
+
+# curl's own long options that are the start of a longer one above (an exact name wins)
+_CURL_EXACT = frozenset({"--url", "--proxy", "--head"}) | _CURL_DATA_ARGS
+_CURL_READS = sorted(_CURL_AT | _CURL_NAME_AT | _CURL_FORM | _CURL_COOKIE)
+
+
+def _curl_long(text: str) -> str:
+    """The option a long option names: curl takes any unambiguous start of one
+    (``--data-b @FILE`` is ``--data-binary``; backends25). Fail closed: a start two of them
+    share (an error for curl) counts as the first."""
+    if text in _CURL_EXACT or len(text) < 3:
+        return text
+    return next((option for option in _CURL_READS
+                 if option.startswith("--") and option.startswith(text)), text)
 
 
 def _reads(arg: str, sets: frozenset[str]) -> int | None:

@@ -11,9 +11,10 @@ config writes itself (``"backup:{{ path }}"``) keeps the host the config's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-__all__ = ["REMOTE_PROGRAMS", "remote_operand"]
+__all__ = ["REMOTE_PROGRAMS", "git_helper", "remote_operand"]
 
 _TARS = frozenset({"tar", "gtar"})
 # options of scp / rsync whose argument is the next argument (not an operand)
@@ -34,6 +35,10 @@ _ARG_OPTIONS = {
 }
 _SHORT_ARG = {"scp": frozenset("cDFiJloPSX"), "rsync": frozenset("efBTM")}
 REMOTE_PROGRAMS = _TARS | frozenset(_ARG_OPTIONS)
+
+
+# git's `NAME::ADDRESS` runs the remote helper git-remote-NAME (any program of that name)
+_GIT_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
 
 
 def _name(program: str) -> str:
@@ -126,3 +131,22 @@ def _archive_names(out: Sequence[str], k: int, text: str) -> list[tuple[int, int
         return [(k, at + 1)] if at + 1 < len(text) else ([(k + 1, 0)] if k + 1 < len(out)
                                                           else [])
     return []
+
+
+def git_helper(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str | None:
+    """The argument in which a value wrote git's ``NAME::`` (``git clone "{{ url }}"`` with
+    ``evil::x`` runs ``git-remote-evil`` from PATH; backends25), or None. git's own policy
+    turns off ``ext::`` only; a ``NAME::`` the config writes is its choice."""
+    if not any(_name(text) == "git" for text in out):
+        return None  # the common case, without building tokens
+    from toolhost.backends.code_args import Token, run_programs
+
+    values = {index for index, _ in valued}
+    gits = [k for k in run_programs([Token("", text, k in values) for k, text in enumerate(out)])
+            if _name(out[k]) == "git"]
+    for index, begin in valued:
+        text = out[index]
+        found = _GIT_HELPER.match(text)
+        if found is not None and begin < found.end() and any(k < index for k in gits):
+            return text
+    return None

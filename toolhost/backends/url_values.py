@@ -22,6 +22,8 @@ __all__ = ["url_value_problem"]
 _IN_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#\\]*\Z")  # ends the prefix
 _MOVES_HOST = re.compile(r"[/?#@\\\s]")
 _GLOB = re.compile(r"[\[\]{}]")
+_EXTENDS_HOST = re.compile("[.:%\u3002\uff0e\uff61\u2024\ufe52]")
+_NOT_DIGIT = re.compile(r"[^0-9]")
 
 
 def url_value_problem(out: Sequence[str], valued: Sequence[tuple[int, int]],
@@ -35,8 +37,10 @@ def url_value_problem(out: Sequence[str], valued: Sequence[tuple[int, int]],
         value = text[before:len(text) - tails.get(index, 0)]
         if "://" not in text[:before]:
             continue  # no URL the config began (a whole-URL param chooses the host anyway)
-        if _IN_AUTHORITY.search(text[:before]):  # also `--url=https://{{ sub }}.x.com`
-            bad = _MOVES_HOST.search(value)
+        authority = _IN_AUTHORITY.search(text[:before])
+        if authority:  # also `--url=https://{{ sub }}.x.com`
+            bad = _MOVES_HOST.search(value) or _ends_host(authority.group(), value,
+                                                          text[len(text) - tails.get(index, 0):])
             if bad is not None:
                 return (f"the value puts {bad.group()!r} in the host part of the URL "
                         f"{_cut(text)!r}, which would move the host it names (write the whole "
@@ -49,6 +53,22 @@ def url_value_problem(out: Sequence[str], valued: Sequence[tuple[int, int]],
                         "expands into many URLs (pass -g / --globoff in the argv to send "
                         "them as they are)")
     return None
+
+
+def _ends_host(start: str, value: str, tail: str) -> re.Match[str] | None:
+    """A value that ends the host the config began (``https://api.example.com{{ p }}``
+    with ``.evil.test``, ``https://api-{{ r }}/x`` with ``x.evil.test``) chooses the domain:
+    it may not hold a dot (nor a Unicode one, which IDNA reads as a dot), ``:`` or ``%``;
+    after a literal ``host:`` it is the port, digits only (backends25). With nothing of
+    the host written before it (``https://{{ host }}/``) the param is the host by design."""
+    if tail[:1] not in ("", "/", "?", "#"):
+        return None  # the config's own text ends the host (`{{ sub }}.example.com`)
+    host = start.partition("://")[2].rpartition("@")[2]
+    if not host:
+        return None
+    if host.endswith(":") and not host.startswith("["):
+        return _NOT_DIGIT.search(value)
+    return _EXTENDS_HOST.search(value)
 
 
 def _curl_globs(out: Sequence[str]) -> bool:
