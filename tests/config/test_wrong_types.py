@@ -93,12 +93,13 @@ WRONG: dict[str, dict[str, str]] = {
         "nan": ".nan", "huge-str": "'" + "q" * 1200 + "'",
         "list": "[987654321, qq]", "merge": "{<<: {zzq: 1}}", "merge-scalar": "{<<: 987654321}",
         "python-tag": "!!python/object/apply:os.system ['true']", "custom-tag": "!foo bar",
-        "octal": "0755", "bomb": _BOMB,
+        "octal": "0755", "bomb": _BOMB, "deep": "[{a: " * 50 + "1" + "}]" * 50,
     },
     "toml": {
         "bool": "true", "float": "2.5e-7", "huge-int": "0x" + "f" * 5000, "inf": "-inf",
         "huge-str": "'" + "q" * 1200 + "'", "list": "[987654321, 'qq']", "dict": "{zzq = 1}",
         "datetime": "1979-05-27T07:32:00Z", "dates": "[1979-05-27]",
+        "deep": "[{a = " * 50 + "1" + "}]" * 50,
     },
 }
 SENT = "__WRONG__"
