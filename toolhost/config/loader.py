@@ -298,6 +298,13 @@ class _Reader:
                     f"more than {MAX_EXTENDS_ENTRIES:,} extends entries in one load",
                     hint="a config extends a few fragments; merge them into fewer files"))
                 return
+            if entry_form(entry) == "git":  # its keys, before any git runs, at their lines
+                wrong = _git_keys(entry)
+                if wrong is not None:
+                    at = doc.marks.get((*key, wrong[0]), None) if wrong[0] else None
+                    where = at.origin((*key, wrong[0])) if at is not None else origin
+                    self.problems.append(where.problem(wrong[1], hint=wrong[2]))
+                    continue
             try:
                 if isinstance(entry, str):
                     entry = expand(entry, self.environ)
@@ -362,6 +369,12 @@ class _Reader:
         if key not in self.layer_guards:
             self.layer_guards[key] = LockGuard(read_lock(where), where)
         return self.layer_guards[key]
+
+
+def _git_keys(entry: Any) -> tuple[str, str, str] | None:
+    from toolhost.config.gitrepos import entry_problem  # (git's modules: only when needed)
+
+    return entry_problem(entry)
 
 
 def _chain_too_long(chain: tuple[str, ...], name: str, limit: int, origin: Origin) -> Problem:
