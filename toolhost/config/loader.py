@@ -33,6 +33,7 @@ from toolhost.config.load_budget import spend_values, values_budget
 from toolhost.config.merge import merge_docs, override_notes
 from toolhost.config.model import HostConfig, Origin, PluginRequirement
 from toolhost.config.repotree import loading_with
+from toolhost.config.secret_budget import secret_budget_problem
 from toolhost.config.sources import SUFFIXES, entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
@@ -135,6 +136,9 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
     found: list[Problem] = []
     secrets = interpolate(merged, environ, found)
     secrets |= collect_declared_secrets(merged.data, found, merged)
+    too_many = secret_budget_problem(merged, secrets)
+    if too_many is not None:  # before the redactor sets them all up
+        raise ConfigError([too_many])
     secrets |= own_secrets()  # serve's own credentials, read before the config
     remember(secrets)  # from now on nothing this process writes shows them
     if found and problems is None:
