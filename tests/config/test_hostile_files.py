@@ -45,8 +45,9 @@ def test_the_hostile_corpus_gets_located_lines_never_a_crash(tmp_path: Path) -> 
     text = "\n".join(lines)
     for expected in [
         "laughs.yaml:2:", "YAML aliases expand to more than 100,000 nodes",
-        "deep-flow-seq.yaml:2:103: nested more than 100 mappings or lists deep",
-        "deep-block.yaml:102:", "deep-array.toml:2:105: nested more than 100",
+        "deep-flow-seq.yaml:2:103: x[0][0][0]", "deep-block.yaml:102:",
+        "deep-array.toml:2:105: x[0][0][0]", "deep-inline.toml:2:", ": x.a.a.a.a",
+        "nested more than 100 mappings or lists deep",
         "bigint.yaml:2:4: x: an integer of more than 4,000 digits",
         "bigint.toml:2:5: invalid TOML: a number of more than 4,000 digits",
         "inf-timeout.yaml:7:18: servers.s.tools.t.timeout: inf is not a finite number",

@@ -123,3 +123,18 @@ def test_toml_errors_name_the_line(write: Any, kinds: Any, text: str, line: int,
         load_config(write("e.toml", text), kinds=kinds, layers=False)
     found = [(p.line, p.key_path) for p in info.value.problems]
     assert (line, key_path) in found
+
+
+@pytest.mark.parametrize("text, line, column, path", [
+    ("x = 1\n[s]\nd = " + "[" * 101 + "]" * 101, 3, 105, "s.d[0][0]"),
+    ("[[t]]\n[[t]]\ne = [1, " + "{a = [" * 51 + "]}" * 51 + "]", 3, 308, "t[1].e[1].a[0].a[0]"),
+    ("a.b = {c = 2, d = [3, " + "[" * 100 + "]" * 100 + "]}", 1, 121, "a.b.d[1][0][0]"),
+])
+def test_nesting_past_the_limit_names_its_key_path(text: str, line: int, column: int,
+                                                   path: str) -> None:
+    problems: list[Any] = []
+    assert parse_toml(text, "f.toml", "p", problems) is None
+    (problem,) = problems
+    assert problem.message.startswith("nested more than 100 ")
+    assert (problem.line, problem.column) == (line, column)
+    assert problem.key_path.startswith(path) and " " not in problem.key_path

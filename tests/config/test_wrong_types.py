@@ -18,6 +18,7 @@ import contextlib
 import io
 import json
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ BASES: dict[str, dict[str, Any]] = {
                         "deny": ["Bash"]},
         "run": {"model": "m", "env": {"A": "b"}, "cli_args": ["--verbose"]},
         "plugins": ["toolhost-files"], "settings": {"toolhost-files": {}},
-        "extends": ["base.yaml"]},
+        "extends": ["base.yaml", {"repo": "repo", "rev": "v1", "path": "base.yaml"}]},
     "http": {"toolhost": 1, "servers": {"h": {"base_url": "http://127.0.0.1:9", "tools": {
         "t": {"http": {"url": "/x", "query": {"a": "b"}, "headers": {"a": "b"}},
               "input_schema": {"type": "object"}, "output_schema": {"type": "object"}}}}}},
@@ -93,12 +94,13 @@ WRONG: dict[str, dict[str, str]] = {
         "nan": ".nan", "huge-str": "'" + "q" * 1200 + "'",
         "list": "[987654321, qq]", "merge": "{<<: {zzq: 1}}", "merge-scalar": "{<<: 987654321}",
         "python-tag": "!!python/object/apply:os.system ['true']", "custom-tag": "!foo bar",
-        "octal": "0755", "bomb": _BOMB,
+        "octal": "0755", "bomb": _BOMB, "deep": "[{a: " * 50 + "1" + "}]" * 50,
     },
     "toml": {
         "bool": "true", "float": "2.5e-7", "huge-int": "0x" + "f" * 5000, "inf": "-inf",
         "huge-str": "'" + "q" * 1200 + "'", "list": "[987654321, 'qq']", "dict": "{zzq = 1}",
         "datetime": "1979-05-27T07:32:00Z", "dates": "[1979-05-27]",
+        "deep": "[{a = " * 50 + "1" + "}]" * 50,
     },
 }
 SENT = "__WRONG__"
@@ -242,6 +244,13 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "doc.md").write_text("hi\n")
     (folder / "base.yaml").write_text("servers: {}\n")
     (folder / "spec.yaml").write_text(SPEC)
+    repo = folder / "repo"  # the git extends entry's repository, local: no network
+    repo.mkdir()
+    (repo / "base.yaml").write_text("servers: {}\n")
+    for argv in (["init", "-q"], ["add", "base.yaml"], ["commit", "-qm", "base"],
+                 ["tag", "v1"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *argv], cwd=repo,
+                       check=True, capture_output=True)
     return folder
 
 
@@ -249,6 +258,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_key_with_every_wrong_type_is_one_located_line(
         syntax: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLHOST_MAX_YAML_ALIAS_NODES", "200")  # a small bomb goes off
+    monkeypatch.setenv("TOOLHOST_CACHE", str(folder / "cache"))  # the git entry's checkout
     base = BASE
     file = folder / f"all.{syntax}"
     file.write_text((_yaml(base) if syntax == "yaml" else _toml(base)) + "\n")

@@ -94,6 +94,10 @@ def test_deep_flow_nesting_after_a_long_file_is_found_where_it_passes_the_limit(
     assert problem.message == "nested more than 100 mappings or lists deep"
     # depth 2 at the line's start (the root mapping and y's): the 99th bracket is the 101st level
     assert (problem.line, problem.column) == (60_003, 6 + 98)  # "[" no. 1 is column 6
+    # and the key path of that bracket (libyaml's stop is past it: the text up to it is read
+    # again), its middle left out: one word, as every key path is
+    assert problem.key_path.startswith("y.z[0][0][0]") and problem.key_path.endswith("…[0]")
+    assert " " not in problem.key_path
 
 
 def test_a_raised_depth_limit_stops_where_the_parsers_stack_would() -> None:

@@ -242,3 +242,45 @@ def test_a_lock_of_thousands_of_stale_sources_is_listed_bounded(tmp_path: Path) 
     lines = done.stderr.splitlines()
     assert done.returncode == 1 and len(lines) == 201, len(lines)
     assert lines[-1].endswith("... and 4,800 more changes"), lines[-1]
+
+
+# one value of each wrong type, as JSON text (escapes written as a hand edit writes them)
+WRONG_JSON = {"null": "null", "true": "true", "int": "987654321", "float": "2.5",
+              "huge int": "9" * 5000, "nan": "NaN", "overflow": "1e400", "string": '"qq"',
+              "huge string": '"' + "q" * 100_000 + '"', "list": '[1, "a"]',
+              "object": '{"zz": 1}', "deep": "[" * 3000 + "]" * 3000,
+              "duplicate key": '{"a": 1, "a": 2}', "escaped controls": '"\\u0000\\u202e"',
+              "lone surrogate": '"\\ud800"', "bidi": '"1.0\\u202e"'}
+
+
+def _key_paths(data: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = [path] if path else []
+    for key, value in data.items() if isinstance(data, dict) else ():
+        out += _key_paths(value, (*path, key))
+    return out
+
+
+def test_every_key_with_every_wrong_value_is_one_located_line(tmp_path: Path) -> None:
+    """The lock's sweep: a wrong value at each key is one problem at a line (a value written
+    with other escapes than json.dumps writes was found nowhere: a line-less problem), or a
+    lock that reads; never another exception."""
+    base = good()
+    base["upstreams"] = {"gh": {"a": {"name": "a", "inputSchema": {"type": "object"}}}}
+    lock = tmp_path / "toolhost.lock"
+    failures = []
+    for path in _key_paths(base):
+        for name, text in WRONG_JSON.items():
+            data = json.loads(json.dumps(base))
+            holder = data
+            for key in path[:-1]:
+                holder = holder[key]
+            holder[path[-1]] = "__WRONG__"
+            lock.write_text(json.dumps(data, indent=2).replace('"__WRONG__"', text))
+            try:
+                read_lock(lock)
+            except ConfigError as exc:
+                lines = [str(p) for p in exc.problems]
+                if len(exc.problems) != 1 or exc.problems[0].line < 1 or \
+                        any(len(line) > 1100 or "\n" in line for line in lines):
+                    failures.append(f"{'.'.join(path)} = {name}: {[x[:200] for x in lines]}")
+    assert not failures, "\n".join(failures)

@@ -181,18 +181,25 @@ def test_a_copy_another_process_fetched_again_meanwhile_is_used(
         refetch_repo(url, "v1.0.0", cache=cache, seen=record_id(first.path))
 
 
-@pytest.mark.parametrize(("entry", "says"), [
-    ("{repo: ./team, path: base.yaml}", "`rev` is required: pin a tag or a commit"),
+@pytest.mark.parametrize(("entry", "key", "says"), [
+    ("{repo: ./team, path: base.yaml}", "", "`rev` is required: pin a tag or a commit"),
     # YAML reads rev: 1.10 as the number 1.1: quoting it keeps the tag's name
-    ("{repo: ./team, rev: 1.10, path: base.yaml}",
+    ("{repo: ./team, rev: 1.10, path: base.yaml}", "rev",
      "`rev` must be a string, not the number 1.1 (quote it as written: rev: \"...\")"),
-    ("{repo: ./team, rev: v1, path: [a]}", "`path` must be a string, not a list"),
-    ("{repo: ./team, rev: null}", "`rev` must be a string, not null"),
-    ("{rev: v1, path: base.yaml}", "got a mapping without `repo`"),
+    ("{repo: ./team, rev: v1, path: [a]}", "path", "`path` must be a string, not a list"),
+    ("{repo: ./team, rev: null}", "rev", "`rev` must be a string, not null"),
+    ("{rev: v1, path: base.yaml}", "", "got a mapping without `repo`"),
+    # each of these ran git before: an empty repo is the config's own directory to git
+    ("{repo: '', rev: v1, path: base.yaml}", "repo", "`repo` is empty"),
+    ("{repo: ./team, rev: ' ', path: base.yaml}", "rev", "`rev` is empty"),
+    ("{repo: ./team, rev: v1, path: ''}", "path", "`path` is empty"),
+    ("{repo: ./team, rev: --upload-pack=x, path: a}", "rev", "`rev` must not start with '-'"),
+    ("{repo: ./team, rev: v1, pth: a}", "pth", "unknown key(s) 'pth' in a git extends"),
 ])
 def test_an_extends_entry_of_the_wrong_shape_says_which_key(tmp_path: Path, entry: str,
-                                                              says: str) -> None:
-    """Every one of them was '`repo`, `rev` and `path` must be strings' (or 'got dict')."""
+                                                              key: str, says: str) -> None:
+    """Every one of them was '`repo`, `rev` and `path` must be strings' (or 'got dict'); a
+    wrong key's line is the key's own, found before any git runs."""
     from toolhost.config import load_config
 
     config = tmp_path / "c.yaml"
@@ -200,7 +207,9 @@ def test_an_extends_entry_of_the_wrong_shape_says_which_key(tmp_path: Path, entr
     with pytest.raises(ConfigError) as caught:
         load_config(config, layers=False)
     (problem,) = caught.value.problems
-    assert (problem.line, problem.column) == (3, 5)
+    column = 5 + entry.index(f"{key}:") if key else 5
+    assert (problem.line, problem.column) == (3, column)
+    assert problem.key_path == "extends[0]" + (f".{key}" if key else "")
     assert says in f"{problem.message} ({problem.hint})", problem
 
 

@@ -177,30 +177,50 @@ def resolve_git_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     ``repo`` is any URL git understands; a local path (no scheme) is taken relative to the
     file that names it. ``path`` defaults to ``toolhost.yaml`` at the repository root.
     """
-    if not isinstance(entry, Mapping):
-        raise _error(origin, "a git extends entry is a mapping {repo, rev, path}")
-    unknown = sorted(set(entry) - {"repo", "rev", "path"})
-    if unknown:
-        raise _error(origin, f"unknown key(s) {', '.join(map(repr, unknown))} in a git "
-                     "extends entry", hint="known: repo, rev, path")
-    repo, rev, path = entry.get("repo"), entry.get("rev"), entry.get("path", "toolhost.yaml")
-    for key, value in (("repo", repo), ("rev", rev), ("path", path)):
-        if value is None and key != "path" and key not in entry:
-            raise _error(origin, f"`{key}` is required" + (
-                ": pin a tag or a commit" if key == "rev" else ": the repository's URL"),
-                hint="e.g. {repo: https://git.example/team/config, rev: v1.2.0, "
-                "path: base.yaml}")
-        if not isinstance(value, str):
-            # rev: 1.10 is read as the number 1.1 (YAML): what was written is lost
-            raise _error(origin, f"`{key}` must be a string, not {_kind(value)}",
-                         hint=f"quote it as written: {key}: \"...\"" if isinstance(
-                             value, (int, float)) else "e.g. {repo: https://git.example/"
-                         "team/config, rev: v1.2.0, path: base.yaml}")
+    wrong = entry_problem(entry)
+    if wrong is not None:
+        raise _error(origin, wrong[1], hint=wrong[2])
+    repo, rev, path = entry["repo"], entry["rev"], entry.get("path", "toolhost.yaml")
     assert isinstance(repo, str) and isinstance(rev, str) and isinstance(path, str)
     if not rev:
         raise _error(origin, "`rev` is required: pin a tag or a commit")
     remember_credentials(repo)
     return repo_file(normalize_repo(repo, base_dir, origin), rev, path, where=origin)
+
+
+_EXAMPLE = "e.g. {repo: https://git.example/team/config, rev: v1.2.0, path: base.yaml}"
+
+
+def entry_problem(entry: Any) -> tuple[str, str, str] | None:
+    """What is wrong with the keys of a git ``extends`` entry, found before any git runs:
+    (the key it is about, "" for the entry; the message; a hint), or None."""
+    if not isinstance(entry, Mapping):
+        return "", "a git extends entry is a mapping {repo, rev, path}", _EXAMPLE
+    unknown = sorted(set(entry) - {"repo", "rev", "path"}, key=str)
+    if unknown:
+        named = ", ".join(cut(repr(k), 60) for k in unknown[:5])
+        return str(unknown[0]), f"unknown key(s) {named} in a git extends entry", \
+            "known: repo, rev, path"
+    for key in ("repo", "rev", "path"):
+        if key not in entry:
+            if key == "path":
+                continue
+            return "", f"`{key}` is required" + (
+                ": pin a tag or a commit" if key == "rev" else ": the repository's URL"), _EXAMPLE
+        value = entry[key]
+        if not isinstance(value, str):
+            # rev: 1.10 is read as the number 1.1 (YAML): what was written is lost
+            return key, f"`{key}` must be a string, not {_kind(value)}", (
+                f"quote it as written: {key}: \"...\"" if isinstance(value, (int, float))
+                else _EXAMPLE)
+        if not value.strip():  # an empty repo is the config's own directory to git
+            return key, f"`{key}` is empty" + (
+                ": pin a tag or a commit" if key == "rev" else ""), _EXAMPLE
+        if "\0" in value:
+            return key, f"`{key}` holds a NUL character", ""
+        if key in ("repo", "rev") and value.startswith("-"):  # git would read an option
+            return key, f"`{key}` must not start with '-'", ""
+    return None
 
 
 def _kind(value: object) -> str:

@@ -18,6 +18,8 @@ characters of one rule         4,096        ``TOOLHOST_MAX_RULE_CHARS``
 OpenAPI operations imported   2,000        ``TOOLHOST_MAX_OPENAPI_OPERATIONS``
 OpenAPI values checked (*)     5,000        ``TOOLHOST_MAX_OPENAPI_CHECK_VALUES``
 template tags of one load      50,000       ``TOOLHOST_MAX_TEMPLATE_TAGS``
+secret values of one config    256          ``TOOLHOST_MAX_SECRETS`` (secret_budget)
+their characters, together     65,536       ``TOOLHOST_MAX_SECRET_CHARS``
 digits of an integer           4,000        (Python's own limit for int <-> str)
 =============================  ===========  ========================================
 
@@ -152,6 +154,18 @@ class Limits:
         # openapi-spec-validator takes up to ~0.5 ms per value for OpenAPI 3.1 (a
         # parameter costs ~2 ms): past this a document is not checked by it (~2 s at most)
         return _env_int("TOOLHOST_MAX_OPENAPI_CHECK_VALUES", 5_000)
+
+    @property
+    def secrets(self) -> int:
+        # secret values of one config: each is set up in ~40 spellings at every start (1,000
+        # short ones: 4-8 s and 320 MB; 500 of 131 characters passed what RE2 compiles)
+        return _env_int("TOOLHOST_MAX_SECRETS", 256)
+
+    @property
+    def secret_chars(self) -> int:
+        # characters of a config's secret values, all together (~40 us and ~1 KB each to set
+        # up: one random secret of 262,144 characters took 10 s and 340 MB)
+        return _env_int("TOOLHOST_MAX_SECRET_CHARS", 65_536)
 
     @property
     def template_tags(self) -> int:

@@ -33,6 +33,7 @@ from toolhost.config.load_budget import spend_values, values_budget
 from toolhost.config.merge import merge_docs, override_notes
 from toolhost.config.model import HostConfig, Origin, PluginRequirement
 from toolhost.config.repotree import loading_with
+from toolhost.config.secret_budget import secret_budget_problem
 from toolhost.config.sources import SUFFIXES, entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
@@ -135,6 +136,9 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
     found: list[Problem] = []
     secrets = interpolate(merged, environ, found)
     secrets |= collect_declared_secrets(merged.data, found, merged)
+    too_many = secret_budget_problem(merged, secrets)
+    if too_many is not None:  # before the redactor sets them all up
+        raise ConfigError([too_many])
     secrets |= own_secrets()  # serve's own credentials, read before the config
     remember(secrets)  # from now on nothing this process writes shows them
     if found and problems is None:
@@ -298,6 +302,13 @@ class _Reader:
                     f"more than {MAX_EXTENDS_ENTRIES:,} extends entries in one load",
                     hint="a config extends a few fragments; merge them into fewer files"))
                 return
+            if entry_form(entry) == "git":  # its keys, before any git runs, at their lines
+                wrong = _git_keys(entry)
+                if wrong is not None:
+                    at = doc.marks.get((*key, wrong[0]), None) if wrong[0] else None
+                    where = at.origin((*key, wrong[0])) if at is not None else origin
+                    self.problems.append(where.problem(wrong[1], hint=wrong[2]))
+                    continue
             try:
                 if isinstance(entry, str):
                     entry = expand(entry, self.environ)
@@ -362,6 +373,12 @@ class _Reader:
         if key not in self.layer_guards:
             self.layer_guards[key] = LockGuard(read_lock(where), where)
         return self.layer_guards[key]
+
+
+def _git_keys(entry: Any) -> tuple[str, str, str] | None:
+    from toolhost.config.gitrepos import entry_problem  # (git's modules: only when needed)
+
+    return entry_problem(entry)
 
 
 def _chain_too_long(chain: tuple[str, ...], name: str, limit: int, origin: Origin) -> Problem:

@@ -29,7 +29,7 @@ from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.toml_dates import written_dates
 from toolhost.config.toml_marks import scan_marks
 from toolhost.config.toml_squeeze import squeeze
-from toolhost.config.tree import Doc, Mark, Path, format_path
+from toolhost.config.tree import Doc, Mark, Path, deep_path, format_path
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
@@ -79,7 +79,7 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         column = deep - (text.rfind("\n", 0, deep) + 1) + 1
         if why == "depth":
             problems.append(Problem(f"nested more than {limit} arrays or inline tables deep",
-                                    file, line, column,
+                                    file, line, column, _deep_key(text[:deep + 1], file),
                                     hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
         else:
             problems.append(_too_many(values, file, line, column))
@@ -107,11 +107,11 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         problems.append(Problem(f"invalid TOML: a number of more than {MAX_DIGITS:,} digits",
                                 file, line, col))
         return None
-    deep_path = data_depth_path(data, limit)  # dotted keys and [a.b.c] headers nest too
-    if deep_path is not None:
-        mark = _deep_mark(text, file, layer, deep_path)
+    too_deep = data_depth_path(data, limit)  # dotted keys and [a.b.c] headers nest too
+    if too_deep is not None:
+        mark = _deep_mark(text, file, layer, too_deep)
         problems.append(Problem(f"nested more than {limit} tables deep", file, mark.line,
-                                mark.column, cut(format_path(deep_path), 200),
+                                mark.column, deep_path(too_deep),
                                 hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
         return None
     bad: list[tuple[Path, str]] = []
@@ -127,6 +127,21 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         mark = doc.marks.get(path, Mark(file))
         problems.append(Problem(reason, file, mark.line, mark.column, format_path(path)))
     return doc if not bad else None
+
+
+def _deep_key(text: str, file: str) -> str:
+    """The key path of the array or inline table ``text`` ends by opening (one level too
+    deep): the deepest value the mark scanner finds in it (its text is cut there, so
+    nothing deeper was written; the scanner is lenient about the cut)."""
+    try:
+        marks = scan_marks(text, file, "")
+    except RecursionError:  # (the scanner recurses per level: at most the depth limit)
+        return ""
+    deepest: Path = ()
+    for path in marks:  # in the order of the text: the last of the longest is the bracket's
+        if len(path) >= len(deepest):
+            deepest = path
+    return deep_path(deepest)
 
 
 def _deep_mark(text: str, file: str, layer: str, path: tuple[Any, ...]) -> Mark:

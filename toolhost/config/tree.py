@@ -69,6 +69,18 @@ def format_path(path: Path) -> str:
     return out
 
 
+def deep_path(path: Path, chars: int = 160) -> str:
+    """``format_path`` of a path nested past the depth limit, its middle left out when long
+    (``x.a.a.a…a``, ``x[0][0]…[0]``): one word with no blank, as a key path is, naming the
+    key that holds it and its last part."""
+    whole = format_path(path)
+    if len(whole) <= chars:
+        return whole
+    last = format_path(path[-1:]) if isinstance(path[-1], int) else "." + str(path[-1])[:40]
+    head = whole[:chars - len(last)]
+    return head + "…" + last
+
+
 def mark_for(marks: dict[Path, Mark], path: Path, default_file: str = "<config>") -> Mark:
     """The mark of ``path``, or of its nearest marked ancestor (a key a parser cannot place)."""
     for end in range(len(path), -1, -1):

@@ -14,6 +14,7 @@ scalar, the walk); built from the events, ~1 s.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Generator
 from typing import Any
@@ -38,7 +39,7 @@ from yaml.nodes import ScalarNode
 
 from toolhost.config.limits import LIMITS, MAX_DIGITS, check_finite, float_underflow
 from toolhost.config.load_budget import values_message
-from toolhost.config.tree import Doc, Mark, Path, format_path
+from toolhost.config.tree import Doc, Mark, Path, deep_path, format_path
 from toolhost.config.yaml_numbers import yaml11_number
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
@@ -66,11 +67,18 @@ Event = Any  # PyYAML's event classes, whose attributes its stubs do not list
 
 
 class Limit(Exception):
-    """A limit passed in the text itself: its problem is the only one the file reports."""
+    """A limit passed in the text itself: its problem is the only one the file reports.
+    ``deep``: the nesting limit, whose line also names the key path where it was passed
+    (the builder's innermost collection sets it on the way out)."""
 
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Problem, deep: bool = False) -> None:
         super().__init__(problem.message)
-        self.problem = problem
+        self.problem, self.deep = problem, deep
+
+    def within(self, path: Path) -> None:
+        """Name ``path`` (the value that opened one level too many) unless named already."""
+        if self.deep and not self.problem.key_path:
+            self.problem = dataclasses.replace(self.problem, key_path=deep_path(path))
 
 
 class _Builder:
@@ -142,7 +150,8 @@ class _Builder:
                 if depth > depth_limit:
                     raise Limit(_at(event, file, f"nested more than {depth_limit} mappings "
                                     "or lists deep",
-                                    "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
+                                    "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"),
+                                deep=True)
                 if event.anchor is not None:
                     anchors += 1
                     if anchors > anchor_limit:
@@ -276,6 +285,14 @@ class _Builder:
         if event.tag not in (None, "!", _SEQ):
             self.problem(event, path, f"unsupported YAML tag {cut(event.tag, 80)}")
         out: list[Any] = []
+        try:
+            return self.items(out, path)
+        except Limit as exc:  # (a try costs nothing until it catches)
+            exc.within((*path, len(out)))  # the item that opened one level too many
+            raise
+
+    def items(self, out: list[Any], path: Path) -> list[Any]:
+        """A sequence's items, read to its end, into ``out``."""
         nxt, node, marks, file, layer = self.next, self.node, self.marks, self.file, self.layer
         fast, first = not self.replaying and not self.merging, self.first
         while True:
@@ -310,9 +327,21 @@ class _Builder:
         if event.tag not in (None, "!", _MAP):
             self.problem(event, path, f"unsupported YAML tag {cut(event.tag, 80)}")
         out: dict[str, Any] = {}
+        at = [path]  # the value being read, for a nesting limit passed inside it
+        try:
+            self.entries(out, path, at)
+        except Limit as exc:
+            exc.within(at[0])
+            raise
+        return out
+
+    def entries(self, out: dict[str, Any], path: Path, at: list[Path]) -> None:
+        """A mapping's entries, read to its end, into ``out`` (merged keys last);
+        ``at[0]`` is kept at the path of the value being read."""
         merged: dict[str, Any] = {}
         merges = 0
         while True:
+            at[0] = path
             key_event = self.next()
             if type(key_event) is MappingEndEvent:
                 break
@@ -340,10 +369,10 @@ class _Builder:
                 self.muted(self.next(), child)
                 continue
             self.mark(key, child)
+            at[0] = child
             out[text] = self.node(self.next(), child)
         for text, item in merged.items():
             out.setdefault(text, item)
-        return out
 
     def merge(self, value: Event, path: Path, merged: dict[str, Any]) -> None:
         """``<<: value``: a mapping, an alias of one, or a list of those."""

@@ -169,6 +169,7 @@ def _too_deep(exc: yaml.MarkedYAMLError, text: str, reached: list[int], file: st
     deeper than the limit, and libyaml's mark is where it went past 1,000."""
     mark = exc.problem_mark or exc.context_mark
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+    path = ""
     if mark is not None:  # a flow collection opened on that line: the bracket past ours
         start = text.rfind("\n", 0, mark.index) + 1
         depth, last = reached
@@ -177,5 +178,23 @@ def _too_deep(exc: yaml.MarkedYAMLError, text: str, reached: list[int], file: st
             depth -= seen.count("[") + seen.count("{") - seen.count("]") - seen.count("}")
         deep = toml_depth(text[start:mark.index], max(LIMITS.depth - depth, 0))
         column = deep + 1 if deep >= 0 else column
+        if deep >= 0:  # the text up to that bracket nests no deeper than it: its events
+            # reach our limit, which names the key path
+            path = _deep_path(text[:start + deep + 1], file)
     return Problem(f"nested more than {LIMITS.depth} mappings or lists deep", file, line,
-                   column, hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
+                   column, path, hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
+
+
+def _deep_path(text: str, file: str) -> str:
+    """The key path where ``text`` (which ends with the bracket one level too deep) passes
+    the nesting limit, as the event builder names it ("" if it does not get there)."""
+    loader = _Loader(text)
+    try:
+        build_doc(loader, file, "", [], len(text) + 1, [0, -1], False)
+    except Limit as exc:
+        return exc.problem.key_path
+    except yaml.YAMLError:  # the end of the cut text, had the limit not come first
+        return ""
+    finally:
+        loader.dispose()
+    return ""

@@ -156,7 +156,10 @@ def read_lock(path: Path) -> Lock | None:
     newer = unknown_keys(path, read[0], read[1])
     if newer:
         raise NewerLockError(newer)
-    wrong = value_problems(path, read[0], lock.sources, lock.plugins)
+    written = read[1].get("sources") if isinstance(read[1], dict) else None
+    wrong = value_problems(path, read[0], lock.sources, lock.plugins,
+                           {plain_key(k): k for k in written} if isinstance(written, dict)
+                           else None)
     if wrong:
         raise ConfigError(wrong)
     return lock

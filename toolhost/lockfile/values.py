@@ -11,7 +11,6 @@ said as such: ``toolhost lock`` (which accepts) writes an unreadable lock anew.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -19,12 +18,16 @@ from typing import Any, Protocol
 
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
+from toolhost.jsontext import key_position
 
 __all__ = ["conflict_problem", "unknown_keys", "value_problems"]
 
 _COMMIT = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# control characters, line and paragraph separators, bidi controls, zero-width characters
+# and lone surrogates (a JSON "\ud800"): nothing `toolhost lock` writes holds one
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff"
+                      r"\ud800-\udfff]")
 _MARKER = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(?: |$)", re.MULTILINE)
 _FIX = ("a lock is written, not edited: `toolhost lock CONFIG` writes it anew from what the "
         "config pulls in")
@@ -50,40 +53,49 @@ class _Pinned(Protocol):  # a lock's LockedFile, as far as its values are checke
 
 
 def value_problems(path: Path, text: str, sources: Mapping[str, _Pinned],
-                   plugins: Mapping[str, str]) -> list[Problem]:
+                   plugins: Mapping[str, str],
+                   written: Mapping[str, str] | None = None) -> list[Problem]:
     """Each value of a lock's ``sources`` and ``plugins`` (read from ``text``) that
-    ``toolhost lock`` would never write, located at its line."""
+    ``toolhost lock`` would never write, located at its line. ``written``: each source's
+    key as the text writes it (an old lock's held a URL's password), by its key here."""
     found: list[Problem] = []
+    raw = written or {}
 
-    def bad(key: str, value: str, why: str) -> None:
-        line, column = _where(text, value)
+    def bad(key: str, value: str, why: str, *at: str) -> None:
+        # located by its keys, not by its text: a value written with other escapes than
+        # json.dumps writes ("\u0000", "\u202e") was found nowhere, a line-less problem
+        line, column = key_position(text, *at)
         found.append(Problem(f"{cut(repr(value), 80)} is not {why}", str(path), line, column,
                              key, _FIX))
 
     for key, source in sources.items():
         where = f"sources.{cut(key, 120)}"
+        at = ("sources", raw.get(key, key))
         if _CONTROL.search(key):
-            bad("sources", key, "a source key (it holds a control character)")
+            bad("sources", key, "a source key (it holds a control character)", *at)
             continue
         if key.startswith("repo:"):
             if not _COMMIT.fullmatch(source.pin):
-                bad(f"{where}.commit", source.pin, "a commit id (40 or 64 hex digits)")
+                bad(f"{where}.commit", source.pin, "a commit id (40 or 64 hex digits)", *at,
+                    "commit")
         elif key.startswith("openapi:"):
             if not _DIGEST.fullmatch(source.pin):
-                bad(f"{where}.digest", source.pin, "a digest (sha256: and 64 hex digits)")
+                bad(f"{where}.digest", source.pin, "a digest (sha256: and 64 hex digits)", *at,
+                    "digest")
         elif _CONTROL.search(source.pin) or not source.pin:
-            bad(f"{where}.version", source.pin, "a version")
+            bad(f"{where}.version", source.pin, "a version", *at, "version")
         for rel, digest in source.files.items():
             if not _relative(rel):
-                bad(f"{where}.files", rel, "a relative path inside the source")
+                bad(f"{where}.files", rel, "a relative path inside the source", *at, "files",
+                    rel)
             elif not _DIGEST.fullmatch(digest):
                 bad(f"{where}.files.{cut(rel, 80)}", digest,
-                    "a file hash (sha256: and 64 hex digits)")
+                    "a file hash (sha256: and 64 hex digits)", *at, "files", rel)
     for name, version in plugins.items():
         if _CONTROL.search(name) or not name:
-            bad("plugins", name, "a distribution name")
+            bad("plugins", name, "a distribution name", "plugins", name)
         elif _CONTROL.search(version) or not version:
-            bad(f"plugins.{cut(name, 80)}", version, "a version")
+            bad(f"plugins.{cut(name, 80)}", version, "a version", "plugins", name)
     return found
 
 
@@ -99,22 +111,22 @@ def unknown_keys(path: Path, text: str, data: dict[str, Any]) -> list[Problem]:
     refused, never ignored (and never dropped by a rewrite)."""
     found: list[Problem] = []
 
-    def bad(key: str, where: str) -> None:
-        line, column = _where(text, key)
+    def bad(key: str, where: str, *at: str) -> None:
+        line, column = key_position(text, *at)
         found.append(Problem(f"{cut(repr(key), 80)} is not a key of a toolhost lock of format "
                              f"{data.get('toolhost_lock')}: a newer toolhost wrote it, or it "
                              "was added by hand", str(path), line, column, where, _NEWER))
 
     for key in data:
         if key not in _KEYS:
-            bad(key, key)
+            bad(key, key, key)
     sources = data.get("sources")
     for name, entry in sources.items() if isinstance(sources, dict) else ():
         pin = ("digest" if str(name).startswith("openapi:")
                else "commit" if str(name).startswith("repo:") else "version")
         for key in entry if isinstance(entry, dict) else ():
             if key not in (pin, "files"):
-                bad(key, f"sources.{cut(str(name), 120)}")
+                bad(key, f"sources.{cut(str(name), 120)}", "sources", name, key)
     return found
 
 
@@ -123,11 +135,3 @@ def _relative(rel: str) -> bool:
         return False
     pure = PurePosixPath(rel)
     return not pure.is_absolute() and ".." not in pure.parts and pure.parts[:1] != (".git",)
-
-
-def _where(text: str, value: str) -> tuple[int, int]:
-    """Line and column of the first string ``value`` as JSON writes it ((0, 0): not found)."""
-    at = text.find(json.dumps(value, ensure_ascii=False))
-    if at < 0:
-        return 0, 0
-    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
