@@ -8,7 +8,9 @@
 * a request head naming both ``Content-Length`` and ``Transfer-Encoding`` refused (400) and
   its connection closed: RFC 9112 lets a server read the body by the latter, but a proxy in
   front reading it by the former would then pass the rest on as a request of its own
-  (request smuggling), so which one counts is not guessed;
+  (request smuggling), so which one counts is not guessed; so is a head h11 reads by the
+  RFC's leave that a proxy may read otherwise (bare LF line ends, obs-fold, a repeated
+  ``Content-Length``: ``head_fault``);
 * a connection past ``--max-connections`` answered 503 and closed at once;
 * a request h11 cannot read (a bad header byte, two ``Content-Length`` values, a bad chunk)
   answered 400 with a JSON-RPC error naming what is wrong (uvicorn's own answer is the
@@ -33,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from typing import Any
 
@@ -53,11 +56,6 @@ _HEAD_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Req
 _TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json"
               b"\r\nconnection: close\r\ncontent-length: " + str(len(_HEAD_BODY)).encode()
               + b"\r\n\r\n" + _HEAD_BODY)
-_FRAMING_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: '
-                 b'send Content-Length or Transfer-Encoding, not both"}}')
-_FRAMING = (b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close"
-            b"\r\ncontent-length: " + str(len(_FRAMING_BODY)).encode() + b"\r\n\r\n"
-            + _FRAMING_BODY)
 # A chunk costs the server ~20 us to read however small it is (h11 and uvicorn handle each
 # as an event): 1-byte chunks made reading a body ~3,000 times dearer than its bytes, and
 # two clients sending them held honest calls for 11 s. Past SMALL_CHUNKS chunks, a body must
@@ -81,15 +79,45 @@ def head_too_large(buffered: bytes) -> bool:
 
 def head_refusal(buffered: bytes) -> bytes | None:
     """The answer refusing the request head at the start of ``buffered`` before h11 parses
-    it (then the connection closes), or None: 431 when it is too large, 400 when it is
-    complete and names both ``Content-Length`` and ``Transfer-Encoding``."""
-    if head_too_large(buffered):
-        return _TOO_LARGE
-    end = buffered.find(b"\r\n\r\n", 0, MAX_HEAD_BYTES + 4)
-    if end >= 0:
-        head = buffered[:end].lower()
-        if b"\ntransfer-encoding:" in head and b"\ncontent-length:" in head:
-            return _FRAMING
+    it (then the connection closes), or None: 400 when it is complete and framed in a way
+    a proxy in front may read otherwise (``head_fault``), 431 when it is too large."""
+    start = 0
+    while buffered.startswith(b"\r\n", start):  # empty lines before a request: ignored
+        start += 2
+    # where h11 ends a head: the first empty line, CRLF or bare LF
+    end = _HEAD_END.search(buffered, start, start + MAX_HEAD_BYTES + 4)
+    fault = head_fault(buffered[start:end.end()]) if end is not None else None
+    if fault is not None:
+        log.info("refused a request head: %s", fault)
+        return _answer(400, "Bad Request", f"Bad Request: {fault}")
+    return _TOO_LARGE if head_too_large(buffered[start:]) else None
+
+
+_HEAD_END = re.compile(rb"\n\r?\n")
+
+
+def head_fault(head: bytes) -> str | None:
+    """Why the complete request ``head`` (its line, headers and empty line) is refused, or
+    None. h11 reads what RFC 9112 lets a server read, and a proxy in front may read the
+    same bytes otherwise, passing on a request it never saw (request smuggling): a line
+    ended by a bare LF, a header folded onto the next line (obs-fold), ``Content-Length``
+    repeated (even with the same value), or with ``Transfer-Encoding``."""
+    if head.count(b"\n") != head.count(b"\r\n"):
+        return "a line of the request head ends with a bare LF; end each line with CRLF"
+    lengths = 0
+    coded = False
+    for line in head.split(b"\r\n")[1:]:
+        if line[:1] in (b" ", b"\t"):
+            return ("a header is folded onto the next line (obs-fold); send each header on "
+                    "one line")
+        name = line.partition(b":")[0].rstrip(b" \t").lower()
+        if name == b"content-length":
+            lengths += 1 + line.count(b",")
+        coded = coded or name == b"transfer-encoding"
+    if lengths > 1:
+        return "send one Content-Length header with one value"
+    if coded and lengths:
+        return "send Content-Length or Transfer-Encoding, not both"
     return None
 
 
@@ -214,8 +242,6 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
             if answer is _TOO_LARGE:
                 log.info("refused a request whose head is over %d headers or %d bytes",
                          MAX_HEADER_LINES, MAX_HEAD_BYTES)
-            else:
-                log.info("refused a request with both Content-Length and Transfer-Encoding")
             self._disarm()
             self.transport.write(answer)
             self.transport.close()
