@@ -94,6 +94,9 @@ def head_refusal(buffered: bytes) -> bytes | None:
 
 
 _HEAD_END = re.compile(rb"\n\r?\n")
+# (on the lower-cased head; whitespace before the colon is h11's to refuse)
+_LENGTHS = re.compile(rb"\ncontent-length[ \t]*:([^\r\n]*)")
+_CODED = re.compile(rb"\ntransfer-encoding[ \t]*:")
 
 
 def head_fault(head: bytes) -> str | None:
@@ -101,22 +104,18 @@ def head_fault(head: bytes) -> str | None:
     None. h11 reads what RFC 9112 lets a server read, and a proxy in front may read the
     same bytes otherwise, passing on a request it never saw (request smuggling): a line
     ended by a bare LF, a header folded onto the next line (obs-fold), ``Content-Length``
-    repeated (even with the same value), or with ``Transfer-Encoding``."""
+    repeated (even with the same value), or with ``Transfer-Encoding``. (Searches in C: a
+    few microseconds a head.)"""
     if head.count(b"\n") != head.count(b"\r\n"):
         return "a line of the request head ends with a bare LF; end each line with CRLF"
-    lengths = 0
-    coded = False
-    for line in head.split(b"\r\n")[1:]:
-        if line[:1] in (b" ", b"\t"):
-            return ("a header is folded onto the next line (obs-fold); send each header on "
-                    "one line")
-        name = line.partition(b":")[0].rstrip(b" \t").lower()
-        if name == b"content-length":
-            lengths += 1 + line.count(b",")
-        coded = coded or name == b"transfer-encoding"
-    if lengths > 1:
+    if b"\n " in head or b"\n\t" in head:
+        return ("a header is folded onto the next line (obs-fold); send each header on "
+                "one line")
+    lower = head.lower()
+    lengths = _LENGTHS.findall(lower)
+    if len(lengths) > 1 or (lengths and b"," in lengths[0]):
         return "send one Content-Length header with one value"
-    if coded and lengths:
+    if lengths and _CODED.search(lower) is not None:
         return "send Content-Length or Transfer-Encoding, not both"
     return None
 
