@@ -144,6 +144,14 @@ REFUSED = [
     ("two Transfer-Encoding headers", request(
         [*STD, b"transfer-encoding: chunked", b"transfer-encoding: chunked"],
         SIZE + b"\r\n" + BODY + b"\r\n0\r\n\r\n"), 400, ["Transfer-Encoding"]),
+    # the same in a chunked body's trailer section: a proxy reading it otherwise takes the
+    # next request for a trailer, or a trailer for a request
+    ("a trailer ended by a bare LF", chunked(SIZE + b"\r\n" + BODY + b"\r\n0\r\nx-t: 1\n\r\n"),
+     400, ["trailer", "bare LF"]),
+    ("a chunked body ended by a bare LF", chunked(SIZE + b"\r\n" + BODY + b"\r\n0\r\n\n"),
+     400, ["bare LF"]),
+    ("a folded trailer", chunked(SIZE + b"\r\n" + BODY + b"\r\n0\r\nx-t: 1\r\n 2\r\n\r\n"),
+     400, ["obs-fold"]),
     ("PUT", request(STD, line=b"PUT /mcp HTTP/1.1"), 405, ["Method Not Allowed", "PUT"]),
     ("another path", request(STD, line=b"GET /admin HTTP/1.1"), 404, ["Not Found", "/admin"]),
     ("a modern GET", request([b"host: 127.0.0.1", b"accept: text/event-stream"],

@@ -120,6 +120,42 @@ def head_fault(head: bytes) -> str | None:
     return None
 
 
+def trailer_fault(conn: Any) -> str | None:
+    """Why the trailer section h11 is about to read from ``conn`` (after a chunked body's
+    last chunk) is refused, or None: a bare LF or an obs-fold there, as in a head
+    (``head_fault``): a proxy in front that reads it otherwise would take the next request
+    for a trailer, or a trailer for the next request. Looks only at a chunked body's next
+    chunk header, through h11's reader state (anything else: None)."""
+    reader = getattr(conn, "_reader", None)
+    if type(reader).__name__ != "ChunkedReader" or getattr(reader, "_bytes_in_chunk", 1):
+        return None
+    data = getattr(getattr(conn, "_receive_buffer", None), "_data", None)
+    discard = getattr(reader, "_bytes_to_discard", None)  # the CRLF ending a chunk
+    if not isinstance(data, bytearray) or not isinstance(discard, bytes) \
+            or not data.startswith(discard):
+        return None
+    start = len(discard)
+    if not getattr(reader, "_reading_trailer", False):
+        end = data.find(b"\r\n", start, start + 1024)  # the chunk header (CRLF only)
+        if end < 0 or data[start:end].split(b";", 1)[0].strip(b" \t0"):
+            return None  # incomplete, or not the last chunk
+        start = end + 2
+    section = bytes(data[start:start + MAX_HEAD_BYTES + 4])
+    if section.startswith(b"\r\n"):
+        return None  # no trailers
+    if section.startswith(b"\n"):
+        return "the chunked body ends with a bare LF; end each line with CRLF"
+    end_of = _HEAD_END.search(section)
+    if end_of is None:
+        return None  # not all here yet
+    trailers = b"\r\n" + section[:end_of.end()]
+    if trailers.count(b"\n") != trailers.count(b"\r\n"):
+        return "a trailer line ends with a bare LF; end each line with CRLF"
+    if b"\n " in trailers or b"\n\t" in trailers:
+        return "a trailer is folded onto the next line (obs-fold); send each on one line"
+    return None
+
+
 def origin_form(app: Any) -> Any:
     """``app`` serving an absolute-form request target (``POST http://host:port/mcp``, what a
     client speaking through a proxy sends) as RFC 9112 section 3.2.2 asks: by its path, its
@@ -250,6 +286,11 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
             next_event = self.conn.next_event
 
             def noting_why() -> Any:  # uvicorn's 400 drops h11's reason: keep it
+                fault = trailer_fault(self.conn)
+                if fault is not None:
+                    log.info("refused a chunked body: %s", fault)
+                    self._bad = _answer(400, "Bad Request", f"Bad Request: {fault}")
+                    raise h11.RemoteProtocolError(fault)
                 try:
                     event: Any = next_event()
                 except h11.RemoteProtocolError as exc:
