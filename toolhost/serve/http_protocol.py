@@ -126,8 +126,8 @@ def trailer_fault(conn: Any) -> str | None:
     (``head_fault``): a proxy in front that reads it otherwise would take the next request
     for a trailer, or a trailer for the next request. Looks only at a chunked body's next
     chunk header, through h11's reader state (anything else: None)."""
-    reader = getattr(conn, "_reader", None)
-    if type(reader).__name__ != "ChunkedReader" or getattr(reader, "_bytes_in_chunk", 1):
+    reader: Any = getattr(conn, "_reader", None)
+    if type(reader).__name__ != "ChunkedReader" or getattr(reader, "_bytes_in_chunk", 1) != 0:
         return None
     data = getattr(getattr(conn, "_receive_buffer", None), "_data", None)
     discard = getattr(reader, "_bytes_to_discard", None)  # the CRLF ending a chunk
