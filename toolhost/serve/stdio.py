@@ -160,6 +160,8 @@ class StdioServer:
             # The client closed our input: answer what is running (briefly), then stop.
             if self._on_eof is not None:
                 self._on_eof()
+            # no answer to what the calls asked the client can come now: they answer at once
+            self._pending.fail_all("the client closed its input before answering")
             with anyio.move_on_after(self._grace):
                 while self._answering:
                     self._idle = anyio.Event()
