@@ -53,6 +53,10 @@ class Limits:
     headers, then its whole body. Later: the connection is closed (headers) or answered
     408 (body), so half-sent requests never pile up.
 
+    ``write_timeout``: seconds an HTTP client may take none of one write of an answer or a
+    stream (64 KiB at most) before its connection is closed and its call cancelled: a
+    client that stopped reading never holds a call, a thread or a stream past it.
+
     ``max_sessions`` / ``session_idle``: HTTP sessions of the 2025 revisions one replica
     keeps. Past the bound, a new session takes the place of the least recently used one idle
     longer than ``session_idle`` seconds (no request, no stream, no call running); when none
@@ -70,6 +74,7 @@ class Limits:
     max_in_flight_bytes: int = 64 * MIB
     header_timeout: float = 10.0
     body_timeout: float = 20.0
+    write_timeout: float = 10.0
     max_sessions: int = 10_000
     session_idle: float = 600.0
 

@@ -8,7 +8,7 @@ from jsonschema import Draft202012Validator
 
 from toolhost.config.build_content import PROMPT_KEYS, RESOURCE_KEYS
 from toolhost.config.build_servers import ANNOTATION_KEYS, SERVER_KEYS, TOOL_KEYS
-from toolhost.config.build_top import PERMISSION_KEYS, RULE_KEYS, RUN_KEYS
+from toolhost.config.build_top import PERMISSION_KEYS, RULE_KEYS, RUN_KEYS, SERVE_KEYS
 from toolhost.config.loader import TOP_KEYS
 from toolhost.config.schema import config_schema, shipped_schema
 
@@ -30,6 +30,7 @@ def test_schema_keys_match_the_loader() -> None:
     assert _keys(defs["permissions"]) == set(PERMISSION_KEYS)
     assert _keys(defs["rule"]["anyOf"][1]) == set(RULE_KEYS)
     assert _keys(schema["properties"]["run"]) == set(RUN_KEYS)
+    assert _keys(schema["properties"]["serve"]) == set(SERVE_KEYS)
 
 
 def test_kinds_are_added(kinds: Any) -> None:

@@ -1,9 +1,10 @@
 """A POST's event stream whose client stops reading: the write that waits longer than
-``STALL_SECONDS`` drops the connection and cancels the call. Before, the call waited for
-the client for as long as it kept the connection open: past the tool's timeout, and a sync
-tool's thread handing over its next progress notification was counted stuck (8 such calls
-refused the tool to every client). In process: the real ASGI app, core and sync pool; an
-ASGI ``send`` that stops returning stands for a socket nobody reads."""
+``--write-timeout`` (``Limits.write_timeout``) drops the connection and cancels the call.
+Before, the call waited for the client for as long as it kept the connection open: past
+the tool's timeout, and a sync tool's thread handing over its next progress notification
+was counted stuck (8 such calls refused the tool to every client). In process: the real
+ASGI app, core and sync pool; an ASGI ``send`` that stops returning stands for a socket
+nobody reads."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 
 from toolhost.compile import compile_tools
 from toolhost.config import load_config
+from toolhost.limits import DEFAULT_LIMITS
 from toolhost.mcp import McpServer
 from toolhost.serve import http_exchange
 from toolhost.serve.http import HttpServer
@@ -82,12 +84,12 @@ def core(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
 @pytest.mark.parametrize(("tool", "grace_ends"), [("chatty", False), ("chatty_async", False),
                                                   ("chatty_async", True)])
 def test_a_client_that_stops_reading_is_dropped_and_its_call_stopped(
-        tool: str, grace_ends: bool, core: McpServer, monkeypatch: pytest.MonkeyPatch) -> None:
+        tool: str, grace_ends: bool, core: McpServer) -> None:
     """``grace_ends``: a shutdown's grace ends first (the call is cancelled while its write
     waits); the -32800 it then writes on the open stream waits no longer than a write."""
-    monkeypatch.setattr(http_exchange, "STALL_SECONDS", 0.5 if grace_ends else 0.2)
     STOPPED.clear()
-    server = HttpServer(core)
+    server = HttpServer(core, limits=DEFAULT_LIMITS.replace(
+        write_timeout=0.5 if grace_ends else 0.2))
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": tool, "arguments": {}, "_meta": {"progressToken": "p"}}}).encode()
     aborted = anyio.Event()
@@ -134,7 +136,7 @@ def test_a_client_that_stops_reading_is_dropped_and_its_call_stopped(
 
 def test_a_large_event_is_written_in_pieces(core: McpServer) -> None:
     """A 300 KB event goes to the client in pieces of ``STALL_PIECE`` bytes, each a write of
-    its own within ``STALL_SECONDS``: as one write, a slow client that reads all along (1 MB
+    its own within ``--write-timeout``: as one write, a slow client that reads all along (1 MB
     in over 10 s) was dropped as one that does not read."""
     server = HttpServer(core)
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {

@@ -62,6 +62,12 @@ def error_of(status: int, headers: dict[str, bytes], body: bytes) -> str:
     return text
 
 
+def bare_lf(data: bytes) -> bytes:
+    """``data`` with every line of its head ended by LF alone."""
+    head, _, body = data.partition(b"\r\n\r\n")
+    return head.replace(b"\r\n", b"\n") + b"\n\n" + body
+
+
 SIZE = b"%x" % len(BODY)
 # name, the bytes sent, the status, words the JSON-RPC error's message holds
 REFUSED = [
@@ -110,6 +116,42 @@ REFUSED = [
      ["one mcp-protocol-version"]),
     ("two Content-Types", sized(BODY, b"content-type: application/json"), 400,
      ["one content-type"]),
+    # heads h11 reads by the RFC's leave, which a proxy in front may read otherwise (request
+    # smuggling): refused, the connection closed
+    ("bare LF line ends", bare_lf(sized()), 400, ["bare LF", "CRLF"]),
+    ("one bare LF among CRLFs", sized(BODY, b"x-a: 1\nx-b: 2"), 400, ["bare LF"]),
+    ("a bare LF before the request line", b"\n" + sized(), 400, ["bare LF"]),
+    ("bare LF, Content-Length and chunked", b"\n".join([
+        b"POST /mcp HTTP/1.1", *STD, b"content-length: 5", b"transfer-encoding: chunked",
+        b"", SIZE + b"\r\n" + BODY + b"\r\n0\r\n\r\n"]), 400, ["bare LF"]),
+    ("an obs-fold header", sized(BODY, b"x-note: a\r\n  b"), 400, ["obs-fold"]),
+    ("a folded Transfer-Encoding", request([*STD, b"transfer-encoding:\r\n chunked"],
+                                           SIZE + b"\r\n" + BODY + b"\r\n0\r\n\r\n"),
+     400, ["obs-fold"]),
+    ("two identical Content-Length", sized(BODY, b"content-length: %d" % len(BODY)), 400,
+     ["one Content-Length"]),
+    ("a Content-Length list", request([*STD, b"content-length: %d, %d" % (len(BODY),
+                                                                          len(BODY))], BODY),
+     400, ["one Content-Length"]),
+    ("whitespace before the colon", request([*STD, b"content-length : %d" % len(BODY)],
+                                            BODY), 400, ["header"]),
+    ("a tab before the colon", request([*STD, b"transfer-encoding\t: chunked"],
+                                       SIZE + b"\r\n" + BODY + b"\r\n0\r\n\r\n"),
+     400, ["header"]),
+    ("chunked, then another coding", request([*STD, b"transfer-encoding: chunked, gzip"],
+                                             SIZE + b"\r\n" + BODY + b"\r\n0\r\n\r\n"),
+     400, ["Transfer-Encoding"]),
+    ("two Transfer-Encoding headers", request(
+        [*STD, b"transfer-encoding: chunked", b"transfer-encoding: chunked"],
+        SIZE + b"\r\n" + BODY + b"\r\n0\r\n\r\n"), 400, ["Transfer-Encoding"]),
+    # the same in a chunked body's trailer section: a proxy reading it otherwise takes the
+    # next request for a trailer, or a trailer for a request
+    ("a trailer ended by a bare LF", chunked(SIZE + b"\r\n" + BODY + b"\r\n0\r\nx-t: 1\n\r\n"),
+     400, ["trailer", "bare LF"]),
+    ("a chunked body ended by a bare LF", chunked(SIZE + b"\r\n" + BODY + b"\r\n0\r\n\n"),
+     400, ["bare LF"]),
+    ("a folded trailer", chunked(SIZE + b"\r\n" + BODY + b"\r\n0\r\nx-t: 1\r\n 2\r\n\r\n"),
+     400, ["obs-fold"]),
     ("PUT", request(STD, line=b"PUT /mcp HTTP/1.1"), 405, ["Method Not Allowed", "PUT"]),
     ("another path", request(STD, line=b"GET /admin HTTP/1.1"), 404, ["Not Found", "/admin"]),
     ("a modern GET", request([b"host: 127.0.0.1", b"accept: text/event-stream"],

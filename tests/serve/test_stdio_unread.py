@@ -7,6 +7,7 @@ whole JSON messages, in order.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -92,4 +93,74 @@ def test_a_client_that_never_reads_does_not_keep_the_server_alive(tmp_path: Path
     for line in complete[:-1]:
         json.loads(line)
     proc.stdout.close()
+    assert "Traceback" not in log.read_text()
+
+
+BIG_TOOL = '''
+import os
+
+
+def big() -> str:
+    """200 KB of answer for a request of a few bytes; each call counted in CALLS."""
+    with open(os.environ["CALLS"], "a") as calls:
+        calls.write("x")
+    return "y" * 200_000
+'''
+
+
+@pytest.mark.parametrize("then", ["reads", "closes its input"])
+def test_a_client_that_stops_reading_is_no_longer_read(tmp_path: Path, then: str) -> None:
+    """100 requests of 200 KB answers each, none read: once the answers waiting for the
+    client pass --max-in-flight-bytes (1 MiB here), no further request is read, so only a
+    few are run and held (before, every answer was computed and held: 1 MB requests grew the
+    server by ~1 MB each, without bound). A client that then reads gets every answer, in
+    full; one that closes its input instead still lets the server end after its grace."""
+    (tmp_path / "bigtool.py").write_text(BIG_TOOL)
+    (tmp_path / "s.yaml").write_text(
+        "toolhost: 1\nservers:\n  s:\n    tools:\n      big: {python: 'bigtool:big', "
+        "max_output_chars: 250000}\npermissions:\n  default: allow\n")
+    calls = tmp_path / "calls"
+    calls.write_text("")
+    env = {**server_env(), "CALLS": str(calls)}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
+    log = tmp_path / "server.log"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "toolhost", "serve",
+                                 str(tmp_path / "s.yaml"), "--max-in-flight-bytes", "1MiB",
+                                 "--shutdown-grace", "1"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+        for i in range(1, 101):  # (a few KB: the pipe to the server holds them)
+            proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                         "params": {"name": "big", "arguments": {}}}).encode()
+                             + b"\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 15  # (the old code read on: never said so)
+        while "stopped reading requests" not in log.read_text():
+            assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
+            time.sleep(0.05)
+        time.sleep(0.3)
+        run = len(calls.read_text())
+        time.sleep(0.5)  # (the lines left wait in the pipe: read, they would run at once)
+        assert len(calls.read_text()) == run < 40, run
+        if then == "reads":
+            answers = [json.loads(proc.stdout.readline()) for _ in range(101)]
+            assert sorted(a["id"] for a in answers) == list(range(101))
+            texts = [a["result"]["content"][0]["text"] for a in answers[1:]]
+            assert texts == ["y" * 200_000] * 100
+            assert len(calls.read_text()) == 100
+            proc.stdin.close()
+        else:
+            proc.stdin.close()
+        proc.wait(20)  # (then: the 1 s grace, though nobody reads the pipe)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        proc.stdout.close()
     assert "Traceback" not in log.read_text()

@@ -7,10 +7,14 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from toolhost.commands._argtypes import interval, port, positive_int, seconds, size
 from toolhost.limits import DEFAULT_LIMITS as DEFAULTS
 from toolhost.limits import Limits
+
+if TYPE_CHECKING:
+    from toolhost.config.model import ServeConfig
 
 HELP = "serve a config's tools to any MCP client (stdio or Streamable HTTP)"
 
@@ -120,6 +124,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     limits.add_argument("--body-timeout", type=seconds, metavar="SECONDS",
                         help="HTTP: time to send a request's body; later: 408 "
                              f"(default {DEFAULTS.body_timeout:g})")
+    limits.add_argument("--write-timeout", type=seconds, metavar="SECONDS",
+                        help="HTTP: time a client may take none of an answer or a stream it "
+                             "reads; later: its connection is closed and its call cancelled "
+                             f"(default {DEFAULTS.write_timeout:g})")
     auth = parser.add_argument_group(
         "OAuth access tokens (HTTP; MCP authorization: toolhost checks tokens, an issuer of "
         "yours grants them; pip install 'toolhost[auth]')")
@@ -187,8 +195,10 @@ def _mib(size: int) -> str:
     return f"{size // (1024 * 1024)}MiB"
 
 
-def limits_from(args: argparse.Namespace) -> Limits:
-    """The limits the command line asks for (defaults for what it leaves out)."""
+def limits_from(args: argparse.Namespace, serve: ServeConfig | None = None) -> Limits:
+    """The limits the command line asks for; what it leaves out, the config's ``serve:``
+    settings say (``write_timeout``), else the defaults."""
+    configured = serve.write_timeout if serve is not None else None
     return DEFAULTS.replace(max_message_bytes=args.max_message, max_depth=args.max_depth,
                             max_values=args.max_values,
                             max_argument_bytes=args.max_argument,
@@ -196,6 +206,8 @@ def limits_from(args: argparse.Namespace) -> Limits:
                             max_in_flight=args.max_in_flight,
                             max_in_flight_bytes=args.max_in_flight_bytes,
                             header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+                            write_timeout=(args.write_timeout if args.write_timeout is not None
+                                           else configured),
                             max_sessions=args.max_sessions, session_idle=args.session_idle)
 
 
@@ -257,7 +269,6 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
             print(f"toolhost: warning: serving on {args.host} without --token-env: anyone "
                   "who can reach it can call the tools", file=sys.stderr)
 
-    limits = limits_from(args)
     protocol = requests = None
     if args.transport == "stdio":  # before the config loads: a print while a python tool's
         # module or a plugin is imported, or in its register hook, lands on stderr
@@ -269,6 +280,7 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
         args.config = project_config(args.config)
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
     build = build_serve(args.config, args.server, every=args.all_servers)
+    limits = limits_from(args, build.host.config.serve)  # (the config's serve: settings)
     sockets = None
     if args.transport == "http":  # bound before "serving" is said: a failure is one line
         from toolhost.serve.listen import bind_sockets

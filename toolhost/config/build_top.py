@@ -19,17 +19,19 @@ from toolhost.config.model import (
     PluginRequirement,
     RuleConfig,
     RunConfig,
+    ServeConfig,
 )
 from toolhost.excerpt import cut
 
-__all__ = ["PERMISSION_KEYS", "RULE_KEYS", "RUN_KEYS", "build_permissions", "build_plugins",
-           "build_run", "build_settings"]
+__all__ = ["PERMISSION_KEYS", "RULE_KEYS", "RUN_KEYS", "SERVE_KEYS", "build_permissions",
+           "build_plugins", "build_run", "build_serve_settings", "build_settings"]
 
 PERMISSION_KEYS = ("default", "ask_mode", "audit_log", "allow", "deny", "ask")
 RULE_LISTS = ("allow", "deny", "ask")
 RULE_KEYS = ("tool", "when", "expr", "message", "rewrite", "callers")
 RUN_KEYS = ("model", "system_prompt", "append_system_prompt", "max_turns", "cwd", "cli_args",
             "env")
+SERVE_KEYS = ("write_timeout",)
 # (text: compiled at its first use, kept in re's cache; not at every start)
 _DIST = r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$"
 _LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_DIGITS + 1}}}")
@@ -224,6 +226,15 @@ def build_run(check: Checker, value: Any) -> RunConfig:
         cli_args=cli_args,
         env=check.env_map(data, path, "env") or {},
     )
+
+
+def build_serve_settings(check: Checker, value: Any) -> ServeConfig:
+    path = ("serve",)
+    data = check.mapping(value, path)
+    if data is None:
+        return ServeConfig()
+    check.known_keys(data, path, SERVE_KEYS)
+    return ServeConfig(write_timeout=check.duration(data, path, "write_timeout"))
 
 
 def _warn_own_decisions(check: Checker, directory: str) -> None:

@@ -24,7 +24,13 @@ from toolhost.backends.registry import builtin_kinds
 from toolhost.config.applied import remember_applied
 from toolhost.config.backend_block import BackendChecker
 from toolhost.config.build_servers import build_servers
-from toolhost.config.build_top import build_permissions, build_plugins, build_run, build_settings
+from toolhost.config.build_top import (
+    build_permissions,
+    build_plugins,
+    build_run,
+    build_serve_settings,
+    build_settings,
+)
 from toolhost.config.checks import Checker, capped
 from toolhost.config.gcpause import gc_paused
 from toolhost.config.interpolate import collect_declared_secrets, expand, interpolate
@@ -49,7 +55,8 @@ FORMAT_VERSION = 1
 # extends entries one load follows, all files together (an honest config has a handful):
 # 100,000 entries naming one file took minutes of path resolving
 MAX_EXTENDS_ENTRIES = 1_000
-TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run")
+TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run",
+            "serve")
 
 
 @gc_paused
@@ -422,6 +429,7 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
         plugins=plugins,
         settings=build_settings(check, data.get("settings", {})),
         run=build_run(check, data.get("run", {})),
+        serve=build_serve_settings(check, data.get("serve", {})),
         files=tuple(files),
         secrets=frozenset(secrets),
         origins=Origins(merged.marks),

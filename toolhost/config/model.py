@@ -21,6 +21,7 @@ __all__ = [
     "PluginRequirement",
     "RuleConfig",
     "RunConfig",
+    "ServeConfig",
     "ServerConfig",
     "ServerDefaults",
     "ToolConfig",
@@ -198,6 +199,14 @@ class RunConfig:
 
 
 @dataclass(frozen=True)
+class ServeConfig:
+    """Settings for ``toolhost serve`` (``serve:``; the command line overrides each)."""
+
+    # seconds an HTTP client may take none of a write before it is dropped (--write-timeout)
+    write_timeout: float | None = None
+
+
+@dataclass(frozen=True)
 class HostConfig:
     """A whole loaded config: the main file with its extends and layers merged."""
 
@@ -207,6 +216,7 @@ class HostConfig:
     plugins: tuple[PluginRequirement, ...] = ()
     settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # per plugin
     run: RunConfig = field(default_factory=RunConfig)
+    serve: ServeConfig = field(default_factory=ServeConfig)
     files: tuple[str, ...] = ()  # every file read, main file first
     # Values that must never be shown (from ${...} in headers/env, or marked secret).
     secrets: frozenset[str] = frozenset()

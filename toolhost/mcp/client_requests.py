@@ -101,6 +101,14 @@ class Pending:
         event.set()
         return True
 
+    def fail_all(self, reason: str) -> None:
+        """Answer every request still waiting with an error saying ``reason`` (the client
+        ended its session: no answer can come now, and the calls need not wait for one)."""
+        waiting, self._waiting = self._waiting, {}
+        for event, box in waiting.values():
+            box.append({"error": {"code": -32603, "message": reason}})
+            event.set()
+
     async def request(self, send: Send, method: str, params: Mapping[str, Any], *,
                       timeout: float = DEFAULT_TIMEOUT) -> Mapping[str, Any]:
         """Send ``method`` and wait for its ``result``; errors, silence and garbage raise

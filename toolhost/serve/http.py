@@ -14,7 +14,8 @@ and the ids of running calls for ``notifications/cancelled``.
 The parts: ``http_gate`` (Host, Origin, tokens), ``http_post`` (a POST),
 ``http_sessions`` (legacy sessions, ``DELETE``), ``http_streams`` (``GET`` and listen
 streams), ``http_exchange`` (one request's response), ``http_limits`` (bodies, heads,
-connections), ``http_uvicorn`` (running it, shutting down).
+connections), ``http_protocol`` and ``http_heads`` (the connection, and heads refused before
+they are parsed), ``http_uvicorn`` (running it, shutting down).
 """
 
 from __future__ import annotations

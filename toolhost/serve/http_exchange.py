@@ -21,6 +21,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
+from toolhost.limits import DEFAULT_LIMITS
 from toolhost.mcp import wire
 from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
 from toolhost.mcp.jsonrpc import REQUEST_CANCELLED, cancelled_response
@@ -51,13 +52,12 @@ PROBE_AFTER = 1.0
 PROBE_EVERY = 1.0
 _PROBE = object()  # in the outbox: an SSE comment, no message
 _PROBE_BYTES = b": still working\n\n"
-# A write the client takes none of for this long (its socket buffers full: it stopped
-# reading) drops the connection and cancels the call. Else a client that stops reading a
-# stream of progress holds the call past its timeout: a sync tool's thread waits to hand
-# over its next notification, is counted stuck, and 8 such calls refuse the tool to everyone
-STALL_SECONDS = 10.0
-# ... measured per piece of this many bytes: a large answer to a slow but reading client
-# takes longer than STALL_SECONDS as a whole (uvicorn's send waits for most of it to leave)
+# A write the client takes none of for ``Limits.write_timeout`` (its socket buffers full: it
+# stopped reading) drops the connection and cancels the call. Else a client that stops
+# reading a stream of progress holds the call past its timeout: a sync tool's thread waits to
+# hand over its next notification, is counted stuck, and 8 such calls refuse the tool to
+# everyone. It is measured per piece of this many bytes: a large answer to a slow but reading
+# client takes longer as a whole (uvicorn's send waits for most of it to leave)
 STALL_PIECE = 64 * 1024
 
 
@@ -134,8 +134,10 @@ class Exchange(Response):
                  modern: bool, headers: dict[str, str], in_flight: InFlight,
                  caller: Caller | None, *, json_ok: bool = True, sse_ok: bool = True,
                  release: Callable[[], None] | None = None, peer: Hashable = None,
-                 stream: Stream | None = None, streams: Streams | None = None) -> None:
+                 stream: Stream | None = None, streams: Streams | None = None,
+                 write_timeout: float = DEFAULT_LIMITS.write_timeout) -> None:
         super().__init__()
+        self._write_timeout = write_timeout  # --write-timeout (Limits.write_timeout)
         # a listen stream: counted by ``streams`` until it ends, dropped when its client
         # falls behind (its connection closed at once)
         self._stream = stream
@@ -241,9 +243,9 @@ class Exchange(Response):
         stalled = False
 
         async def write(message: Message) -> None:
-            """``send``, unless the client takes nothing for STALL_SECONDS: then the
+            """``send``, unless the client takes nothing for ``--write-timeout``: then the
             connection is dropped and the exchange cancelled (``stalled``). A large body
-            goes in pieces of STALL_PIECE bytes, each within STALL_SECONDS."""
+            goes in pieces of STALL_PIECE bytes, each within that time."""
             body = message.get("body", b"")
             if message["type"] != "http.response.body" or len(body) <= STALL_PIECE:
                 await write_piece(message)
@@ -259,13 +261,13 @@ class Exchange(Response):
             nonlocal stalled
             if stalled:
                 return  # its connection is closed
-            with anyio.move_on_after(STALL_SECONDS) as waited:
+            with anyio.move_on_after(self._write_timeout) as waited:
                 await send(message)
             if waited.cancelled_caught:
                 stalled = True
                 log.warning("request %s: its client read nothing for %gs; closing the "
-                            "connection and cancelling the call", cut(repr(request_id), 60),
-                            STALL_SECONDS)
+                            "connection and cancelling the call (--write-timeout)",
+                            cut(repr(request_id), 60), self._write_timeout)
                 abort_connection(scope)
                 tg.cancel_scope.cancel()
                 await anyio.lowlevel.checkpoint()  # (raises: cancelled)

@@ -234,7 +234,8 @@ class Poster:
                 forget(peer)
         return Exchange(self._handler, message, session, modern, headers, self._in_flight,
                         caller, json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer,
-                        stream=stream, streams=self._streams)
+                        stream=stream, streams=self._streams,
+                        write_timeout=self._limits.write_timeout)
 
     def _param_problem(self, message: Mapping[str, Any], request: Request,
                        modern: bool) -> str | None:

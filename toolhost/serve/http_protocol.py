@@ -8,7 +8,9 @@
 * a request head naming both ``Content-Length`` and ``Transfer-Encoding`` refused (400) and
   its connection closed: RFC 9112 lets a server read the body by the latter, but a proxy in
   front reading it by the former would then pass the rest on as a request of its own
-  (request smuggling), so which one counts is not guessed;
+  (request smuggling), so which one counts is not guessed; so is a head h11 reads by the
+  RFC's leave that a proxy may read otherwise (bare LF line ends, obs-fold, a repeated
+  ``Content-Length``: ``toolhost.serve.http_heads``);
 * a connection past ``--max-connections`` answered 503 and closed at once;
 * a request h11 cannot read (a bad header byte, two ``Content-Length`` values, a bad chunk)
   answered 400 with a JSON-RPC error naming what is wrong (uvicorn's own answer is the
@@ -37,6 +39,15 @@ import time
 from typing import Any
 
 from toolhost.excerpt import cut
+from toolhost.serve.http_heads import (
+    MAX_HEAD_BYTES,
+    MAX_HEADER_LINES,
+    TOO_LARGE,
+    answer,
+    head_refusal,
+    head_too_large,
+    trailer_fault,
+)
 from toolhost.serve.http_streams import ABORT_EXTENSION, HALF_CLOSED_EXTENSION
 
 __all__ = ["MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_refusal", "head_too_large",
@@ -46,18 +57,6 @@ log = logging.getLogger("toolhost.serve")
 
 _BUSY_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Server busy: too '
               b'many connections (toolhost serve --max-connections); try again later"}}')
-MAX_HEAD_BYTES = 16 * 1024  # a request's line and headers
-MAX_HEADER_LINES = 100  # header lines of one request (Apache's LimitRequestFields)
-_HEAD_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Request Header '
-              b'Fields Too Large: at most 100 headers and 16 KiB"}}')
-_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json"
-              b"\r\nconnection: close\r\ncontent-length: " + str(len(_HEAD_BODY)).encode()
-              + b"\r\n\r\n" + _HEAD_BODY)
-_FRAMING_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: '
-                 b'send Content-Length or Transfer-Encoding, not both"}}')
-_FRAMING = (b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close"
-            b"\r\ncontent-length: " + str(len(_FRAMING_BODY)).encode() + b"\r\n\r\n"
-            + _FRAMING_BODY)
 # A chunk costs the server ~20 us to read however small it is (h11 and uvicorn handle each
 # as an event): 1-byte chunks made reading a body ~3,000 times dearer than its bytes, and
 # two clients sending them held honest calls for 11 s. Past SMALL_CHUNKS chunks, a body must
@@ -67,30 +66,6 @@ SMALL_CHUNK_BYTES = 256
 _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
          b"retry-after: 1\r\nconnection: close\r\ncontent-length: "
          + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
-
-
-
-def head_too_large(buffered: bytes) -> bool:
-    """Whether the request head at the start of ``buffered`` (complete or not) is over
-    ``MAX_HEAD_BYTES`` or ``MAX_HEADER_LINES`` lines: a count in C, before any parsing."""
-    end = buffered.find(b"\r\n\r\n", 0, MAX_HEAD_BYTES + 4)
-    if end < 0:
-        end = min(len(buffered), MAX_HEAD_BYTES + 1)
-    return end > MAX_HEAD_BYTES or buffered.count(b"\n", 0, end) > MAX_HEADER_LINES
-
-
-def head_refusal(buffered: bytes) -> bytes | None:
-    """The answer refusing the request head at the start of ``buffered`` before h11 parses
-    it (then the connection closes), or None: 431 when it is too large, 400 when it is
-    complete and names both ``Content-Length`` and ``Transfer-Encoding``."""
-    if head_too_large(buffered):
-        return _TOO_LARGE
-    end = buffered.find(b"\r\n\r\n", 0, MAX_HEAD_BYTES + 4)
-    if end >= 0:
-        head = buffered[:end].lower()
-        if b"\ntransfer-encoding:" in head and b"\ncontent-length:" in head:
-            return _FRAMING
-    return None
 
 
 def origin_form(app: Any) -> Any:
@@ -129,31 +104,23 @@ def origin_form(app: Any) -> Any:
     return serve
 
 
-def _answer(status: int, reason: str, message: str) -> bytes:
-    """A whole HTTP/1.1 answer carrying a JSON-RPC error, closing its connection."""
-    body = json.dumps({"jsonrpc": "2.0", "id": None,
-                       "error": {"code": -32600, "message": message}}).encode()
-    return (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\nconnection: close\r\n"
-            b"content-length: %d\r\n\r\n" % (status, reason.encode(), len(body)) + body)
-
-
 def bad_request(exc: Exception | None) -> bytes:
     """The 400 answering a request h11 refused with ``exc`` (its reason, cut)."""
     why = cut(str(exc), 160) if exc is not None else "not valid HTTP/1.1"
-    return _answer(400, "Bad Request", f"Bad Request: the request is not valid HTTP/1.1 "
+    return answer(400, "Bad Request", f"Bad Request: the request is not valid HTTP/1.1 "
                    f"({why})")
 
 
 def small_chunks(chunks: int, size: int) -> bytes:
     """The 400 answering a body of ``chunks`` chunks, ``size`` bytes in all."""
-    return _answer(400, "Bad Request", f"Bad Request: a chunked body of {chunks:,} chunks "
+    return answer(400, "Bad Request", f"Bad Request: a chunked body of {chunks:,} chunks "
                    f"averaging under {SMALL_CHUNK_BYTES} bytes ({size:,} bytes in all); send "
                    "larger chunks, or the body with a Content-Length")
 
 
 def chunk_too_large(size: int, limit: int) -> bytes:
     """The 413 answering a chunk that announces ``size`` bytes, over ``limit``."""
-    return _answer(413, "Content Too Large", f"Content Too Large: a chunk of {size:,} bytes; "
+    return answer(413, "Content Too Large", f"Content Too Large: a chunk of {size:,} bytes; "
                    f"a message is at most {limit:,} bytes (toolhost serve --max-message)")
 
 
@@ -211,11 +178,9 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
             self.transport.close()
 
         def _refuse_head(self, answer: bytes) -> None:
-            if answer is _TOO_LARGE:
+            if answer is TOO_LARGE:
                 log.info("refused a request whose head is over %d headers or %d bytes",
                          MAX_HEADER_LINES, MAX_HEAD_BYTES)
-            else:
-                log.info("refused a request with both Content-Length and Transfer-Encoding")
             self._disarm()
             self.transport.write(answer)
             self.transport.close()
@@ -225,6 +190,11 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
             next_event = self.conn.next_event
 
             def noting_why() -> Any:  # uvicorn's 400 drops h11's reason: keep it
+                fault = trailer_fault(self.conn)
+                if fault is not None:
+                    log.info("refused a chunked body: %s", fault)
+                    self._bad = answer(400, "Bad Request", f"Bad Request: {fault}")
+                    raise h11.RemoteProtocolError(fault)
                 try:
                     event: Any = next_event()
                 except h11.RemoteProtocolError as exc:

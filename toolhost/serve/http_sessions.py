@@ -122,8 +122,9 @@ class LegacySessions:
     def end(self, session_id: str | None, owner: str = "", *, caller: Any = None
             ) -> Response:
         """``DELETE``: end a session on this replica: its id is answered 404 from now on
-        (until it expires) and its GET streams close. Calls it has running finish. Only the
-        caller that started it (``owner``) may end it: for anyone else it is unknown."""
+        (until it expires) and its GET streams close. Calls it has running finish; what they
+        asked the client (``ctx.elicit``) fails at once. Only the caller that started it
+        (``owner``) may end it: for anyone else it is unknown."""
         if session_id is None:
             return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
                                              "its Mcp-Session-Id"), status_code=400)
@@ -140,6 +141,9 @@ class LegacySessions:
         self.ended.add(session_id, claims.expires, owner=claims.owner)
         if session is not None:
             _close_streams(session, SESSION_ENDED)
+            # its calls run on, but nobody can answer what they asked the client now
+            session.pending.fail_all("the client ended its session (DELETE) before "
+                                     "answering")
         return Response(status_code=204)
 
     def offer(self, message: Mapping[str, Any],

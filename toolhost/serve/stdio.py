@@ -10,15 +10,13 @@ so lines never interleave. Nothing but protocol ever goes to the output stream.
 Lines are written by a daemon thread of the writer's own (``LineWriter``): a client that
 stops reading our output blocks that thread, never the event loop, and when the client then
 closes our input the server still ends after the grace (the answers nobody reads are given
-up), instead of waiting forever for a write that cannot finish.
+up), instead of waiting forever for a write that cannot finish. While the bytes it has not
+read are over ``--max-in-flight-bytes``, no further request is read (memory stays bounded).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import queue
-import threading
 from collections.abc import Callable, Mapping
 from typing import IO, Any, Literal
 
@@ -44,6 +42,7 @@ from toolhost.serve.base import (
 from toolhost.serve.budget import Budget
 from toolhost.serve.headers import request_version
 from toolhost.serve.stdio_reader import LineReader
+from toolhost.serve.stdio_writer import HANGUP_EVERY, LineWriter, input_hung_up
 from toolhost.stdout_guard import claim_stdout  # moved there; kept importable from here
 
 __all__ = ["LineWriter", "StdioServer", "claim_stdout"]
@@ -51,55 +50,6 @@ __all__ = ["LineWriter", "StdioServer", "claim_stdout"]
 log = logging.getLogger("toolhost.serve")
 
 EOF_GRACE_SECONDS = 5.0  # how long calls may still finish after the client closed stdin
-
-
-class LineWriter:
-    """Writes to ``file`` on a daemon thread of its own, one job at a time, in order.
-
-    ``write`` waits for its bytes to be written (or the write to fail); cancelled, it stops
-    waiting but the bytes still go out in order. A write blocked on a client that does not
-    read holds up only this thread, which never keeps the process from exiting.
-    """
-
-    def __init__(self, file: IO[bytes]) -> None:
-        self._file = file
-        self._jobs: queue.SimpleQueue[tuple[bytes, Callable[[BaseException | None], None]]] = \
-            queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-
-    async def write(self, data: bytes) -> None:
-        """Write ``data`` whole; raises what the write raised (OSError: the peer is gone)."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="toolhost stdio writer",
-                                            daemon=True)
-            self._thread.start()
-        token = anyio.lowlevel.current_token()
-        done = anyio.Event()
-        outcome: list[BaseException | None] = []
-
-        def finish(exc: BaseException | None) -> None:  # on the writer thread
-            outcome.append(exc)
-            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits now
-                anyio.from_thread.run_sync(done.set, token=token)
-
-        self._jobs.put((data, finish))
-        await done.wait()
-        if outcome[0] is not None:
-            raise outcome[0]
-
-    def _run(self) -> None:
-        while True:
-            data, finish = self._jobs.get()
-            try:
-                view = memoryview(data)
-                while view:  # a raw file may take part of it (a signal, a pipe)
-                    written = self._file.write(view)
-                    view = view[written if written is not None else len(view):]
-                self._file.flush()
-            except (OSError, ValueError) as exc:
-                finish(exc)
-            else:
-                finish(None)
 
 
 class StdioServer:
@@ -120,6 +70,11 @@ class StdioServer:
         self._reader = reader
         self._lines = LineReader(reader)  # (a daemon thread: a blocked read never holds exit)
         self._writer = LineWriter(writer)
+        # Bytes of answers and notifications waiting for the writer's lock (the writer counts
+        # those it holds): past --max-in-flight-bytes in all, no further request is read
+        self._waiting = 0
+        self._room = anyio.Event()
+        self._writer.on_written = lambda: self._room.set()
         self._lock = anyio.Lock()
         # ids of requests running (cancellation, duplicates), and how many requests are still
         # being answered (the end of input waits for their answers to be written)
@@ -144,20 +99,49 @@ class StdioServer:
     async def send(self, message: Mapping[str, Any]) -> None:
         """Write one message (an answer or a server notification) as one line."""
         data = wire.encode_answer(dict(message)) + b"\n"
-        async with self._lock:
-            if self._closed:
-                return
-            try:
-                await self._writer.write(data)
-            except (BrokenPipeError, ValueError, OSError):
-                # The peer went away: nothing more can be said to it.
-                self._closed = True
+        self._waiting += len(data)
+        waiting = True
+        try:
+            async with self._lock:
+                self._waiting -= len(data)
+                waiting = False
+                if self._closed:
+                    return
+                try:
+                    await self._writer.write(data)
+                except (BrokenPipeError, ValueError, OSError):
+                    # The peer went away: nothing more can be said to it.
+                    self._closed = True
+        finally:
+            if waiting:  # cancelled while it waited for the lock
+                self._waiting -= len(data)
+            self._room.set()
+
+    async def _wait_for_room(self) -> bool:
+        """Wait while the bytes not yet written to the client are over the in-flight bytes
+        limit (a client that stops reading while sending requests would otherwise have
+        every answer computed and held); False if the client closed our input meanwhile."""
+        limit = self._limits.max_in_flight_bytes
+        if self._waiting + self._writer.unwritten <= limit or self._closed:
+            return True
+        log.warning("stopped reading requests: %s bytes of answers wait for the client to "
+                    "read them (toolhost serve --max-in-flight-bytes)",
+                    f"{self._waiting + self._writer.unwritten:,}")
+        while self._waiting + self._writer.unwritten > limit and not self._closed:
+            self._room = anyio.Event()
+            with anyio.move_on_after(HANGUP_EVERY):
+                await self._room.wait()
+            if input_hung_up(self._reader):
+                log.info("the client closed its end without reading its answers")
+                return False
+        log.info("reading requests again")
+        return True
 
     async def run(self) -> None:
         """Serve until the input ends (the client closed our stdin); then stop running calls."""
         limit = self._limits.max_message_bytes
         async with anyio.create_task_group() as tg:
-            while True:
+            while await self._wait_for_room():
                 # The newline may be the (limit + 1)th byte of a line of exactly `limit`.
                 line = await self._lines.readline(limit + 1)
                 if not line:
@@ -176,6 +160,8 @@ class StdioServer:
             # The client closed our input: answer what is running (briefly), then stop.
             if self._on_eof is not None:
                 self._on_eof()
+            # no answer to what the calls asked the client can come now: they answer at once
+            self._pending.fail_all("the client closed its input before answering")
             with anyio.move_on_after(self._grace):
                 while self._answering:
                     self._idle = anyio.Event()
