@@ -16,7 +16,7 @@ from toolhost.compile.shaping import compact_json
 from toolhost.mcp import McpServer
 from toolhost.mcp.session_flow import continued
 from toolhost.redaction import MASK, redactor_for, remember
-from toolhost.redaction_flow import Continued
+from toolhost.redaction.flow import Continued
 from toolhost.results import ToolResult
 
 from .mcp_testtools import make_tool

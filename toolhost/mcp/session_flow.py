@@ -1,7 +1,7 @@
 """One client session's messages read as one flow: a secret cut between two results is hidden.
 
 Each tool result is redacted on its own (``toolhost.compile.tool``), and so each log line and
-progress message after the ones of its own call (``toolhost.redaction_flow``). A tool that
+progress message after the ones of its own call (``toolhost.redaction.flow``). A tool that
 returns a secret in pieces, one a call (``s3cr3t``, then ``T0k3nX``), had no piece long
 enough to be known by, and the client (the model) joined them. ``SessionFlows`` keeps one
 ``Continued`` per peer (a session; ``None``: stdio's one client, or stateless HTTP requests,
@@ -17,7 +17,7 @@ from typing import Any
 
 from toolhost.compile.shaping import compact_json
 from toolhost.redaction import active
-from toolhost.redaction_flow import Continued
+from toolhost.redaction.flow import Continued
 from toolhost.results import ToolResult
 
 __all__ = ["SessionFlows", "continued", "continued_content"]

@@ -18,7 +18,7 @@ little-endian words of 2, 4 and 8 bytes, in hex, octal and decimal, as ``od -tx8
 characters or more are looked for there (one RE2 pass), and what is found is mapped back
 to the text, from the secret's first character to its last. Only a secret whose own
 squeezed text is that long has them (a shorter one would match ordinary words spread out),
-and only one shorter than ``redaction_spell.LONG`` (a PEM key is hidden as itself) with
+and only one shorter than ``redaction.spell.LONG`` (a PEM key is hidden as itself) with
 at most ``MAX_BLANKS`` blanks inside (a token or a passphrase: text such as a JSON
 document is hidden as itself).
 
@@ -41,7 +41,7 @@ import string
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from toolhost.redaction_spell import LONG, PLACES_BASE
+from toolhost.redaction.spell import LONG, PLACES_BASE
 
 __all__ = ["MIN_SQUEEZED", "PIECE", "Squeezed"]
 
@@ -89,7 +89,7 @@ def _forms(secret: str, base64_cores: Iterable[str]) -> set[str]:
         texts |= {core, core[::-1]}
     # encoded after another step: reversed, upper or lower case, rot13 (``rev | base64``,
     # ``tr a-z A-Z | xxd -p``)
-    from toolhost.redaction_forms import base64_cores as cores_of
+    from toolhost.redaction.forms import base64_cores as cores_of
 
     for step in {secret[::-1], secret.upper(), secret.lower(), codecs.encode(secret, "rot13")}:
         data = step.encode("utf-8", "surrogatepass")
