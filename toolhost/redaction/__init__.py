@@ -33,7 +33,14 @@ from toolhost.redaction.process import (
     remember_own,
     scrub,
 )
-from toolhost.redaction.redactor import JSON_WORDS, MASK, SECRET_KEY, Redactor, redactor_for
+from toolhost.redaction.redactor import (
+    JSON_WORDS,
+    MASK,
+    MAX_SECRET,
+    SECRET_KEY,
+    Redactor,
+    redactor_for,
+)
 
-__all__ = ["JSON_WORDS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active",
-           "own_secrets", "redactor_for", "remember", "remember_own", "scrub"]
+__all__ = ["JSON_WORDS", "MASK", "MAX_SECRET", "SECRET_KEY", "Redactor", "ScrubbingStream",
+           "active", "own_secrets", "redactor_for", "remember", "remember_own", "scrub"]

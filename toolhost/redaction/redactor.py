@@ -26,9 +26,14 @@ if TYPE_CHECKING:
 # expressions and classes at import) are imported by the first Redactor that has a secret:
 # a config without secrets never needs them (a fresh `serve`'s start-up).
 
-__all__ = ["JSON_WORDS", "MASK", "SECRET_KEY", "Redactor", "redactor_for"]
+__all__ = ["JSON_WORDS", "MASK", "MAX_SECRET", "SECRET_KEY", "Redactor", "redactor_for"]
 
 MASK = "***"
+# The longest secret a config or ``serve`` takes (a located error past it): each secret's
+# forms cost a set-up linear in its length (~10 us a character: 200,000 cost 2-25 s on each
+# load), and a PEM key, a JWT or a cloud key file is a few KiB. A ``Redactor`` built directly
+# takes any length (and pays for it).
+MAX_SECRET = 65_536
 JSON_WORDS = frozenset({"true", "false", "null"})  # never hidden (see Redactor)
 # Argument names whose values are never shown, whatever they contain.
 SECRET_KEY = re.compile(
