@@ -56,7 +56,7 @@ def main() -> None:
 
 
 def decoded(redactor: Redactor, base: float) -> None:
-    """What decoding the runs of base64 and hex costs (``redaction_decoded``): 40,000
+    """What decoding the runs of base64 and hex costs (``redaction.decoded``): 40,000
     characters of base64 of other data, the same holding ``gzip | base64`` of a secret, and
     the prose above with the decoding turned off (``_max_depth`` 0) for the ratio."""
     import base64
@@ -195,7 +195,7 @@ def kinds(size: int = 1_000_000) -> None:
     import time
     import zlib
 
-    from toolhost.redaction_binary import holds_secret
+    from toolhost.redaction.binary import holds_secret
 
     redactor = Redactor(frozenset({"sk-live-9f8e7d6c5b4a3921"}))
     redactor.redact("warm up ① " * 10)

@@ -70,7 +70,7 @@ def _process_secrets_restored() -> Any:
     """Each test starts with the secrets the process knew before it: a config loaded in
     process ``remember``s its secrets for good (by design), and one test's `API_TOKEN=9`
     must not hide every 9 of the next test's output."""
-    from toolhost import redaction
+    from toolhost.redaction import process as redaction
 
     saved = redaction._state
     yield

@@ -45,8 +45,8 @@ def _imported_after(code: str) -> set[str]:
     ("from toolhost.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass",
      {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx", "shutil", "tempfile",
       "difflib", "logging", "toolhost.errors", "toolhost.results",
-      "toolhost.redaction_chardump", "toolhost.redaction_hexdump",
-      "toolhost.redaction_wrapped", "toolhost.redaction_cipher", "string"}),
+      "toolhost.redaction.chardump", "toolhost.redaction.hexdump",
+      "toolhost.redaction.wrapped", "toolhost.redaction.cipher", "string"}),
     # the demo config: command tools with simple templates, python tools, a deny rule with
     # a condition
     ("from toolhost.cli import main; main(['validate', '-q', sys.argv[0]])",
@@ -86,8 +86,8 @@ def test_serve_answers_without_what_the_config_does_not_use() -> None:
              # and the URL checker only for a hint or a base_url
              "toolhost.plugins", "difflib", "toolhost.config.urlcheck",
              # no secret: the dump and wrapped-line finders of redaction wait for one
-             "toolhost.redaction_chardump", "toolhost.redaction_hexdump",
-             "toolhost.redaction_wrapped",
+             "toolhost.redaction.chardump", "toolhost.redaction.hexdump",
+             "toolhost.redaction.wrapped",
              "_hashlib",  # OpenSSL (~2.5 ms): the cursors digest with the built-in blake2b
              } & set(json.loads(out.stderr.splitlines()[-1]))
     assert not early, f"imported before their first use: {sorted(early)}"

@@ -13,7 +13,7 @@ import pytest
 from tests.inproc import run_cli
 from toolhost.config.loader import load_config
 from toolhost.errors import ConfigError
-from toolhost.redaction import active
+from toolhost.redaction import MAX_SECRET, active
 
 
 def _write(tmp_path: Path, body: str) -> Path:
@@ -127,3 +127,37 @@ def test_a_whitespace_only_secret_by_its_name_is_a_located_error(
     assert any("t.yaml:7:" in m and "MY_TOKEN is a secret by its name, and its value is "
                "only whitespace" in m for m in messages), messages
     assert not any("***" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(("body", "where"), [
+    ("    env: {KEY: '${BIG}'}\n    secrets: [KEY]\n", "servers.c.env.KEY"),
+    ("    headers: {X-Key: '${BIG}'}\n", "servers.c.headers.X-Key"),
+    ("    auth: {type: bearer, token: '${BIG}'}\n", "servers.c.auth.token"),
+    ("    base_url: 'https://u:${BIG}@example.test/'\n", "servers.c.base_url"),
+])
+@pytest.mark.parametrize("over", [0, 1])
+def test_a_secret_longer_than_the_bound_is_a_located_error(
+        tmp_path: Path, body: str, where: str, over: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # each secret's forms cost a set-up linear in its length, on every load: a value past
+    # MAX_SECRET is refused, located, without its value, and no other message is shown
+    # (the bound made small here: a Redactor of 65,536 characters costs seconds to build)
+    from toolhost.config import loader
+
+    assert loader.MAX_SECRET == MAX_SECRET == 65_536
+    monkeypatch.setattr(loader, "MAX_SECRET", 96)
+    size = 96 + over
+    value = "k3y" * (size // 3) + "k3y"[:size % 3]
+    config = _write(tmp_path, body + "    base_url: https://example.test/\n"
+                    * ("base_url" not in body) + "    tools:\n      t:\n"
+                    "        http: {url: x, method: GET}\n")
+    environ = {"BIG": value}
+    if not over:  # the bound itself is taken, and hidden
+        load_config(config, layers=False, environ=environ)
+        assert active().redact(f"a {value} b") == "a *** b"
+        return
+    with pytest.raises(ConfigError) as caught:
+        load_config(config, layers=False, environ=environ, problems=[])
+    messages = [str(p) for p in caught.value.problems]
+    assert len(messages) == 1 and f"{where}: a secret of {size:,} characters" in messages[0]
+    assert "t.yaml:" in messages[0] and "k3yk3y" not in messages[0], messages

@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 
-from toolhost import redaction
 from toolhost.backends.registry import builtin_kinds
 from toolhost.cli import main
 from toolhost.config.schema import config_schema
+from toolhost.redaction import process as redaction
 
 SCHEMA = config_schema(builtin_kinds())
 DEFS: dict[str, Any] = SCHEMA["$defs"]

@@ -365,7 +365,7 @@ async def test_a_sampled_image_holding_a_secret_is_hidden_whole() -> None:
     # secret's): the client's model read it (secrets16)
     import base64
 
-    from toolhost import redaction
+    from toolhost.redaction import process as redaction
 
     secret = "sk-live-9f8e7d6c5b4a3921"
     saved = redaction._state

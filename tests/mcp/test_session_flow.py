@@ -5,6 +5,7 @@ joined ``s3cr3t`` and ``T0k3nX``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable, Mapping
 from typing import Any
 
@@ -16,7 +17,7 @@ from toolhost.compile.shaping import compact_json
 from toolhost.mcp import McpServer
 from toolhost.mcp.session_flow import continued
 from toolhost.redaction import MASK, redactor_for, remember
-from toolhost.redaction_flow import Continued
+from toolhost.redaction.flow import Continued
 from toolhost.results import ToolResult
 
 from .mcp_testtools import make_tool
@@ -181,3 +182,26 @@ def test_a_task_result_is_read_after_the_stateless_calls_before() -> None:
         raise AssertionError("the task never completed")
 
     assert anyio.run(run) == [FIRST, MASK]
+
+
+@pytest.mark.parametrize("shape", [
+    lambda rest: {"part": rest},
+    lambda rest: [{"i": 1, "v": rest[:3]}, {"i": 2, "v": rest[3:]}],
+    lambda rest: {"data": {"chunk": rest}, "more": True},
+])
+def test_a_json_text_result_is_read_after_the_session_too(shape: Any) -> None:
+    # a tool returning JSON as text (no structured content): the keys and quotes cut the
+    # secret's second half from the first, which the earlier result showed
+    flow = Continued()
+    assert continued(flow, ToolResult.text(FIRST)).content[0]["text"] == FIRST
+    text = json.dumps(shape(REST), indent=2)
+    shown = continued(flow, ToolResult.text(text)).content[0]["text"]
+    assert REST not in shown and REST[:3] not in shown and MASK in shown, shown
+    assert type(json.loads(shown)) is type(shape(REST))  # still JSON, of the same shape
+
+
+def test_a_json_text_without_the_secrets_rest_is_left_as_written() -> None:
+    flow = Continued()
+    continued(flow, ToolResult.text(FIRST))
+    text = json.dumps({"part": "ordinary words", "n": 3}, indent=2)
+    assert continued(flow, ToolResult.text(text)).content[0]["text"] == text

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolhost.redaction import Redactor
-from toolhost.redaction_forms import forms
+from toolhost.redaction.forms import forms
 from toolhost.runner.redact import RedactingRenderer
 from toolhost.runner.render import JsonRenderer, TextRenderer
 
@@ -215,7 +215,7 @@ def test_any_secret_in_any_spelling_cut_anywhere_is_hidden(
 
 
 def test_an_absurdly_padded_spelling_is_hidden_not_held_for_ever() -> None:
-    from toolhost.redaction_tail import MAX_HOLD
+    from toolhost.redaction.tail import MAX_HOLD
 
     padded = "&#" + "0" * 500  # still the start of "&#00..083;" = "S": held
     assert HIDE.stream_split("ok " + padded) == ("ok ", padded)

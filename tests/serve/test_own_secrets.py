@@ -59,3 +59,22 @@ def test_the_servers_own_credentials_never_leave(tmp_path: Path, how: str) -> No
     for secret in (BEARER, SESSION, "cfg-api-token-112233"):
         assert secret not in shown, [line for line in shown.splitlines() if secret in line]
     assert "***" in shown
+
+
+@pytest.mark.parametrize(("variable", "where"), [
+    ("BIG_BEARER", "--token-env BIG_BEARER"),
+    ("TOOLHOST_SESSION_SECRET", "TOOLHOST_SESSION_SECRET"),
+])
+def test_an_own_secret_longer_than_the_bound_is_refused(tmp_path: Path, variable: str,
+                                                        where: str) -> None:
+    # hidden in every form from the moment it is read: a cost linear in its length
+    from tests.inproc import run_cli
+    from toolhost.redaction import MAX_SECRET
+
+    config = tmp_path / "missing.yaml"  # (refused before the config is read: never served)
+    env = {"BIG_BEARER": BEARER, variable: "s" * (MAX_SECRET + 1)}
+    out = run_cli(["serve", "--transport", "http", "--port", "0", "--token-env", "BIG_BEARER",
+                   str(config)], env=env)
+    assert out.returncode != 0, out
+    assert f"{where}: a secret of {MAX_SECRET + 1:,} characters" in out.stderr, out.stderr
+    assert "sssss" not in out.stdout + out.stderr

@@ -193,7 +193,7 @@ def short_secret_warnings(config: HostConfig,
 
     from toolhost.config.interpolate import MIN_AUTO_SECRET, SECRET_VAR
     from toolhost.errors import Problem
-    from toolhost.redaction_spell import FOLD_MIN
+    from toolhost.redaction.spell import FOLD_MIN
 
     # a short plain word (``issues``) is hidden inside every name holding it too
     # (``search_issues`` shows ``search_***``): said, as a value shorter than 4 is

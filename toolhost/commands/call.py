@@ -246,7 +246,7 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.commands._configs import compile_config, redacted
     from toolhost.config import load_config
     from toolhost.errors import ConfigError
-    from toolhost.redaction_values import redact_strings
+    from toolhost.redaction.values import redact_strings
     from toolhost.serve.redact_telemetry import redact_telemetry
 
     redact_telemetry()  # under opentelemetry-instrument: spans and logs redacted as serve's

@@ -238,7 +238,7 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
         auth = JwtAuth(args.auth_issuer, args.auth_audience, args.auth_jwks_url,
                        groups_claim=args.auth_groups_claim, resource=args.auth_resource)
-    from toolhost.redaction import remember_own
+    from toolhost.redaction import MAX_SECRET, remember_own
     from toolhost.serve.telemetry import collector_credentials
 
     remember_own(collector_credentials())  # the OTLP collector's: ours, before the config
@@ -251,7 +251,13 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
         from toolhost.serve.sessions import SECRET_ENV
 
         # The server's own credentials: secrets (of the config too) before the config loads
-        remember_own([token or "", os.environ.get(SECRET_ENV, "")])
+        own = {f"--token-env {args.token_env}": token or "",
+               SECRET_ENV: os.environ.get(SECRET_ENV, "")}
+        for where, value in own.items():  # (each hidden in every form: a cost linear in it)
+            if len(value) > MAX_SECRET:
+                raise ToolhostError(f"{where}: a secret of {len(value):,} characters; a "
+                                    f"secret may have at most {MAX_SECRET:,}")
+        remember_own(own.values())
         try:
             import starlette  # noqa: F401
             import uvicorn  # noqa: F401

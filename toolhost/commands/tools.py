@@ -43,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.commands._configs import close, compile_config, redacted
     from toolhost.config.loader import load_config
     from toolhost.errors import ConfigError
-    from toolhost.redaction_values import redact_strings
+    from toolhost.redaction.values import redact_strings
 
     try:
         # --explain shows the merged data the config was built from, with its marks: read

@@ -16,8 +16,8 @@ from toolhost.config.limits import LIMITS
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
-from toolhost.redaction_binary import without_secret_data
-from toolhost.redaction_values import BINARY_KEYS, across_blocks, across_leaves, redact_strings
+from toolhost.redaction.binary import without_secret_data
+from toolhost.redaction.values import BINARY_KEYS, across_blocks, across_leaves, redact_strings
 from toolhost.results import ToolResult
 
 if TYPE_CHECKING:

@@ -41,12 +41,12 @@ from toolhost.config.model import HostConfig, Origin, PluginRequirement
 from toolhost.config.repotree import loading_with
 from toolhost.config.secret_budget import secret_budget_problem
 from toolhost.config.sources import SUFFIXES, entry_form, read_doc, resolve_extends
-from toolhost.config.tree import Doc, Mark, Origins
+from toolhost.config.tree import Doc, Mark, Origins, format_path, mark_for
 from toolhost.errors import ConfigError, PluginError, Problem
 from toolhost.excerpt import cut
 from toolhost.lockfile import LockGuard, lock_path, read_lock
 from toolhost.lockfile.guard import guarding
-from toolhost.redaction import own_secrets, remember
+from toolhost.redaction import MAX_SECRET, own_secrets, remember
 
 __all__ = ["FORMAT_VERSION", "TOP_KEYS", "installed_versions", "load_config", "load_merged",
            "plugin_versions", "user_config_path"]
@@ -110,6 +110,39 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     return config
 
 
+def _too_long(merged: Doc, secrets: list[str]) -> list[Problem]:
+    """A located problem per secret longer than ``MAX_SECRET``: each of its forms is looked
+    for in everything toolhost writes, at a set-up cost linear in its length (200,000
+    characters cost seconds, on every load), and no credential is that long. Only these
+    problems are shown: the value is not among the secrets hidden, so no other message
+    (which might quote it) may be."""
+    found: list[Problem] = []
+    for secret in secrets:
+        path = _path_holding(merged.data, secret, ())
+        mark = mark_for(merged.marks, path or (), merged.file)
+        found.append(Problem(
+            f"a secret of {len(secret):,} characters: a secret may have at most "
+            f"{MAX_SECRET:,}", mark.file, mark.line, mark.column,
+            format_path(path) if path else "", "a secret is a credential, a token, a "
+            "password or a key: pass longer data another way, as a file the tool reads"))
+    return found
+
+
+def _path_holding(data: Any, secret: str, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The path of the first string of ``data`` holding ``secret`` (None: none does)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, path)]
+    while stack:  # (a loop, not recursion: a config may nest deep)
+        node, where = stack.pop()
+        if isinstance(node, str):
+            if secret in node:
+                return where
+        elif isinstance(node, dict):
+            stack += reversed([(v, (*where, k)) for k, v in node.items()])
+        elif isinstance(node, list):
+            stack += reversed([(v, (*where, i)) for i, v in enumerate(node)])
+    return None
+
+
 def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
                 layers: bool = True, problems: list[Problem] | None = None,
                 guard: LockGuard | None = None, fragment: bool = False
@@ -143,6 +176,10 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
     found: list[Problem] = []
     secrets = interpolate(merged, environ, found)
     secrets |= collect_declared_secrets(merged.data, found, merged)
+    too_long = [secret for secret in secrets if len(secret) > MAX_SECRET]
+    if too_long:  # refused before anything is built or shown: see ``_too_long``
+        remember(secret for secret in secrets if len(secret) <= MAX_SECRET)
+        raise ConfigError(_too_long(merged, too_long))
     too_many = secret_budget_problem(merged, secrets)
     if too_many is not None:  # before the redactor sets them all up
         raise ConfigError([too_many])

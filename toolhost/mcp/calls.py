@@ -15,7 +15,7 @@ import anyio
 
 from toolhost.excerpt import cut
 from toolhost.mcp.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, RpcError
-from toolhost.redaction_flow import Continued
+from toolhost.redaction.flow import Continued
 
 __all__ = ["Cancel", "Notify", "ProgressSender", "cancel_scope", "claim_progress", "id_in_use",
            "is_mapping", "may_exceed", "progress_sender", "send_elicit", "send_roots",

@@ -19,7 +19,7 @@ from typing import Any
 
 from toolhost.excerpt import cut
 from toolhost.mcp.jsonrpc import LOG_LEVELS
-from toolhost.redaction_flow import Continued
+from toolhost.redaction.flow import Continued
 
 __all__ = ["LEVELS", "ClientLog", "level_value"]
 

@@ -23,8 +23,8 @@ from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.toolset import BadCursor, decode_anchored, encode_cursor
 from toolhost.redaction import active
-from toolhost.redaction_binary import without_secret_data
-from toolhost.redaction_values import scrub_value
+from toolhost.redaction.binary import without_secret_data
+from toolhost.redaction.values import scrub_value
 
 __all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError", "check_encodable",
            "lone_surrogate", "not_utf8_escape"]

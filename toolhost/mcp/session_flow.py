@@ -1,7 +1,7 @@
 """One client session's messages read as one flow: a secret cut between two results is hidden.
 
 Each tool result is redacted on its own (``toolhost.compile.tool``), and so each log line and
-progress message after the ones of its own call (``toolhost.redaction_flow``). A tool that
+progress message after the ones of its own call (``toolhost.redaction.flow``). A tool that
 returns a secret in pieces, one a call (``s3cr3t``, then ``T0k3nX``), had no piece long
 enough to be known by, and the client (the model) joined them. ``SessionFlows`` keeps one
 ``Continued`` per peer (a session; ``None``: stdio's one client, or stateless HTTP requests,
@@ -12,12 +12,13 @@ what the session was sent before runs into.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable, Mapping
 from typing import Any
 
 from toolhost.compile.shaping import compact_json
 from toolhost.redaction import active
-from toolhost.redaction_flow import Continued
+from toolhost.redaction.flow import HEAD, Continued
 from toolhost.results import ToolResult
 
 __all__ = ["SessionFlows", "continued", "continued_content"]
@@ -60,18 +61,19 @@ def continued(flow: Continued, result: ToolResult, *, mask: bool = True) -> Tool
         _strings(result.structured, strings)
     if not blocks and not strings:
         return result
-    texts = [result.content[i]["text"] for i in blocks]
+    given = [result.content[i]["text"] for i in blocks]
+    texts = _json_texts(flow, given) if result.structured is None and mask else given
     if not mask:
         flow.starts(texts or strings)
         return result
     # (the structured view first: read after the same messages, before the text is kept)
     seen = flow.starts(strings, record=not texts) if strings else strings
     shown = flow.starts(texts) if texts else texts
-    if shown == texts and seen == strings:
+    if shown == given and seen == strings:
         return result
     content = list(result.content)
     for i, text in zip(blocks, shown, strict=True):
-        if text is not content[i]["text"]:
+        if text != content[i]["text"]:
             content[i] = {**content[i], "text": text}
     structured = result.structured
     if seen != strings:
@@ -83,6 +85,35 @@ def continued(flow: Continued, result: ToolResult, *, mask: bool = True) -> Tool
                    and block.get("text") == raw else block for block in content]
     return ToolResult(content=tuple(content), structured=structured,
                       is_error=result.is_error)
+
+
+def _json_texts(flow: Continued, texts: list[str]) -> list[str]:
+    """``texts`` with the first, if it is JSON (a tool that returns JSON as text, with no
+    structured content), shown as its value is once its strings are read after the flow
+    (their quotes and keys cut a secret's pieces apart: ``{"part": "T0k3nX"}``); a text
+    changed is written again as JSON (compact: hiding a piece matters more than layout)."""
+    value = _json(texts[0]) if texts else None
+    if value is None:
+        return texts
+    strings: list[str] = []
+    _strings(value, strings)
+    seen = flow.starts(strings, record=False) if strings else strings
+    if seen == strings:
+        return texts
+    return [compact_json(_replaced(value, iter(seen))), *texts[1:]]
+
+
+def _json(text: str) -> Any:
+    """``text``'s value when it is a JSON object or array (within the flow's ``HEAD``), else
+    None."""
+    head = text[:64].lstrip()
+    if not head.startswith(("{", "[")) or len(text) > HEAD:
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, (dict, list)) else None
 
 
 def continued_content(flow: Continued, answer: dict[str, Any]) -> dict[str, Any]:

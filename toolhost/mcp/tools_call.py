@@ -52,7 +52,7 @@ from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.session_flow import SessionFlows, continued
 from toolhost.mcp.toolset import ToolSet
-from toolhost.redaction_flow import Continued
+from toolhost.redaction.flow import Continued
 from toolhost.results import ToolResult
 
 __all__ = ["CALL_START", "TOOL_USE_ID_META_KEY", "CallStart", "Guard", "McpCallContext",

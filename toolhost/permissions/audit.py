@@ -14,7 +14,7 @@ from toolhost.fileopen import open_regular
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
 from toolhost.redaction import MASK
-from toolhost.redaction_values import secret_key
+from toolhost.redaction.values import secret_key
 
 __all__ = ["AuditLog"]
 

@@ -7,6 +7,6 @@ Kept for the names the permissions package imports; the one implementation is
 from __future__ import annotations
 
 from toolhost.redaction import SECRET_KEY
-from toolhost.redaction_values import mask_arguments as redact_value
+from toolhost.redaction.values import mask_arguments as redact_value
 
 __all__ = ["SECRET_KEY", "redact_value"]

@@ -19,7 +19,7 @@ from typing import Any
 from toolhost.mcp.client_requests import ClientRequestError, current_channel
 from toolhost.permissions.decision import Asker, Decision
 from toolhost.redaction import scrub
-from toolhost.redaction_values import mask_arguments
+from toolhost.redaction.values import mask_arguments
 
 __all__ = ["ASK_TIMEOUT", "ClientAsker"]
 

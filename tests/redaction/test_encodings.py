@@ -17,7 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from toolhost.redaction import Redactor
-from toolhost.redaction_squeezed import PIECE, squeeze
+from toolhost.redaction.squeezed import PIECE, squeeze
 
 SECRETS = ("sk-live-9f8e7d6c5b4a3921", "p@ss w0rd/Ä\"x's $x!{y}")
 # uuencode with blanks for zero bits is hidden within a line only (docs/secrets.md)
@@ -137,7 +137,7 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "utf-16 read as utf-8": lambda d: d.decode().encode("utf-16").decode("utf-8", "replace"),
     "utf-16 in xxd": lambda d: _xxd(d.decode().encode("utf-16-le")),
     "list of hex(b) (Python)": lambda d: str([hex(b) for b in d]),
-    # spread out by punctuation and blanks, or cut in pieces (toolhost.redaction_squeezed)
+    # spread out by punctuation and blanks, or cut in pieces (toolhost.redaction.squeezed)
     "sed 's/./&-/g'": lambda d: "".join(c + "-" for c in d.decode()),
     "','.join": lambda d: ",".join(d.decode()),
     "cut in two lines": lambda d: _halves(d.decode(), "\n"),

@@ -21,9 +21,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.redaction import MASK, Redactor
-from toolhost.redaction_decoded import MAX_DECODED
-from toolhost.redaction_packed import compressed, strings, unpacked
-from toolhost.redaction_values import BINARY_KEYS
+from toolhost.redaction.decoded import MAX_DECODED
+from toolhost.redaction.packed import compressed, strings, unpacked
+from toolhost.redaction.values import BINARY_KEYS
 
 __all__ = ["MIN_RAW", "MIN_SPAN", "holds_secret", "without_secret_data"]
 
@@ -40,7 +40,7 @@ def holds_secret(hide: Redactor, data: str) -> bool:
     bytes as they are (``MIN_RAW`` to 8 bytes: their base64 is too short to tell); or, when
     its bytes are text (an SVG, a text blob), any form of the secret in that text; or in
     what its bytes hold packed (a gzip or zip file, a PNG's compressed text chunks, a PDF's
-    streams: ``toolhost.redaction_packed``)."""
+    streams: ``toolhost.redaction.packed``)."""
     if hide._pattern is None or not data:
         return False
     # (a short secret, a PIN, is somewhere in most images' base64 by chance: only a span

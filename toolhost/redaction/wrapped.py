@@ -1,7 +1,7 @@
 """Secrets in encodings that tools break up: base64 or hex wrapped over several lines
 (``base64`` wraps at 76 columns, ``openssl base64`` and PEM at 64, ``xxd -p`` at 60), the line
 breaks raw, ``\\r\\n`` or JSON-escaped (``\\n``). (Hex spaced by bytes, as ``od``, ``xxd`` and
-``hexdump -C`` write it, is ``toolhost.redaction_hexdump``'s.)
+``hexdump -C`` write it, is ``toolhost.redaction.hexdump``'s.)
 
 Each such block is read joined (its separators taken out), the secret's forms are looked for
 in the joined text, and what is found is mapped back to the characters of the block it was
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from toolhost.redaction_spell import _encodable
+from toolhost.redaction.spell import _encodable
 
 __all__ = ["line_held", "merged", "ragged_spans", "soft_spans", "wrapped_edge",
            "wrapped_hold", "wrapped_spans"]

@@ -26,7 +26,7 @@ import string
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from toolhost.redaction_spell import FOLD_MIN
+from toolhost.redaction.spell import FOLD_MIN
 
 __all__ = ["LAGS", "MAX_KEY", "MAX_SHAPED", "MIN_XOR", "Shifted", "Xored", "cipher_forms"]
 

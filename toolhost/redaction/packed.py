@@ -1,5 +1,5 @@
 """Packed data a decoded run may be: compressed (gzip, zlib, raw deflate, bzip2, xz, lzma) or
-a zip archive's members, unpacked within a bound (for ``toolhost.redaction_decoded``).
+a zip archive's members, unpacked within a bound (for ``toolhost.redaction.decoded``).
 
 A secret compressed is not one of its forms: its bytes depend on the compressor, its level and
 its header. So a decoded run that starts as compressed data is decompressed, and a zip

@@ -29,8 +29,8 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from toolhost.redaction_chardump import SpacedChars
-    from toolhost.redaction_hexdump import SpacedHex
+    from toolhost.redaction.chardump import SpacedChars
+    from toolhost.redaction.hexdump import SpacedHex
 
 __all__ = ["FOLD_MIN", "LONG", "TRIGGER", "Matcher", "spellings", "view_patterns", "views"]
 
@@ -98,7 +98,7 @@ def _sequence(atoms: list[tuple[str, str]]) -> str:
 def spellings(char: str, fold: bool, long: bool) -> list[tuple[str, str, str]]:
     """Each spelling of ``char`` as (its first character, a regex for the rest, a regex for
     any start of the rest, the empty one and the whole one too): the last is how a text cut
-    inside a spelled secret is found (``toolhost.redaction_tail``)."""
+    inside a spelled secret is found (``toolhost.redaction.tail``)."""
     variants = {char}
     if fold:
         variants |= {v for v in (char.upper(), char.lower()) if len(v) == 1}

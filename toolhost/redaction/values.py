@@ -13,7 +13,8 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolhost.redaction import MASK, SECRET_KEY, Redactor, active
+from toolhost.redaction import process as _process
+from toolhost.redaction.redactor import MASK, SECRET_KEY, Redactor
 
 __all__ = ["BINARY_KEYS", "across_blocks", "across_leaves", "mask_arguments", "redact_strings",
            "scrub_value", "secret_key"]
@@ -26,7 +27,7 @@ def scrub_value(value: Any, keep: frozenset[str] = BINARY_KEYS) -> Any:
     """``value`` (JSON-like) with every secret this process knows hidden in its strings, keys
     and numbers (``redact_strings``); the values of ``keep`` keys are left as they are. No
     walk at all while the process knows no secret."""
-    hide = active()
+    hide = _process.active()
     return redact_strings(value, hide.redact, keep) if hide else value
 
 
@@ -58,7 +59,7 @@ def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) ->
     if all(isinstance(item, Mapping) for item in items):
         return across_blocks(items, shown, redact)
     if all(isinstance(item, str) for item in items):
-        from toolhost.redaction_wrapped import wrapped_spans
+        from toolhost.redaction.wrapped import wrapped_spans
 
         text = "\n".join(items)
         found = (hide.spans(text) if hide.multiline

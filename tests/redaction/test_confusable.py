@@ -1,4 +1,4 @@
-"""A secret in look-alike characters is hidden (``toolhost.redaction_confusable``): it reads
+"""A secret in look-alike characters is hidden (``toolhost.redaction.confusable``): it reads
 as the secret to a person and a model (secrets17: each of these was shown as it was)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from toolhost.redaction import MASK, Redactor
-from toolhost.redaction_confusable import folded
+from toolhost.redaction.confusable import folded
 
 SECRET = "sk-live-9f8e7d6c5b4a3921"
 R = Redactor(frozenset({SECRET, "Geheim-pässwörd"}))

@@ -1,10 +1,10 @@
 """Where a text cut anywhere may end inside a secret spelled in any way (the stream's hold-back).
 
 ``Redactor.stream_split`` shows a stream's text as it comes and holds back the end that more
-text could turn into a secret. The literal forms (``redaction_forms``) find that end for a
+text could turn into a secret. The literal forms (``redaction.forms``) find that end for a
 secret written in one spelling; a secret spelled character by character in a mix (``\\u0053``
 then plain letters, ``&#83;uperSec``, ``...XY\\u00`` or ``...XY&#``: every spelling the
-redactor hides, ``redaction_spell``) is found here. From each place the text could start a
+redactor hides, ``redaction.spell``) is found here. From each place the text could start a
 view of a secret, its characters are followed one spelling after another (every way each may
 be spelled, so an optional ``;`` or a run of backslashes is no guess); the end is open when
 the text ends inside a character's spelling or between two of them. A whole view at the end
@@ -24,8 +24,8 @@ import functools
 import re
 from collections.abc import Iterable
 
-from toolhost.redaction_spell import FOLD_MIN, LONG, _encodable, _group, spellings
-from toolhost.redaction_spell import views as _views
+from toolhost.redaction.spell import FOLD_MIN, LONG, _encodable, _group, spellings
+from toolhost.redaction.spell import views as _views
 
 __all__ = ["MAX_HOLD", "SPAN", "SpelledTails"]
 

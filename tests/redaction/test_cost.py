@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from toolhost import redaction_hexdump, redaction_spell
 from toolhost.redaction import MASK, Redactor
+from toolhost.redaction import hexdump as redaction_hexdump
+from toolhost.redaction import spell as redaction_spell
 
 SECRET = "sk-live-zyxwvutsrqponmlk"  # no pair of hex digits in its first characters
 
@@ -66,7 +67,7 @@ def test_folded_blocks_walk_each_line_a_bounded_number_of_times(
     import itertools
     import random
 
-    from toolhost import redaction_folded
+    from toolhost.redaction import folded as redaction_folded
 
     walked = [0]
 
@@ -114,7 +115,7 @@ def test_pieces_of_a_secret_are_grown_a_bounded_number_of_times(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # each near-miss holds a piece of the secret (10 of its letters and digits in a row),
     # grown and placed in Python (~50 us): 8,000 of them were grown twice each
-    from toolhost import redaction_squeezed
+    from toolhost.redaction import squeezed as redaction_squeezed
 
     secret = "sk-live-9f8e7d6c5b4a3921"
     text = (secret[:-1] + "x ") * 8_000 + "tail"
@@ -130,7 +131,7 @@ def test_the_xor_finder_reads_all_runs_of_a_text_at_once(
     # each decoded run was one RE2 call (~40 us from Python): 1,000 near-misses, 2,000 calls
     import base64
 
-    from toolhost import redaction_cipher
+    from toolhost.redaction import cipher as redaction_cipher
 
     secret = "sk-live-9f8e7d6c5b4a3921"
     hidden = base64.b64encode(bytes(b ^ 0x42 for b in secret.encode())).decode()
@@ -143,7 +144,7 @@ def test_the_xor_finder_reads_all_runs_of_a_text_at_once(
 def test_a_run_repeated_in_a_text_is_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # 8,000 near-misses of a secret are 8,000 base64url runs, each decoded (and reversed,
     # decoded again) in Python: 16,000 decodings per 200 KB (secrets16: one per distinct run)
-    from toolhost import redaction_decoded
+    from toolhost.redaction import decoded as redaction_decoded
 
     secret = "sk-live-9f8e7d6c5b4a3921"
     hidden = base64.b64encode(gzip.compress(secret.encode())).decode()
@@ -176,7 +177,7 @@ def test_each_character_is_spelled_once_for_many_secrets(
 def test_rare_forms_start_candidates_with_fewer_characters() -> None:
     # the rare forms (encodings, ciphers: ~140 a secret) were looked for by their first 12
     # characters: their RE2 programs were half of 1,000 secrets' 300 MB and build time
-    from toolhost.redaction_forms import rare_forms
+    from toolhost.redaction.forms import rare_forms
 
     secret = "sk-live-9f8e7d6c5b4a3921"
     redactor = Redactor(frozenset({secret}))
@@ -192,7 +193,7 @@ def test_rare_forms_start_candidates_with_fewer_characters() -> None:
 def test_a_long_secret_is_not_spelled_in_base58(monkeypatch: pytest.MonkeyPatch) -> None:
     # base58 is one big number: its cost grows with the square of the length (a 200,000-
     # character token in a config held `validate` for a minute); a key or hash is short
-    from toolhost import redaction_forms
+    from toolhost.redaction import forms as redaction_forms
 
     calls = _counted(monkeypatch, redaction_forms, "_b58encode")
     short, long = "k" * 40, "k" * (redaction_forms._B58_MAX + 1)

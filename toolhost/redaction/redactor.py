@@ -1,55 +1,39 @@
-"""Secrets never leave toolhost, in any form: one ``Redactor`` used everywhere it writes.
-
-A ``Redactor`` holds the secret values of a config (see docs/secrets.md for which values those
-are) and replaces each one with ``***`` in the forms a secret takes on its way out: each
-character in any of its spellings (itself; a backslash escape as JSON, JSON inside JSON or
-``repr()`` write it; percent-encoded; an HTML character reference), in any mix; the secret's
-NFC and NFD forms and its UTF-8 read as Latin-1; in any case when it has 8 characters or more
-(``toolhost.redaction_spell``); and base64/base64url at any alignment inside a longer base64
-string, and hex (``toolhost.redaction_forms``); base64 and hex wrapped over lines
-(``toolhost.redaction_wrapped``); hex dumps (``toolhost.redaction_hexdump``); characters
-spaced out, as ``od -c`` writes them (``toolhost.redaction_chardump``).
-
-RE2 finds candidates in one pass and only they are tried whole (``redaction_spell.Matcher``).
-Redact before cutting: ``toolhost.excerpt.cut`` does, through ``scrub``; a stream redacts
-across its pieces (``stream_split``, ``ScrubbingStream``).
-
-``mask`` also hides the value of any argument whose *name* says it is a secret (``token``,
-``password``, ``api_key``, ``authorization``, ...), whatever it contains: that is how the
-audit log, the ask prompt, the ``run`` transcript and ``call`` show arguments.
-
-The process remembers every secret of every config it loaded (``remember``); ``scrub`` hides
-them all, and ``ScrubbingStream`` applies it to ``sys.stdout``/``sys.stderr`` at CLI entry, so
-a traceback or a log line cannot carry a secret either.
+"""The ``Redactor``: a fixed set of secret values, hidden in every form they take on the way
+out (the forms and finders are this package's other modules; the package's docstring says
+which). ``redactor_for`` caches one per set of secrets.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
-from toolhost.redaction_forms import forms, rare_forms
-from toolhost.redaction_spell import Matcher
-from toolhost.redaction_tail import MAX_HOLD, SpelledTails
-from toolhost.textstream import StreamWrapper
+from toolhost.redaction.edges import longest as _longest
+from toolhost.redaction.edges import open_tail as _open_tail
+from toolhost.redaction.forms import forms, rare_forms
+from toolhost.redaction.spell import Matcher
+from toolhost.redaction.tail import MAX_HOLD, SpelledTails
 
 if TYPE_CHECKING:
-    from toolhost.redaction_cipher import Shifted, Xored
-    from toolhost.redaction_decoded import Budget
-    from toolhost.redaction_squeezed import Squeezed
+    from toolhost.redaction.cipher import Shifted, Xored
+    from toolhost.redaction.decoded import Budget
+    from toolhost.redaction.squeezed import Squeezed
 
-# The dump and wrapped-line finders (redaction_chardump, _hexdump, _wrapped: ~3 ms of regular
+# The dump and wrapped-line finders (redaction.chardump, .hexdump, .wrapped: ~3 ms of regular
 # expressions and classes at import) are imported by the first Redactor that has a secret:
 # a config without secrets never needs them (a fresh `serve`'s start-up).
 
-__all__ = ["JSON_WORDS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active",
-           "own_secrets", "redactor_for", "remember", "remember_own", "scrub"]
+__all__ = ["JSON_WORDS", "MASK", "MAX_SECRET", "SECRET_KEY", "Redactor", "redactor_for"]
 
 MASK = "***"
+# The longest secret a config or ``serve`` takes (a located error past it): each secret's
+# forms cost a set-up linear in its length (~10 us a character: 200,000 cost 2-25 s on each
+# load), and a PEM key, a JWT or a cloud key file is a few KiB. A ``Redactor`` built directly
+# takes any length (and pays for it).
+MAX_SECRET = 65_536
 JSON_WORDS = frozenset({"true", "false", "null"})  # never hidden (see Redactor)
 # Argument names whose values are never shown, whatever they contain.
 SECRET_KEY = re.compile(
@@ -79,14 +63,14 @@ class Redactor:
         every: set[str] = set()
         rare: set[str] = set()
         if self.secrets:  # (imported with the first secret: no start-up pays for it)
-            from toolhost.redaction_cipher import cipher_forms
+            from toolhost.redaction.cipher import cipher_forms
         for secret in self.secrets:
             every |= forms(secret)
             rare |= rare_forms(secret) | cipher_forms(secret)
         object.__setattr__(self, "_forms", frozenset(every))  # also looked for at cut edges
         if every:
-            from toolhost.redaction_chardump import SpacedChars
-            from toolhost.redaction_hexdump import SpacedHex
+            from toolhost.redaction.chardump import SpacedChars
+            from toolhost.redaction.hexdump import SpacedHex
 
             # a dump of the secret's base64 (``base64 | xxd``, ``base64 | od -c``) is a
             # dump of a text that is a secret's form: looked for whole
@@ -115,7 +99,7 @@ class Redactor:
         extra += self._more(text, extra)
         if not extra:
             return found
-        from toolhost.redaction_wrapped import merged
+        from toolhost.redaction.wrapped import merged
 
         return merged(found + extra)
 
@@ -127,8 +111,8 @@ class Redactor:
         pieces = list(self._squeezed.spans(text)) if squeezed else []
         if "\n" not in text and "\\" not in text:
             return pieces
-        from toolhost.redaction_folded import folded_spans
-        from toolhost.redaction_wrapped import ragged_spans, soft_spans, wrapped_spans
+        from toolhost.redaction.folded import folded_spans
+        from toolhost.redaction.wrapped import ragged_spans, soft_spans, wrapped_spans
 
         if self._pattern is None:
             return pieces
@@ -148,7 +132,7 @@ class Redactor:
 
     @functools.cached_property
     def _max_depth(self) -> int:
-        from toolhost.redaction_decoded import MAX_DEPTH
+        from toolhost.redaction.decoded import MAX_DEPTH
 
         return MAX_DEPTH
 
@@ -162,11 +146,11 @@ class Redactor:
     def _decoded(self, text: str, depth: int = 0,
                  budget: Budget | None = None) -> list[tuple[int, int]]:
         """The runs of base64, hex or escapes in ``text`` whose decoding (maybe decompressed)
-        holds a secret (``toolhost.redaction_decoded``), ``depth`` decodings down, all of
+        holds a secret (``toolhost.redaction.decoded``), ``depth`` decodings down, all of
         them within one ``budget`` (made for ``text`` at the top)."""
         if depth >= self._max_depth:
             return []
-        from toolhost.redaction_decoded import Budget, decoded_spans
+        from toolhost.redaction.decoded import Budget, decoded_spans
 
         spent = Budget(len(text)) if budget is None else budget
         return decoded_spans(text, lambda t: self._deeper(t, depth + 1, spent), spent,
@@ -174,15 +158,15 @@ class Redactor:
 
     @functools.cached_property
     def _xored(self) -> Xored:
-        """The secrets XORed with one byte (``toolhost.redaction_cipher``)."""
-        from toolhost.redaction_cipher import Xored
+        """The secrets XORed with one byte (``toolhost.redaction.cipher``)."""
+        from toolhost.redaction.cipher import Xored
 
         return Xored(self.secrets)
 
     @functools.cached_property
     def _shifted(self) -> Shifted:
-        """The secrets with letters and digits rotated (``toolhost.redaction_cipher``)."""
-        from toolhost.redaction_cipher import Shifted
+        """The secrets with letters and digits rotated (``toolhost.redaction.cipher``)."""
+        from toolhost.redaction.cipher import Shifted
 
         return Shifted(self.secrets)
 
@@ -219,7 +203,7 @@ class Redactor:
 
     @functools.cached_property
     def _controls(self) -> re.Pattern[str]:
-        from toolhost.redaction_confusable import CONTROLS
+        from toolhost.redaction.confusable import CONTROLS
 
         return CONTROLS
 
@@ -227,8 +211,8 @@ class Redactor:
         """The secrets in look-alike characters (the same places: one for one), or with
         what a reader does not see between their characters (combining marks, a terminal's
         escape sequences, overstrikes, zero-width characters; tag characters as ASCII:
-        ``toolhost.redaction_confusable``)."""
-        from toolhost.redaction_confusable import folded, unseen
+        ``toolhost.redaction.confusable``)."""
+        from toolhost.redaction.confusable import folded, unseen
 
         assert self._pattern is not None
         found = []
@@ -247,9 +231,9 @@ class Redactor:
 
     @functools.cached_property
     def _squeezed(self) -> Squeezed:
-        """The secrets spread out by punctuation and blanks (``toolhost.redaction_squeezed``)."""
-        from toolhost.redaction_forms import base64_cores
-        from toolhost.redaction_squeezed import Squeezed
+        """The secrets spread out by punctuation and blanks (``toolhost.redaction.squeezed``)."""
+        from toolhost.redaction.forms import base64_cores
+        from toolhost.redaction.squeezed import Squeezed
 
         return Squeezed((secret, base64_cores(secret.encode("utf-8", "surrogatepass")))
                         for secret in self.secrets)
@@ -267,7 +251,7 @@ class Redactor:
             extra += self._more(text, extra)
         if not extra:
             return self._pattern.sub(text, MASK)
-        from toolhost.redaction_wrapped import merged
+        from toolhost.redaction.wrapped import merged
 
         out: list[str] = []
         pos = 0
@@ -292,7 +276,7 @@ class Redactor:
         if not (head or tail):
             return self.redact(text)
         # the edges are measured on the text with whole secrets hidden: a piece hidden
-        # first (``redaction_squeezed``) would hide the rest the edge is known by
+        # first (``redaction.squeezed``) would hide the rest the edge is known by
         return self.redact(self._edges(self.redact(text, squeezed=False), head=head,
                                        tail=tail))
 
@@ -319,7 +303,7 @@ class Redactor:
     def _edges(self, text: str, *, head: bool = False, tail: bool = False) -> str:
         if self._pattern is None:
             return text
-        from toolhost.redaction_wrapped import wrapped_edge
+        from toolhost.redaction.wrapped import wrapped_edge
 
         every = self._forms
         if tail:  # a form's start at the end, a wrapped block's (its lines joined), a dump's
@@ -344,8 +328,8 @@ class Redactor:
         (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held)."""
         if self._pattern is None:
             return text, ""
-        from toolhost.redaction_decoded import packed_tail
-        from toolhost.redaction_wrapped import line_held, wrapped_hold
+        from toolhost.redaction.decoded import packed_tail
+        from toolhost.redaction.wrapped import line_held, wrapped_hold
 
         tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
                    wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
@@ -377,7 +361,7 @@ class Redactor:
         """The end of ``text`` that may start a secret once what a reader does not see
         between its characters (escape sequences, overstrikes, zero-width and tag
         characters, look-alikes) is taken out (0: none)."""
-        from toolhost.redaction_confusable import folded, unseen
+        from toolhost.redaction.confusable import folded, unseen
 
         plain = folded(text)
         bare = unseen(plain)
@@ -404,154 +388,12 @@ def _base64(secret: str) -> str:
     return base64.b64encode(secret.encode("utf-8", "surrogatepass")).decode()
 
 
-def _longest(text: str, every: Iterable[str], *, at_end: bool) -> int:
-    """The length of the longest piece (2 characters or more) of a form at an edge of
-    ``text``: a form's start at its end (``at_end``), else a form's end at its start."""
-    best = 0
-    if not text:
-        return 0
-    edge = text[-1] if at_end else text[0]
-    for form in every:  # only the places of the form that hold the edge's character
-        top = min(len(form) - 1, len(text))
-        if at_end:  # form[:k] ends the text: form[k - 1] is its last character
-            k = form.rfind(edge, 0, top) + 1
-            while k > max(best, 1):
-                if text.endswith(form[:k]):
-                    best = k
-                    break
-                k = form.rfind(edge, 0, k - 1) + 1
-        else:  # form[i:] starts the text: form[i] is its first character
-            i = form.find(edge, len(form) - top)
-            while i >= 0 and len(form) - i > max(best, 1):
-                if text.startswith(form[i:]):
-                    best = len(form) - i
-                    break
-                i = form.find(edge, i + 1)
-    return best
-
-
-def _open_tail(text: str, every: Iterable[str]) -> int:
-    """The length of the longest end of ``text`` (one character or more) that is the start of
-    a form, not the whole of it: what a continuation could still make a secret."""
-    best = 0
-    size = len(text)
-    for form in every:
-        start = text.find(form[0], max(size - len(form) + 1, 0), size - best)
-        while start != -1:
-            if form.startswith(text[start:]):
-                best = size - start
-                break
-            start = text.find(form[0], start + 1, size - best)
-    return best
-
-
 @functools.lru_cache(maxsize=32)
 def redactor_for(secrets: frozenset[str]) -> Redactor:
     """The (shared, cached) ``Redactor`` of a set of secrets."""
     return Redactor(secrets)
 
 
-@dataclass(frozen=True)
-class ProcessSecrets:
-    """What this process hides: every secret ``remember``ed (``hide``), and among them its own
-    credentials (``own``). One value, swapped whole under ``_lock``, so both always agree."""
-
-    hide: Redactor
-    own: frozenset[str] = frozenset()
-
-
-_lock = threading.Lock()
-_state = ProcessSecrets(Redactor())
-
-
-def remember(secrets: Iterable[str]) -> None:
-    """Add secrets to the ones this process hides in everything it writes (never forgotten:
-    a reload that drops a secret must not let an earlier copy of it out)."""
-    global _state
-    with _lock:
-        _state = ProcessSecrets(_state.hide.union(secrets), _state.own)
-
-
-def remember_own(secrets: Iterable[str]) -> None:
-    """The process's own credentials (``serve``'s bearer token, its session secret): hidden
-    from now on like ``remember``, and one of the secrets of every config loaded after this,
-    so a tool's result, prints and errors hide them as they hide a config's ``${SECRET}``."""
-    global _state
-    values = frozenset(s for s in secrets if s)
-    with _lock:
-        _state = ProcessSecrets(_state.hide.union(values), _state.own | values)
-
-
-def own_secrets() -> frozenset[str]:
-    """The credentials ``remember_own`` was given."""
-    return _state.own
-
-
-def active() -> Redactor:
-    """The process-wide ``Redactor`` (every secret ``remember``ed so far)."""
-    return _state.hide
-
-
-def scrub(text: str) -> str:
-    """``text`` with every secret this process knows hidden."""
-    return _state.hide.redact(text)
-
-
-class ScrubbingStream(StreamWrapper):
-    """A text stream that scrubs what it writes before ``inner`` sees it.
-
-    Text is written a line at a time (or past ``HOLD`` characters with no line break), and an
-    end that could still be the start of a secret in any form (a secret may hold line breaks:
-    a PEM key) waits for what comes next (``Redactor.stream_split``): a secret written in
-    pieces, or cut at ``HOLD``, is still one match. ``flush`` writes what no continuation can
-    change; ``finish`` (at the end) writes the rest.
-    """
-
-    HOLD = 65_536
-
-    def __init__(self, inner: IO[str]) -> None:
-        super().__init__(inner)
-        self._held = ""
-        self._lock = threading.Lock()
-
-    def write(self, text: str) -> int:
-        with self._lock:
-            if not self._held and text.endswith("\n") and _state.hide._pattern is None:
-                # whole lines, and no secret known: nothing to hold back or hide (a line
-                # decided per call, e.g. a permission decision, takes this path)
-                self.inner.write(text)
-                return len(text)
-            self._held += text
-            cut = self._held.rfind("\n") + 1
-            if len(self._held) > self.HOLD:
-                cut = len(self._held)
-            if cut:
-                self._out(cut)
-        return len(text)
-
-    def _out(self, cut: int) -> None:
-        # the part up to ``cut`` less its open tail, which goes back before the rest
-        shown, held = active().stream_split(self._held[:cut])
-        self._held = held + self._held[cut:]
-        if shown:
-            self.inner.write(shown)
-
-    def flush(self) -> None:
-        if self._held:  # (only written under the lock; nothing held: no lock to take)
-            with self._lock:
-                if self._held:
-                    self._out(len(self._held))
-        self.inner.flush()
-
-    def finish(self) -> None:
-        """Write everything held, redacted (nothing more will follow), and flush."""
-        with self._lock:
-            out, self._held = self._held, ""
-            if out:
-                self.inner.write(scrub(out))
-        self.inner.flush()
-
-
-# JSON-like values (and the arguments shown to people) are redacted by redaction_values, which
+# JSON-like values (and the arguments shown to people) are redacted by redaction.values, which
 # builds on Redactor: imported last, as a module, so either may be imported first.
-from toolhost import redaction_values as _values  # noqa: E402
+from toolhost.redaction import values as _values  # noqa: E402

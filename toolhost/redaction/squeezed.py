@@ -18,7 +18,7 @@ little-endian words of 2, 4 and 8 bytes, in hex, octal and decimal, as ``od -tx8
 characters or more are looked for there (one RE2 pass), and what is found is mapped back
 to the text, from the secret's first character to its last. Only a secret whose own
 squeezed text is that long has them (a shorter one would match ordinary words spread out),
-and only one shorter than ``redaction_spell.LONG`` (a PEM key is hidden as itself) with
+and only one shorter than ``redaction.spell.LONG`` (a PEM key is hidden as itself) with
 at most ``MAX_BLANKS`` blanks inside (a token or a passphrase: text such as a JSON
 document is hidden as itself).
 
@@ -41,11 +41,12 @@ import string
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from toolhost.redaction_spell import LONG, PLACES_BASE
+from toolhost.redaction.spell import LONG, PLACES_BASE
 
 __all__ = ["MIN_SQUEEZED", "PIECE", "Squeezed"]
 
 MIN_SQUEEZED = 10
+MIN_ENCODED = 12  # a short secret's encoded forms: this long (no word is spread so)
 MAX_BLANKS = 4  # "correct horse battery staple" has three
 PIECES_PER = 256  # characters of text per piece grown, past PLACES_BASE (a text's budget)
 PIECE = 10  # any piece of a squeezed secret this long is hidden, grown to all it shows
@@ -89,12 +90,40 @@ def _forms(secret: str, base64_cores: Iterable[str]) -> set[str]:
         texts |= {core, core[::-1]}
     # encoded after another step: reversed, upper or lower case, rot13 (``rev | base64``,
     # ``tr a-z A-Z | xxd -p``)
-    from toolhost.redaction_forms import base64_cores as cores_of
+    from toolhost.redaction.forms import base64_cores as cores_of
 
     for step in {secret[::-1], secret.upper(), secret.lower(), codecs.encode(secret, "rot13")}:
         data = step.encode("utf-8", "surrogatepass")
         texts |= {data.hex(), *cores_of(data)}
-    return {f for f in map(squeeze, texts) if len(f) >= MIN_SQUEEZED}
+    return {f for f in map(squeeze, texts | _piece_forms(raw)) if len(f) >= MIN_SQUEEZED}
+
+
+def _encoded_forms(raw: bytes) -> set[str]:
+    """A short secret's forms (fewer than ``MIN_SQUEEZED`` letters and digits: itself would
+    be a word spread out) that are ``MIN_ENCODED`` characters or more: its bytes as hex or
+    numbers, a piece at a time in base64 or base32 (``6875 | 6e74 | 6572 | 3232``)."""
+    texts = {raw.hex(), raw[::-1].hex(), "".join(str(b) for b in raw),
+             "".join(f"{b:o}" for b in raw), *_piece_forms(raw)}
+    return {f for f in map(squeeze, texts) if len(f) >= MIN_ENCODED}
+
+
+def _piece_forms(raw: bytes) -> set[str]:
+    """``raw`` a piece at a time: each piece of 1 to 4 bytes in base64 or base32 (their
+    padding is punctuation, squeezed out: padded or not alike), the pieces in order, in
+    reverse order, and each piece reversed; the bytes as zero-padded octal and decimal
+    (``%03o``), and as numbers in reverse order; base32 at each alignment."""
+    texts = {"".join(f"{b:03o}" for b in raw), "".join(f"{b:03d}" for b in raw),
+             "".join(f"{b:o}" for b in reversed(raw)), "".join(str(b) for b in reversed(raw))}
+    for size in (1, 2, 3, 4):
+        chunks = [raw[at:at + size] for at in range(0, len(raw), size)]
+        for encode in (base64.b64encode, base64.b32encode):
+            pieces = [encode(chunk).decode("ascii").rstrip("=") for chunk in chunks]
+            texts |= {"".join(pieces), "".join(reversed(pieces)),
+                      "".join(piece[::-1] for piece in pieces)}
+    for offset in range(5):  # base32 (``base32``) at each alignment, as base32hex above
+        encoded = base64.b32encode(b"\0" * offset + raw).decode("ascii")
+        texts.add(encoded[-(-8 * offset // 5):8 * (offset + len(raw)) // 5])
+    return texts
 
 
 def _word_forms(raw: bytes) -> set[str]:
@@ -148,6 +177,8 @@ class Squeezed:
                 # its own punctuation next to a piece goes with it ("-----BEGIN ...-----")
                 self._marks[whole] = self._marks.get(whole, "") + "".join(
                     {c for c in secret if c in string.punctuation})
+            elif len(secret) < LONG:  # a short one: only its encodings as long as words
+                found |= _encoded_forms(secret.encode("utf-8", "surrogatepass"))
         found |= self._pieces.keys()
         self.forms = frozenset(found)
         self._shortest = min(map(len, found), default=0)  # a shorter text holds none
@@ -190,6 +221,10 @@ class Squeezed:
                 marks += self._marks[whole]
             grown = end
             first, last = where.of(start), where.of(end - 1) + 1
+            pad = last  # a base64 piece's padding after it goes with it
+            while pad < len(text) and pad - last < 6 and text[pad] == "=":
+                pad += 1
+            last = pad
             if marks:  # over its marks, and blanks between them (``" ".join(secret)``)
                 at = first
                 while at and (text[at - 1] in marks or text[at - 1] == " "):

@@ -13,6 +13,7 @@ space (a space is a column of blanks no one can read back).
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterable
 
@@ -59,6 +60,11 @@ class SpacedChars:
                 continue
             if secret.isascii() and secret.isprintable() and " " not in secret:
                 self._spelled.append((tuple(secret), False))
+                # in another case or rot13 (``tr a-z A-Z | sed 's/./& /g'``): a run of single
+                # characters spaced out is no word, and as such the secret is hidden already
+                self._spelled += [(tuple(other), False) for other in dict.fromkeys((
+                    secret.upper(), secret.lower(), codecs.encode(secret, "rot13")))
+                    if other != secret]
             self._spelled.append((tuple(str(b) for b in raw), True))
             if not secret.isascii():  # code points: String.fromCharCode(112, 196, ...)
                 self._spelled.append((tuple(str(ord(c)) for c in secret), True))

@@ -1,4 +1,4 @@
-"""A secret in packed data is hidden (``toolhost.redaction_packed``): a zip archive's members
+"""A secret in packed data is hidden (``toolhost.redaction.packed``): a zip archive's members
 (deflated, stored, streamed by ``zip -``), a tar archive (binary around the text) gzipped, raw
 deflate without a header, ``.lzma`` (``xz --format=lzma``), in base64 or hex. The archives are
 made by the real programs where a command would make them."""
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from toolhost.redaction import MASK, Redactor
-from toolhost.redaction_packed import MAX_MEMBERS, strings, unpacked
+from toolhost.redaction.packed import MAX_MEMBERS, strings, unpacked
 
 SECRET = "sk-live-9f8e7d6c5b4a3921"
 R = Redactor(frozenset({SECRET}))

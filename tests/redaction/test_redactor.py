@@ -11,7 +11,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 from toolhost.redaction import MASK, Redactor, ScrubbingStream, remember, scrub
-from toolhost.redaction_values import mask_arguments
+from toolhost.redaction.values import mask_arguments
 
 SECRET = 'p"a\\ss wörd/+tok'
 PASSWORD = "b4sic-Pa55word!"
@@ -110,7 +110,7 @@ def test_mask_edges_hides_only_a_cut_secret_and_never_breaks_a_whole_one() -> No
 
 
 def test_redact_strings_keeps_binary_values() -> None:
-    from toolhost.redaction_values import redact_strings
+    from toolhost.redaction.values import redact_strings
 
     blob = base64.b64encode(PASSWORD.encode()).decode()
     assert redact_strings({"data": blob, "text": blob}, R.redact, keep=frozenset({"data"})) \
@@ -138,7 +138,7 @@ def test_a_secret_over_the_items_of_a_list_is_hidden_in_structured_values() -> N
     """A structured result holding a secret in pieces (its characters, its bytes as numbers,
     a split) showed it in ``structuredContent`` while its text showed ``[***]``: every item
     that holds part of it is ``***``, the other items are kept."""
-    from toolhost.redaction_values import redact_strings
+    from toolhost.redaction.values import redact_strings
 
     secret = "sk-live-9f8e7d6c5b4a3921"
     hide = Redactor(frozenset({secret}))

@@ -1,6 +1,6 @@
 """A secret under encodings stacked two deep or more, or compressed, is hidden: the runs of
 base64, hex, base32 and character escapes are decoded (and decompressed) and looked at again
-(``toolhost.redaction_decoded``). The encodings are made by real programs where a command
+(``toolhost.redaction.decoded``). The encodings are made by real programs where a command
 would make them (gzip, bzip2, xz, base64, base32, xxd)."""
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from toolhost import redaction_decoded
 from toolhost.backends.base import CallContext
 from toolhost.compile import compile_tools
 from toolhost.redaction import Redactor
-from toolhost.redaction_decoded import MAX_DECODED
+from toolhost.redaction import decoded as redaction_decoded
+from toolhost.redaction.decoded import MAX_DECODED
 
 SECRET = "sk-live-9f8e7d6c5b4a3921"
 R = Redactor(frozenset({SECRET}))
@@ -150,7 +150,7 @@ def test_many_bombs_share_one_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """Forty runs of 1 KiB that each inflate to 1 MiB, between words: together they are
     inflated within one budget (they were inflated whole, level after level: 24 s and 220 MB
     for fifty), each is hidden, the words between them are kept."""
-    from toolhost import redaction_packed
+    from toolhost.redaction import packed as redaction_packed
 
     inflated: list[int] = []
     real = redaction_packed._inflate

@@ -1,5 +1,5 @@
 """A secret cut between the messages of one flow is hidden from the message where it is known
-(``toolhost.redaction_flow``): a tool's log lines and its progress messages to the client,
+(``toolhost.redaction.flow``): a tool's log lines and its progress messages to the client,
 each sent as it comes (secrets17: three pieces of a secret, each too short to be known by,
 were sent as they were and the client joined them)."""
 
@@ -15,7 +15,7 @@ import pytest
 from toolhost.mcp.calls import progress_sender
 from toolhost.mcp.client_log import ClientLog
 from toolhost.redaction import MASK, remember
-from toolhost.redaction_flow import KEEP, Continued
+from toolhost.redaction.flow import KEEP, Continued
 
 SECRET = "sk-live-9f8e7d6c5b4a3921"
 PIECES = {

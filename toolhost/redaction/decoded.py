@@ -41,14 +41,16 @@ import bisect
 import contextlib
 import functools
 import re
-import urllib.parse
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from toolhost.redaction_packed import compressed, strings, unpacked
+from toolhost.redaction import radix
+from toolhost.redaction.escapes import CHR, ESCAPES, unescape
+from toolhost.redaction.packed import compressed, strings, unpacked
+from toolhost.redaction.pieces import BASE32, PIECES, joined_pieces
 
 if TYPE_CHECKING:
-    from toolhost.redaction_cipher import Xored
+    from toolhost.redaction.cipher import Xored
 
 __all__ = ["MAX_DECODED", "MAX_DEPTH", "Budget", "decoded_spans", "packed_tail"]
 
@@ -75,49 +77,10 @@ class Budget:
         return True
 
 _B64 = r"[A-Za-z0-9+/_-]{12,}={0,6}(?:\r?\n[A-Za-z0-9+/_-]{4,}={0,6})*"
-# (a few separators between them too: one escape a list item, a word or a line)
-_ESC = (r"(?:(?:&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
-        r"|%[0-9a-fA-F][0-9a-fA-F]|\\+[0-7][0-7][0-7])[ \t\r\n,;:\"'|+]{0,4}){7,}"
-        r"(?:&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
-        r"|%[0-9a-fA-F][0-9a-fA-F]|\\+[0-7][0-7][0-7])")
-_CHR = re.compile(r"(?:chr\([0-9]{1,7}\)[ \t]*[+,][ \t]*){7,}chr\([0-9]{1,7}\)")
-_ONE = re.compile(r"&#[xX]?[0-9a-fA-F]+;?|\\+[xuU][0-9a-fA-F]+|\\+[xu]\{[0-9a-fA-F]{1,8}\}"
-                  r"|%[0-9a-fA-F]{2}|\\+[0-7]{3}|chr\([0-9]+\)")
-# a piece at a time in base64 or base32 (each piece padded, the last maybe not), 4 or more
-# (each piece URL-encoded too: ``c2stbGk%3D``, ``+`` and ``/`` as ``%2B`` and ``%2F``)
-_PIECE_CHAR = r"(?:[A-Za-z0-9+/_-]|%2[bBfF])"
-_PAD = r"(?:=|%3[dD])"
-_PIECES = (rf"(?:{_PIECE_CHAR}{{2,}}{_PAD}{{1,6}}[ \t\r\n,;:\"'|&]{{0,4}}){{3,}}"
-           rf"{_PIECE_CHAR}{{2,}}{_PAD}{{0,6}}")
-_PIECE = re.compile(rf"{_PIECE_CHAR}+{_PAD}*")
-_BASE32 = re.compile(r"[A-Z2-7]+")
-_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-_BASE58 = re.compile(r"[1-9A-HJ-NP-Za-km-z]+")
-_MIN_B58, _MAX_B58 = 16, 512  # base58 is a big number: decoding costs its length squared
-_A85 = re.compile(r"<~[!-uz \t\r\n]{5,}~>")
-_UU = re.compile(r"(?m)\bbegin [0-7]{3,4} [^\n]*\n((?:[!-`][ -`]*\r?\n)+)`?\r?\n?end$")
 # hex spaced by bytes: ``od -An -tx1``, ``xxd -i``, ``31:29:6f``
 _SPACED = (r"(?:0[xX])?[0-9a-fA-F]{2}(?:(?:[ :,]|\r?\n)[ \t]*(?:0[xX])?[0-9a-fA-F]{2}){7,}"
            r"(?:[^0-9a-zA-Z]|\z)")
 _HEXPAIR = re.compile(r"(?:0[xX])?([0-9a-fA-F]{2})")
-# uuencode's lines (a length character, then 4 characters per 3 bytes), begin and end cut off
-_UULINES = r"(?m)(?:^[!-M][ -`]{4,84}\r?(?:\n|\z))+"
-# a word that may be base85 of any bytes (an XORed secret's: no magic to start it), with 3 of
-# the characters base85 has and base64, hex and paths have not (a URL's query has a few); 20
-# to 512 characters
-# (longer: minified code, not decoded)
-_SPECIAL85 = "!\"#$&'()*,;<>@[\\]^`{|}"
-_WORD85 = r"(?:[!-~]*[" + re.escape(_SPECIAL85) + r"]){3}[!-~]*"  # (prose: "text," is none)
-_NOT85 = str.maketrans("", "", _SPECIAL85)
-_MIN85, _MAX85 = 20, 512
-_A85_ALPHABET = "".join(chr(33 + i) for i in range(85))
-_B85_ALPHABET = ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                 "!#$%&()*+-;<=>?@^_`{|}~")
-_Z85_ALPHABET = ("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                 ".-:+=^!/*?&<>()[]{}@%$#")
-_Z85_TO_B85 = str.maketrans(_Z85_ALPHABET, _B85_ALPHABET)
-_OUT_A85 = str.maketrans("", "", _A85_ALPHABET + "z \t\r\n")  # (what is left: not one)
-_OUT_B85 = str.maketrans("", "", _B85_ALPHABET)
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _HEXCHARS = _HEXDIGITS.decode()  # (a first look, before the whole run)
 _CONTROLS = bytes(c for c in range(32) if chr(c) not in "\t\n\r")
@@ -137,9 +100,9 @@ def _engines() -> tuple[Any, ...]:
     # a word of printable characters that starts as a base-85 group of compressed data does
     # (base85 without Ascii85's ``<~ ~>``): at the text's or a line's start, after a blank,
     # a ``=``, a ``:``, a quote or an opening bracket
-    word = (r"(?:\A|[\s=:\"'(\[])[" + "".join(re.escape(c) for c in sorted(_FIRSTS85))
+    word = (r"(?:\A|[\s=:\"'(\[])[" + "".join(re.escape(c) for c in sorted(radix.FIRSTS85))
             + r"][!-~]{19,}")
-    patterns = (_B64, _ESC, _SPACED, _UULINES, word, _WORD85, _PIECES)
+    patterns = (_B64, ESCAPES, _SPACED, radix.UULINES, word, radix.WORD85, PIECES)
     return (*(re2.compile(p, options) for p in patterns),
             *(re2.compile(p.encode(), options) for p in patterns))
 
@@ -149,7 +112,7 @@ def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]],
     """The runs of ``text`` whose decoding holds a secret: ``found`` (the redactor's spans,
     one level deeper) is called once, on every run's decodings joined; a run that cannot be
     read within ``budget`` is one too, and one whose bytes hold a secret XORed with one byte
-    (``xored``: ``toolhost.redaction_cipher``)."""
+    (``xored``: ``toolhost.redaction.cipher``)."""
     if len(text) < 12:
         return []
     runs: list[tuple[int, int]] = []
@@ -216,7 +179,7 @@ class _XorBatch:
         self._index: dict[bytes, int] = {}  # the same bytes are looked at once
 
     def add(self, start: int, end: int, data: bytes) -> None:
-        if len(data) >= 8:  # (``redaction_cipher.MIN_XOR``: shorter holds none)
+        if len(data) >= 8:  # (``redaction.cipher.MIN_XOR``: shorter holds none)
             at = self._index.get(data)
             if at is None:
                 at = self._index[data] = len(self._data)
@@ -282,7 +245,7 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (RE2 reads UTF-8): U+FFFD, same spans
-            from toolhost.redaction_spell import _encodable
+            from toolhost.redaction.spell import _encodable
 
             text = _encodable(text)
         source = text
@@ -310,11 +273,11 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
         else []
     for match in found:
         start, end = match.start(), match.end()
-        yield from _payload(start, end, bytes(_unescape(text[start:end])), budget, xored)
+        yield from _payload(start, end, bytes(unescape(text[start:end])), budget, xored)
     if "=" in text or "%3" in text:  # a piece at a time: each piece decoded, their bytes joined
         for match in pieces.finditer(source):
             start, end = match.start(), match.end()
-            for data in _pieces(text[start:end]):
+            for data in joined_pieces(text[start:end]):
                 yield from _payload(start, end, data, budget, xored)
     for match in spaced.finditer(source):
         start, end = match.start(), match.end()
@@ -325,35 +288,35 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
             _HEXPAIR.findall(text, start, end))), budget, xored, plain=False)
     if "\n" in text or len(text) <= 86:  # (a line of uuencode: 86 characters at most)
         for match in uulines.finditer(source):
-            for start, end, data in _uu_blocks(text, match.start(), match.end()):
+            for start, end, data in radix.uu_blocks(text, match.start(), match.end()):
                 yield from _payload(start, end, data, budget, xored)
     for match in words.finditer(source):  # base85 of compressed data, no ``<~``
-        for start, data in _packed85(text, match.start(), match.end()):
+        for start, data in radix.packed85(text, match.start(), match.end()):
             yield from _payload(start, match.end(), data, budget, xored)
     for match in words85.finditer(source):  # base85 of other bytes, no ``<~``
         start, end = match.start(), match.end()
         word = text[start:end]
-        if (_MIN85 <= len(word) <= _MAX85 and len(word) % 5 != 1  # (no group of one)
-                and len(word) - len(word.translate(_NOT85)) >= 3):
+        if (radix.MIN85 <= len(word) <= radix.MAX85 and len(word) % 5 != 1  # (no group of one)
+                and len(word) - len(word.translate(radix.NOT85)) >= 3):
             done = seen.get(word)  # (code repeats its words: each decoded once)
             if done is None:
                 done = seen[word] = _Replay()
-                for _, decode in _BASE85:
+                for _, decode in radix.BASE85:
                     if (bytes85 := decode(word)) is not None:
                         done.record(_payload(0, 0, bytes85, budget, done))
             yield from done.replay(start, end, xored)
     if "<~" in text:  # Ascii85 as PostScript, PDF and ``a85encode(adobe=True)`` write it
-        for match in _A85.finditer(text):
+        for match in radix.A85.finditer(text):
             with contextlib.suppress(ValueError):
                 yield from _payload(match.start(), match.end(), base64.a85decode(
                     match.group(), adobe=True, ignorechars=b" \t\n\r\v"), budget, xored)
     if "begin " in text:  # uuencode's block: ``begin 644 name`` ... ``end``
-        for match in _UU.finditer(text):
-            yield from _payload(match.start(), match.end(), _uudecode(match.group(1)),
+        for match in radix.UU.finditer(text):
+            yield from _payload(match.start(), match.end(), radix.uudecode(match.group(1)),
                                 budget, xored)
     if "chr(" in text:
-        for match in _CHR.finditer(text):
-            yield from _payload(match.start(), match.end(), bytes(_unescape(match.group())),
+        for match in CHR.finditer(text):
+            yield from _payload(match.start(), match.end(), bytes(unescape(match.group())),
                                 budget, xored)
 
 
@@ -370,175 +333,13 @@ def _run(start: int, end: int, run: str, budget: Budget,
     with contextlib.suppress(binascii.Error, ValueError):  # (a length of 4n+1: none)
         yield from _payload(start, end, base64.b64decode(padded, altchars=alphabet,
                                                          validate=True), budget, xored)
-    if _MIN_B58 <= len(body) <= _MAX_B58 and _BASE58.fullmatch(body):
-        yield from _payload(start, end, _b58decode(body), budget, xored)
-    if len(body) >= 16 and (_BASE32.fullmatch(body) or (
-            body.islower() and _BASE32.fullmatch(body.upper()))):  # (``| tr A-Z a-z``)
+    if radix.MIN_B58 <= len(body) <= radix.MAX_B58 and radix.BASE58.fullmatch(body):
+        yield from _payload(start, end, radix.b58decode(body), budget, xored)
+    if len(body) >= 16 and (BASE32.fullmatch(body) or (
+            body.islower() and BASE32.fullmatch(body.upper()))):  # (``| tr A-Z a-z``)
         with contextlib.suppress(binascii.Error, ValueError):
             yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8),
                                                              casefold=True), budget, xored)
-
-
-def _b58decode(run: str) -> bytes:
-    """Base58 (Bitcoin's alphabet: a big number, its leading zero bytes as ``1``)."""
-    number = 0
-    for char in run:
-        number = number * 58 + _B58.index(char)
-    zeros = len(run) - len(run.lstrip("1"))
-    return b"\0" * zeros + number.to_bytes((number.bit_length() + 7) // 8, "big")
-
-
-def _packed85(text: str, start: int, end: int) -> Iterator[tuple[int, bytes]]:
-    """The word ``text[start:end]`` (less the blank, ``=``, ``:``, quote or bracket before
-    it) decoded as Ascii85, b85 or Z85, if its first group (5 characters) decodes to the
-    start of compressed data (gzip, zlib, bzip2, xz): the whole word decoded only then."""
-    at = start if text[start] in _FIRSTS85 else start + 1
-    for alphabet, decode in _BASE85:
-        number = 0
-        for char in text[at:at + 5]:
-            digit = alphabet.get(char)
-            if digit is None:
-                break
-            number = number * 85 + digit
-        else:
-            if number < 1 << 32 and _packed_start(number.to_bytes(4, "big")):
-                data = decode(text[at:end].rstrip("\"',;)]"))
-                if data is not None:
-                    yield at, data
-
-
-def _packed_start(head: bytes) -> bool:
-    """Whether 4 bytes start as gzip, zlib, bzip2 or xz data does."""
-    return head[:2] == b"\x1f\x8b" or head[:3] == b"BZh" or head == b"\xfd7zX" or (
-        head[0] == 0x78 and (head[0] << 8 | head[1]) % 31 == 0)
-
-
-def _a85(word: str) -> bytes | None:
-    if word.translate(_OUT_A85):  # (a character no base85 has: no Python decoding)
-        return None
-    with contextlib.suppress(ValueError):
-        return base64.a85decode(word)
-    return None
-
-
-def _b85(word: str) -> bytes | None:
-    if word.translate(_OUT_B85):
-        return None
-    with contextlib.suppress(ValueError):
-        return base64.b85decode(word)
-    return None
-
-
-def _z85(word: str) -> bytes | None:
-    if word.strip(_Z85_ALPHABET):
-        return None
-    return _b85(word.translate(_Z85_TO_B85))
-
-
-_BASE85 = [({c: i for i, c in enumerate(alphabet)}, decode) for alphabet, decode in (
-    (_A85_ALPHABET, _a85), (_B85_ALPHABET, _b85), (_Z85_ALPHABET, _z85))]
-# the first characters a base-85 group of compressed data's first 4 bytes can have: the
-# top digit of the numbers gzip, bzip2, zlib and xz data start with
-_FIRSTS85 = frozenset(alphabet[digit] for alphabet in (_A85_ALPHABET, _B85_ALPHABET,
-                                                       _Z85_ALPHABET)
-                      for low, high in ((0x1F8B << 16, 0x1F8C << 16),
-                                        (0x425A68 << 8, 0x425A69 << 8),
-                                        (0x78 << 24, 0x79 << 24), (0xFD377A58, 0xFD377A59))
-                      for digit in range(low // 85 ** 4, (high - 1) // 85 ** 4 + 1))
-
-
-def _uu_blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int, bytes]]:
-    """The blocks of whole uuencode lines (each as long as its first character says) between
-    ``start`` and ``end``, 8 bytes or more each, decoded."""
-    block, at, data = start, start, bytearray()
-    while at < end:
-        stop = text.find("\n", at, end)
-        stop = end if stop < 0 else stop
-        line = text[at:stop].rstrip("\r")
-        size = ord(line[0]) - 32
-        if len(line) == 1 + 4 * -(-size // 3):
-            with contextlib.suppress(binascii.Error):
-                data += binascii.a2b_uu(line)
-                at = stop + 1
-                continue
-        if len(data) >= 8:
-            yield block, at - 1, bytes(data)  # (without its last line's break)
-        block, at, data = stop + 1, stop + 1, bytearray()
-    if len(data) >= 8:
-        yield block, min(at - 1, end), bytes(data)
-
-
-def _uudecode(lines: str) -> bytes:
-    """The bytes of uuencode's lines (a line that is not one is left out)."""
-    out = bytearray()
-    for line in lines.splitlines():
-        with contextlib.suppress(binascii.Error):
-            out += binascii.a2b_uu(line)
-    return bytes(out)
-
-
-def _pieces(run: str) -> Iterator[bytes]:
-    """The bytes of a run of pieces each in base64 (or each in base32), joined; a piece
-    that is not one (a word after the last) ends what is joined so far."""
-    words = _PIECE.findall(run)
-    if "%" in run:
-        words = [urllib.parse.unquote(word) for word in words]
-    first = words[0]  # base32's pieces are padded to 8 characters, of its alphabet
-    b32 = len(first) % 8 == 0 and _BASE32.fullmatch(first.rstrip("=")) is not None
-    for decode in (_piece64, _piece32) if b32 else (_piece64,):
-        joined: list[bytes] = []
-        for word in words:
-            data = decode(word)
-            if data is None:
-                if len(joined) > 1:
-                    yield b"".join(joined)
-                joined = []
-            else:
-                joined.append(data)
-        if len(joined) > 1:
-            yield b"".join(joined)
-
-
-def _piece64(word: str) -> bytes | None:
-    word = word.rstrip("=")
-    try:
-        return base64.b64decode(word.replace("-", "+").replace("_", "/")
-                                + "=" * (-len(word) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return None
-
-
-def _piece32(word: str) -> bytes | None:
-    word = word.rstrip("=")
-    try:
-        return base64.b32decode(word.upper() + "=" * (-len(word) % 8))
-    except (binascii.Error, ValueError):
-        return None
-
-
-def _unescape(run: str) -> Iterator[int]:
-    """The bytes a run of escapes spells (a code point past 255 as its UTF-8; a unit that
-    spells no character is left out)."""
-    for unit in _ONE.finditer(run):
-        text = unit.group().lstrip("\\").rstrip(";")
-        if text.startswith(("&#x", "&#X")):
-            digits, base = text[3:], 16
-        elif text.startswith("&#"):
-            digits, base = text[2:], 10
-        elif text.startswith(("x", "u", "U", "%")):
-            digits, base = text[1:].strip("{}"), 16
-        elif text.startswith("chr("):
-            digits, base = text[4:-1], 10
-        else:
-            digits, base = text, 8
-        try:
-            point = int(digits[:8], base)
-            if point < 256:
-                yield point
-            else:
-                yield from chr(point).encode("utf-8", "surrogatepass")
-        except ValueError:
-            continue
 
 
 def _payload(start: int, end: int, data: bytes, budget: Budget,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from toolhost.redaction import Redactor
-from toolhost.redaction_values import redact_strings
+from toolhost.redaction.values import redact_strings
 
 SECRET = "s3cr3t-T0ken-value-XYZ-0123456789-abcdefghij"
 R = Redactor(frozenset({SECRET}))

@@ -1,4 +1,4 @@
-"""toolhost.redaction_spell: a secret is hidden however a program spelled it (JSON escapes,
+"""toolhost.redaction.spell: a secret is hidden however a program spelled it (JSON escapes,
 URL encodings, HTML references, Unicode normalisation, mojibake, case), one character at a
 time, in any mix of them."""
 
@@ -115,7 +115,7 @@ def _spell(c: str, how: int) -> str:
        st.randoms(use_true_random=False))
 def test_any_mix_of_spellings_per_character_is_hidden(secret: str, rnd: object) -> None:
     secret = unicodedata.normalize("NFC", secret)
-    assume(secret not in JSON_WORDS)  # never hidden (tests/test_redaction_json_words.py)
+    assume(secret not in JSON_WORDS)  # never hidden (tests/redaction/test_json_words.py)
     choose = rnd.randrange  # type: ignore[attr-defined]
     shown = "".join(_spell(c, choose(7)) for c in secret)
     out = Redactor(frozenset({secret})).redact(f"\0{shown}\0")
@@ -155,7 +155,7 @@ def test_many_candidates_that_are_not_secrets_cost_linear_time() -> None:
     text = "-----BEGIN OPENSSH PRIV " * 150 + "ghp_abcdefghij " * 150
     assert r.redact(text) == text
     assert r.redact(text + PEM) == text + MASK
-    # past the places a text may be tried at (tests/test_redaction_cost.py), the rest of a
+    # past the places a text may be tried at (tests/redaction/test_cost.py), the rest of a
     # text made of such starts is hidden unread: the secret after them still is
     many = "-----BEGIN OPENSSH PRIV " * 4000 + "ghp_abcdefghij " * 4000
     shown = r.redact(many + PEM)

@@ -1,6 +1,6 @@
 """Secrets folded at a fixed width: ``fold -w N`` of the raw secret, ``base64 -w 8``,
 ``xxd -p -c 4``, ``od -An -tx1 -w1``, one character per line. Each line but the last of such
-a block has one width, of any size (a block narrower than ``redaction_wrapped``'s 16 or 20
+a block has one width, of any size (a block narrower than ``redaction.wrapped``'s 16 or 20
 columns, or of lines holding blanks, was read only line by line, and each line showed its
 part of the secret).
 

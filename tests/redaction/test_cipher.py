@@ -1,4 +1,4 @@
-"""A secret under a simple cipher is hidden (``toolhost.redaction_cipher``): ROT47 and the
+"""A secret under a simple cipher is hidden (``toolhost.redaction.cipher``): ROT47 and the
 Caesar shifts of its letters as literal forms, XOR with one byte by the differences of its
 bytes, in decoded hex or base64 and in printable text."""
 
@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from toolhost.redaction import MASK, Redactor
-from toolhost.redaction_cipher import Xored, cipher_forms
+from toolhost.redaction.cipher import Xored, cipher_forms
 
 SECRET = "sk-live-9f8e7d6c5b4a3921"
 R = Redactor(frozenset({SECRET}))
@@ -199,7 +199,7 @@ def test_short_secrets_have_no_cipher_forms() -> None:
 def test_shapes_are_checked_a_bounded_number_of_times(monkeypatch: pytest.MonkeyPatch) -> None:
     # 20,000 tokens of the secret's shape, none of its shifts: each is checked in Python;
     # past MAX_SHAPED plus one per 32 characters the rest is hidden unchecked (fail closed)
-    from toolhost import redaction_cipher
+    from toolhost.redaction import cipher as redaction_cipher
 
     calls = [0]
     real = redaction_cipher._shifted

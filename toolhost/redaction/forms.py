@@ -3,7 +3,7 @@ at any alignment, hex, the same of its UTF-16LE bytes, and, from 8 characters, i
 reversed and in rot13; and the ``rare_forms``: base85, uuencode, bits, quoted-printable)
 and one text of each common spelling (JSON, ``repr``, percent-encoded, HTML), by which the
 edge of a text cut inside a secret is found. Every other spelling is the regex's
-(``toolhost.redaction_spell``).
+(``toolhost.redaction.spell``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import quopri
 import re
 from urllib.parse import quote, quote_plus
 
-from toolhost.redaction_spell import FOLD_MIN, views
+from toolhost.redaction.spell import FOLD_MIN, views
 
 __all__ = ["MIN_FORM", "base64_cores", "forms", "rare_forms"]
 
@@ -106,7 +106,7 @@ def _uu_cores(data: bytes) -> set[str]:
 def forms(secret: str) -> set[str]:
     """The literal forms of ``secret`` a ``Redactor`` knows (the raw one first of all): the
     base64 and hex ones it hides as such, and one of each spelling its regex hides (see
-    ``toolhost.redaction_spell``), by which the edge of a text cut inside one is found."""
+    ``toolhost.redaction.spell``), by which the edge of a text cut inside one is found."""
     raw = secret.encode("utf-8", "surrogatepass")
     found = {secret, repr(secret)[1:-1]}
     for ascii_only in (False, True):
