@@ -404,9 +404,11 @@ def test_ctrl_z_stops_toolhost_only_where_a_shell_can_resume_it() -> None:
     assert (led.stdout.strip(), child.stdout.strip()) == ("False", "True")
 
 
-@pytest.mark.parametrize(("question", "tty"), [(False, False), (True, False), (True, True)],
-                         ids=["prompt", "question", "dev-tty-question"])
-def test_a_kill_9_at_the_prompt_leaves_the_marks_off(question: bool, tty: bool) -> None:
+@pytest.mark.parametrize(("question", "tty", "escape"), [
+    (False, False, False), (True, False, False), (True, True, False), (True, False, True)],
+    ids=["prompt", "question", "dev-tty-question", "question-after-escape"])
+def test_a_kill_9_at_the_prompt_leaves_the_marks_off(question: bool, tty: bool,
+                                                     escape: bool) -> None:
     # Nothing in toolhost runs at SIGKILL: its watchdog (which outlives it to kill the
     # tools) turns the marks off, or a shell without readline (sh, dash) would get every
     # paste wrapped in ESC[200~ ... ESC[201~
@@ -440,6 +442,12 @@ anyio.run(lambda: Terminal(fd, fd, paste=True).readline("> ", question={question
         modes = termios.tcgetattr(slave)
         assert (modes[6][termios.VEOL] == b"\x1b") if question else \
             not modes[3] & termios.ISIG
+        if escape:  # the answer then read byte by byte, without echo (line_edit)
+            os.write(master, b"\x1b")
+            deadline = time.monotonic() + 10
+            while termios.tcgetattr(slave)[3] & termios.ICANON and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not termios.tcgetattr(slave)[3] & (termios.ICANON | termios.ECHO)
         child.send_signal(signal.SIGKILL)
         assert child.wait(timeout=60) == -signal.SIGKILL
         assert shown(master, marks.OFF).endswith(marks.OFF)
