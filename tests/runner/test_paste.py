@@ -568,3 +568,27 @@ def test_a_paste_at_a_question_on_dev_tty_never_answers_it(tmp_path: Path) -> No
         os.close(slave)
     log = (tmp_path / "cli.log").read_text()
     assert '"behavior": "deny"' in log.replace('":"', '": "') and '"allow"' not in log
+
+
+@pytest.mark.parametrize(("typed", "turn", "keys"), [
+    (b"fix\x1b[A\x1b[D it\n", "fix it", 2),  # arrow keys
+    (b"\x1b[Hgo\x1b[F\x1b[3~\n", "go", 3),  # Home, End, Delete
+    (b"a\x1bb\x1bOP c\n", "a c", 2),  # Alt+b, F1 (SS3)
+    (b"plain\n", "plain", 0),
+    (S + b"pasted \x1b[A kept" + E + b"\n", "pasted \x1b[A kept", 0),  # a paste is as pasted
+], ids=["arrows", "home-end-delete", "alt-ss3", "plain", "paste"])
+def test_keys_with_escape_sequences_at_the_prompt_are_never_sent(
+        pasting: tuple[int, Terminal], typed: bytes, turn: str, keys: int) -> None:
+    # there is no cursor movement nor history at the prompt: an arrow key's bytes went into
+    # the turn sent to the model (``\x1b[A``)
+    master, term = pasting
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(type_at_prompt, master, term, typed)
+            with anyio.fail_after(10):
+                return await term.readline("> ")
+
+    assert anyio.run(main) == turn
+    said = os.read(master, 65536).decode(errors="replace")
+    assert (f"(ignored {keys} key" in said) == bool(keys)

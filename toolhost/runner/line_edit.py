@@ -23,9 +23,23 @@ kernel does, no other escape: a dumb terminal is fine).
 from __future__ import annotations
 
 import codecs
+import re
 import unicodedata
 
-__all__ = ["LineEdit", "shown_width"]
+__all__ = ["LineEdit", "shown_width", "without_keys"]
+
+# A key's escape sequence in a line the kernel edited (the ``> `` prompt): CSI, SS3, Alt+key,
+# or Escape alone
+_KEY = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|[^\x1b])?", re.DOTALL)
+
+
+def without_keys(line: str) -> tuple[str, int]:
+    """A line typed at the ``> `` prompt without the escape sequences of the keys pressed in
+    it (an arrow, Home, Alt+b: there is no cursor movement nor history: they do nothing,
+    never text sent to the model), and how many there were."""
+    if "\x1b" not in line:
+        return line, 0
+    return _KEY.subn("", line)
 
 _ESC = 0x1B
 _CSI_MAX = 32  # a longer "sequence" is no key: what follows is typed text again
