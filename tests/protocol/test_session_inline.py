@@ -255,3 +255,55 @@ async def test_a_decision_made_on_arrival_is_shown_after_its_answer_once(
                                  ("now", "Ann"), ("shown", "Ann")]
     else:
         assert [way for way, _ in policy.events] == ["awaited"] * 4
+
+
+class AskingPolicy(Policy):
+    """Names starting with "Ask" are asked (a person answers). Recorded: each request as the
+    permission function begins it (before any pause: where ``RunnerGate`` takes its place in
+    line) and each decision made at once as ``after_answer`` shows it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+        self._unshown: list[str] = []
+
+    def _decide(self, name: str) -> Decision:
+        return Decision("ask") if name.startswith("Ask") else super()._decide(name)
+
+    async def __call__(self, tool_name: str, tool_input: dict[str, Any],
+                       request: dict[str, Any]) -> Decision:
+        self.seen.append(tool_input["name"])
+        return await super().__call__(tool_name, tool_input, request)
+
+    def decide_now(self, tool_name: str, tool_input: dict[str, Any],
+                   request: dict[str, Any]) -> Decision | None:
+        decision = super().decide_now(tool_name, tool_input, request)
+        if decision is not None:
+            self._unshown.append(tool_input["name"])
+        return decision
+
+    def after_answer(self) -> None:
+        self.seen.extend(self._unshown)
+        self._unshown.clear()
+
+
+@pytest.mark.parametrize("names", [["Ask", "Ask2"], ["Ask", "Bob"], ["Ask", "Ask2", "Bob"],
+                                   ["Bob", "Ask", "Ann", "Ask2"]],
+                         ids=["two-questions", "question-then-allow", "three", "mixed"])
+async def test_requests_read_together_reach_the_person_in_the_order_they_came(
+        _transport: str, names: list[str]) -> None:
+    # R24-6: a request with nothing behind it began at once, one with a line behind it a
+    # turn later: two questions read together were asked last-first, and a call decided at
+    # once showed its decision before the question about a call read ahead of it
+    policy = AskingPolicy()
+    async with running_session(permission=policy) as (_, cli):
+        await cli.request("first", can_use("first", "Bob"))
+        await cli.wait_for(lambda: "first" in cli.answers())
+        del policy.seen[:]
+        await cli.send_raw(b"".join(
+            (json.dumps({"type": "control_request", "request_id": f"r{i}",
+                         "request": can_use(f"r{i}", name)}) + "\n").encode()
+            for i, name in enumerate(names)))
+        await cli.wait_for(lambda: {f"r{i}" for i in range(len(names))} <= cli.answers().keys())
+    assert policy.seen == names
+    assert all(len(cli.answers()[f"r{i}"]) == 1 for i in range(len(names)))  # one answer each

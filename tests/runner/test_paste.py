@@ -9,12 +9,14 @@ import select
 import termios
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from toolhost.runner import paste as marks
 from toolhost.runner.terminal import Terminal
+from toolhost.runner.ttyfd import pending
 
 from .pty_harness import shown, type_at_prompt, type_at_question
 
@@ -204,31 +206,58 @@ def test_a_paste_with_no_newline_at_a_question_is_dropped_before_any_enter(
 
 
 @pytest.mark.parametrize(("typed", "line"), [
-    ([b"\x1b[Ay\n"], "\x1b[Ay"),  # an arrow key
-    ([b"\x1b", b"y\n"], "\x1by"),  # Escape, then a key
-    ([b"n\x1b\x1b[B\n"], "n\x1b\x1b[B"),
-    ([b"\x1b[20x\n"], "\x1b[20x"),  # the start of the mark only
-    ([b"\x1b", b"\x04"], "\x1b"),  # Escape, then Ctrl-D: the line as typed
-], ids=["arrow", "escape", "two", "near-mark", "ctrl-d"])
-def test_keys_starting_with_escape_at_a_question_are_typed_text(
-        pasting: tuple[int, Terminal], typed: list[bytes], line: str) -> None:
-    # ESC ends a line at a question (a paste's start is seen at once): a key the person types
-    # that starts with one is read on as the line it is part of (not y: a deny)
+    ([b"\x1b[A", b"y\n"], "y"),  # an arrow key does nothing
+    ([b"\x1bOA", b"n\n"], "n"),  # an arrow key in application mode (SS3)
+    ([b"y\x1b[H", b"\x1b[F", b"\x1b[3~", b"\x1b[1;5D", b"\n"], "y"),  # Home, End, Delete
+    ([b"\x1b", b"y\n"], "y"),  # Escape, then a key: the key
+    ([b"\x1by", b"\n"], ""),  # Alt+y: nothing (never a y)
+    ([b"\x1b\xc3\xa9", b"\n"], ""),  # Alt+é
+    ([b"n\x1b", b"\x7f", b"y\n"], "y"),  # Backspace after Escape erases the n
+    ([b"no\x1b", b"\x15", b"y\n"], "y"),  # Ctrl-U
+    ([b"x yes\x1b", b"\x17", b"\n"], "x "),  # Ctrl-W
+    # Alt+Backspace: nothing (the terminal's line discipline took the Backspace as it came,
+    # on the new empty line the ESC began)
+    ([b"ab\x1b\x7f", b"\n"], "ab"),
+    ([b"n\x1b\x1b[B\n"], "n"),
+    ([b"\x1b[20x\n"], ""),  # the start of the mark only: a sequence
+    ([b"\x1b", b"\x01\x02y\n"], "y"),  # other control characters: nothing
+    ([b"\x1b", b"\x04"], None),  # Escape, then Ctrl-D: an empty answer's end of input
+    ([b"n\x1b", b"\x04", b"o\n"], "no"),  # Ctrl-D on a non-empty answer: nothing
+], ids=["arrow", "ss3", "home-end", "escape", "alt-y", "alt-utf8", "backspace", "ctrl-u",
+        "ctrl-w", "alt-backspace", "two", "near-mark", "controls", "ctrl-d", "ctrl-d-late"])
+def test_keys_starting_with_escape_at_a_question_edit_the_answer_as_expected(
+        pasting: tuple[int, Terminal], typed: list[bytes], line: str | None) -> None:
+    # ESC ends a line at a question (a paste's start is seen at once): the rest of the
+    # answer was read byte by byte as typed text: Backspace after Escape was a character,
+    # an arrow key's bytes and Alt+key were part of the answer (line_edit)
     master, term = pasting
+    echo: list[bytes] = []
 
     async def main() -> str | None:
         async with anyio.create_task_group() as tg:
             async def keys() -> None:
                 await type_at_question(master, term, typed[0])
+                if len(typed) == 1:
+                    return  # the whole answer
+                while termios.tcgetattr(term.read_fd)[3] & termios.ICANON:
+                    await anyio.sleep(0.01)  # the ESC was read: what follows awaited
+                while pending(term.read_fd):
+                    await anyio.sleep(0.01)  # what came with it was read
                 for more in typed[1:]:
-                    while termios.tcgetattr(term.read_fd)[3] & termios.ICANON:
-                        await anyio.sleep(0.01)  # the ESC was read: what follows awaited
+                    edit = term._edit
+                    assert edit is not None
+                    fed = edit.fed + len(more)
                     os.write(master, more)
+                    while term._edit is edit and edit.fed < fed:
+                        await anyio.sleep(0.01)  # taken, each key on its own
             tg.start_soon(keys)
             with anyio.fail_after(10):
-                return await term.readline("Allow? ", question=True)
+                answer = await term.readline("Allow? ", question=True)
+            echo.append(os.read(master, 65536))
+            return answer
 
     assert anyio.run(main) == line
+    assert b"\x1b[" not in echo[0].replace(b"\x1b[?2004", b"")  # no sequence echoed raw
 
 
 def test_ctrl_z_and_fg_at_a_question_after_escape_leave_the_modes_as_they_were(
@@ -237,6 +266,7 @@ def test_ctrl_z_and_fg_at_a_question_after_escape_leave_the_modes_as_they_were(
     # after Ctrl-Z had put the terminal's own back: ESC stayed a line end for the shell
     master, term = pasting
     before = termios.tcgetattr(term.read_fd)
+    stopped: list[list[Any]] = []
 
     async def main() -> str | None:
         async with anyio.create_task_group() as tg:
@@ -244,15 +274,17 @@ def test_ctrl_z_and_fg_at_a_question_after_escape_leave_the_modes_as_they_were(
                 await type_at_question(master, term, b"\x1b")
                 while termios.tcgetattr(term.read_fd)[3] & termios.ICANON:
                     await anyio.sleep(0.01)
-                term.suspend()  # Ctrl-Z
+                term.suspend()  # Ctrl-Z: the shell gets line mode and echo back
+                stopped.append(termios.tcgetattr(term.read_fd))
                 term.reshow()  # fg
                 os.write(master, b"y\n")
             tg.start_soon(escape_stop_go)
             with anyio.fail_after(10):
                 return await term.readline("Allow? ", question=True)
 
-    assert anyio.run(main) == "\x1by"
+    assert anyio.run(main) == "y"  # Escape does nothing (line_edit)
     assert termios.tcgetattr(term.read_fd) == before
+    assert stopped[0][3] == before[3]  # (the answer after the Escape is read without echo)
 
 
 def test_ctrl_d_while_a_paste_at_a_question_is_read_is_no_answer(
@@ -372,9 +404,11 @@ def test_ctrl_z_stops_toolhost_only_where_a_shell_can_resume_it() -> None:
     assert (led.stdout.strip(), child.stdout.strip()) == ("False", "True")
 
 
-@pytest.mark.parametrize(("question", "tty"), [(False, False), (True, False), (True, True)],
-                         ids=["prompt", "question", "dev-tty-question"])
-def test_a_kill_9_at_the_prompt_leaves_the_marks_off(question: bool, tty: bool) -> None:
+@pytest.mark.parametrize(("question", "tty", "escape"), [
+    (False, False, False), (True, False, False), (True, True, False), (True, False, True)],
+    ids=["prompt", "question", "dev-tty-question", "question-after-escape"])
+def test_a_kill_9_at_the_prompt_leaves_the_marks_off(question: bool, tty: bool,
+                                                     escape: bool) -> None:
     # Nothing in toolhost runs at SIGKILL: its watchdog (which outlives it to kill the
     # tools) turns the marks off, or a shell without readline (sh, dash) would get every
     # paste wrapped in ESC[200~ ... ESC[201~
@@ -389,6 +423,7 @@ def test_a_kill_9_at_the_prompt_leaves_the_marks_off(question: bool, tty: bool) 
 import os, anyio
 from toolhost.backends import watchdog
 from toolhost.runner.terminal import Terminal
+from toolhost.runner.ttyfd import pending
 if {tty}:  # turns piped in: questions on /dev/tty (named so to the watchdog it was not)
     import fcntl, termios
     os.setsid()
@@ -407,6 +442,12 @@ anyio.run(lambda: Terminal(fd, fd, paste=True).readline("> ", question={question
         modes = termios.tcgetattr(slave)
         assert (modes[6][termios.VEOL] == b"\x1b") if question else \
             not modes[3] & termios.ISIG
+        if escape:  # the answer then read byte by byte, without echo (line_edit)
+            os.write(master, b"\x1b")
+            deadline = time.monotonic() + 10
+            while termios.tcgetattr(slave)[3] & termios.ICANON and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not termios.tcgetattr(slave)[3] & (termios.ICANON | termios.ECHO)
         child.send_signal(signal.SIGKILL)
         assert child.wait(timeout=60) == -signal.SIGKILL
         assert shown(master, marks.OFF).endswith(marks.OFF)
@@ -527,3 +568,27 @@ def test_a_paste_at_a_question_on_dev_tty_never_answers_it(tmp_path: Path) -> No
         os.close(slave)
     log = (tmp_path / "cli.log").read_text()
     assert '"behavior": "deny"' in log.replace('":"', '": "') and '"allow"' not in log
+
+
+@pytest.mark.parametrize(("typed", "turn", "keys"), [
+    (b"fix\x1b[A\x1b[D it\n", "fix it", 2),  # arrow keys
+    (b"\x1b[Hgo\x1b[F\x1b[3~\n", "go", 3),  # Home, End, Delete
+    (b"a\x1bb\x1bOP c\n", "a c", 2),  # Alt+b, F1 (SS3)
+    (b"plain\n", "plain", 0),
+    (S + b"pasted \x1b[A kept" + E + b"\n", "pasted \x1b[A kept", 0),  # a paste is as pasted
+], ids=["arrows", "home-end-delete", "alt-ss3", "plain", "paste"])
+def test_keys_with_escape_sequences_at_the_prompt_are_never_sent(
+        pasting: tuple[int, Terminal], typed: bytes, turn: str, keys: int) -> None:
+    # there is no cursor movement nor history at the prompt: an arrow key's bytes went into
+    # the turn sent to the model (``\x1b[A``)
+    master, term = pasting
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(type_at_prompt, master, term, typed)
+            with anyio.fail_after(10):
+                return await term.readline("> ")
+
+    assert anyio.run(main) == turn
+    said = shown(master, "line here)" if keys else None)  # (echo and note: separate reads)
+    assert (f"(ignored {keys} key" in said) == bool(keys)

@@ -29,7 +29,8 @@ It also turns off the terminal's paste marking (``ESC[?2004l``) that ``toolhost 
 while its ``> `` prompt was read (``pastes_marked``), so a ``kill -9`` at the prompt does not
 leave the shell's terminal wrapping every paste in ``ESC[200~`` ... ``ESC[201~``, and puts
 back the terminal's signal keys (``ISIG``, ``VEOL``, ``VEOL2``) that the prompt had turned
-into line ends, or the ``VEOL`` a permission question had set to ESC
+into line ends, or the ``VEOL`` a permission question had set to ESC (and line mode and
+echo, off while an answer is read after an Escape)
 (``toolhost.runner.signal_keys``), unless a shell already set them again.
 """
 
@@ -76,6 +77,8 @@ if tty:
             # still as toolhost left it (a shell may be first): the prompt's keys off, or a
             # question's ESC line end
             if not m[3] & termios.ISIG or m[6][termios.VEOL] == b"\x1b" != bytes([keys[0]]):
+                if m[6][termios.VEOL] == b"\x1b" and not m[3] & termios.ICANON:
+                    m[3] |= termios.ICANON | termios.ECHO  # an answer read after its Escape
                 m[3] |= termios.ISIG
                 m[6][termios.VEOL], m[6][termios.VEOL2] = bytes([keys[0]]), bytes([keys[1]])
                 termios.tcsetattr(fd, termios.TCSANOW, m)

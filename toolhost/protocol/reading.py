@@ -151,8 +151,10 @@ class RequestLines(ControlSender):
         if kind != "control_request" or not isinstance(request_id, str) or not request_id \
                 or request_id in self._tasks.scopes:  # the reading task refuses a duplicate
             return False
+        # (not while an earlier request's task waits to begin: its question, or decision
+        # line, would come after this answer's, out of the order they were read in)
         if (type(request) is dict or isinstance(request, Mapping)) \
-                and request.get("subtype") == "can_use_tool" \
+                and request.get("subtype") == "can_use_tool" and not self._tasks.queued \
                 and self._answer_now(request_id, request):
             return True
         if not self._tasks.has_room(len(line)):

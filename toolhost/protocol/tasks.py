@@ -14,7 +14,10 @@ all of it) runs when the task is made, so the answer leaves in the same event-lo
 request arrived in (one turn per sequential call instead of two). Python 3.12+ does that
 with ``eager_start``; on 3.10 and 3.11 ``_started_now`` runs the task's first step at once
 on CPython's own loops. A request with lines behind it waits for the next turn as before,
-so a withdrawal read right behind it still stops it before it starts.
+so a withdrawal read right behind it still stops it before it starts. And never before
+one of those: while a task made for an earlier request has not begun (``queued``), a later
+one waits its turn too, so requests begin in the order they were read (two permission
+questions read together are asked in that order, not the later one first).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import logging
 import sys
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
+from functools import partial
 from typing import Any
 
 import anyio
@@ -65,6 +69,9 @@ class RequestTasks:
         self.max_in_flight = MAX_IN_FLIGHT
         self.max_in_flight_bytes = MAX_IN_FLIGHT_BYTES
         self._held = 0  # bytes of the request lines being served
+        # tasks made for requests (not eagerly) whose first step has not run yet: a later
+        # request must not overtake them (``spawn``)
+        self.queued = 0
         self.scopes: dict[str, anyio.CancelScope] = {}  # request_id -> scope of its task
         self._withdrawn: set[anyio.CancelScope] = set()  # of requests the CLI withdrew
         self.closing = False
@@ -118,8 +125,10 @@ class RequestTasks:
         anything more anyway.
         """
         scope = self._register(request_id, size)
+        if self.queued:
+            eager = False  # an earlier request waits its turn: this one begins after it
         if self._loop is not None:
-            coro = self._run(request_id, scope, fn, request, size)
+            coro = self._run(request_id, scope, fn, request, size, queued=not eager)
             if eager:
                 # The first step (for a quick tool, all of it) runs now: the answer leaves
                 # in this turn of the event loop, not the next.
@@ -130,11 +139,14 @@ class RequestTasks:
                 if task.done():
                     return
             else:
+                self.queued += 1
                 task = self._loop.create_task(coro)
             self._native.add(task)
             task.add_done_callback(self._native.discard)
         elif self._tg is not None:
-            self._tg.start_soon(self._run, request_id, scope, fn, request, size)
+            self.queued += 1
+            self._tg.start_soon(partial(self._run, request_id, scope, fn, request, size,
+                                        queued=True))
         else:
             del self.scopes[request_id]
             self._held -= size
@@ -159,8 +171,10 @@ class RequestTasks:
 
     async def _run(self, request_id: str, scope: anyio.CancelScope,
                    fn: Callable[[str, Any], Awaitable[None]], request: Any,
-                   size: int = 0) -> None:
+                   size: int = 0, *, queued: bool = False) -> None:
         # ``size`` was counted in ``_held`` when the request was registered
+        if queued:
+            self.queued -= 1
         try:
             if scope.cancel_called:  # withdrawn (or closing) before it started: no answer
                 return

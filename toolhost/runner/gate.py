@@ -10,12 +10,17 @@ The second lock (``toolhost.permissions.second_lock``): each allow answered to
 ``tools/call`` of a toolhost tool (``RunnerGate.guard``) runs as it is only when it comes with
 a noted id and that very input. Any other call is decided here, as if the CLI had asked: the
 rules, the person for an ask, the audit log; a deny is the call's error.
+
+Decision lines are shown in the order the CLI's requests came (``_InOrder``): a call decided
+at once never has its line shown before that of a call read ahead of it whose question is
+still open (the control session begins requests in the order read).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from toolhost.backends.base import CallContext
@@ -41,6 +46,47 @@ def make_gate(host: Host, *, yes: bool = False, asker: Asker | None = None) -> P
                                       asker=asker)
 
 
+class _InOrder:
+    """Decision lines shown in the order their requests came: each takes a ticket as it
+    comes (``take``) and is shown (``show``) once every earlier ticket was shown or dropped
+    (``drop``: a request cancelled before its decision)."""
+
+    def __init__(self) -> None:
+        self._next = 0  # the next ticket given
+        self._head = 0  # the first ticket not shown yet
+        self._ready: dict[int, Callable[[], object] | None] = {}
+
+    def take(self) -> int:
+        self._next += 1
+        return self._next - 1
+
+    def now(self, ticket: int) -> bool:
+        """Whether ``ticket`` may be shown at once (nobody ahead): then it counts as shown."""
+        if ticket == self._head and not self._ready:  # the usual one
+            self._head += 1
+            return True
+        return False
+
+    def show(self, ticket: int, show: Callable[[], object]) -> None:
+        if self.now(ticket):
+            show()
+            return
+        self._ready[ticket] = show
+        self._flush()
+
+    def drop(self, ticket: int) -> None:
+        if ticket >= self._head and ticket not in self._ready:
+            self._ready[ticket] = None
+            self._flush()
+
+    def _flush(self) -> None:
+        while self._head in self._ready:
+            show = self._ready.pop(self._head)
+            self._head += 1
+            if show is not None:
+                show()
+
+
 class RunnerGate:
     """The control session's ``PermissionFn``: ask the gate, show the decision."""
 
@@ -52,8 +98,9 @@ class RunnerGate:
         self.noted = NotedAllows()  # the allows answered: see the module docstring
         self.reads = NotedReads()  # and the reads allowed (claimed by the read guard)
         self._generation = gate.generation  # the rules the notes were taken under
-        # decided by decide_now, shown by after_answer
-        self._unshown: list[tuple[str, dict[str, Any], dict[str, Any], Decision]] = []
+        # decided by decide_now, shown by after_answer (with their tickets)
+        self._unshown: list[tuple[int, str, dict[str, Any], dict[str, Any], Decision]] = []
+        self._order = _InOrder()  # decision lines in the order their requests came
 
     async def __call__(self, tool_name: str, tool_input: dict[str, Any],
                        request: dict[str, Any]) -> Decision:
@@ -62,12 +109,17 @@ class RunnerGate:
         token = ASKING_TAG.set(self.tag(use_id) if self.tag and isinstance(use_id, str)
                                else "")
         judged = rules_defaults(self.gate, tool_name)  # (before a question: see _noted)
+        ticket = self._order.take()  # before any pause: in the order the requests came
         try:
             decision = await self.gate.check(tool_name, tool_input, request)
+        except BaseException:
+            self._order.drop(ticket)
+            raise
         finally:
             ASKING_TAG.reset(token)
-        return self._noted(tool_name, tool_input, request,
-                           self._shown(tool_name, tool_input, request, decision), judged)
+        self._order.show(ticket, lambda: self._shown(tool_name, tool_input, request,
+                                                     decision))
+        return self._noted(tool_name, tool_input, request, decision, judged)
 
     def decide_now(self, tool_name: str, tool_input: dict[str, Any],
                    request: dict[str, Any]) -> Decision | None:
@@ -79,7 +131,8 @@ class RunnerGate:
         gate = self.gate
         decision = gate.check_now(tool_name, tool_input, request)
         if decision is not None:
-            self._unshown.append((tool_name, tool_input, request, decision))
+            self._unshown.append((self._order.take(), tool_name, tool_input, request,
+                                  decision))
             if self._generation != gate.generation:
                 self.current()
             if tool_name == READ_RESOURCE_TOOL:
@@ -93,10 +146,14 @@ class RunnerGate:
         unshown = self._unshown
         while unshown:
             if len(unshown) == 1:  # the usual one: no shift of the list
-                tool_name, tool_input, request, decision = unshown.pop()
+                ticket, tool_name, tool_input, request, decision = unshown.pop()
             else:
-                tool_name, tool_input, request, decision = unshown.pop(0)
-            self._shown(tool_name, tool_input, request, decision)
+                ticket, tool_name, tool_input, request, decision = unshown.pop(0)
+            if self._order.now(ticket):
+                self._shown(tool_name, tool_input, request, decision)
+            else:
+                self._order.show(ticket, partial(self._shown, tool_name, tool_input, request,
+                                                 decision))
 
     def current(self) -> None:
         """Drop the allows noted under rules a reload has replaced: their calls (and reads)

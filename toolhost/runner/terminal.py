@@ -35,6 +35,7 @@ import anyio.lowlevel
 
 from toolhost.permissions.ask import AskInterrupted, TerminalHungUp
 from toolhost.runner import paste as marks
+from toolhost.runner.line_edit import without_keys
 from toolhost.runner.terminal_input import CANON_LIMIT, MAX_LINE
 from toolhost.runner.terminal_paste import PasteInput, _TypedKey
 from toolhost.runner.ttyfd import (
@@ -197,6 +198,15 @@ class Terminal(PasteInput):
                     for release in self.after_question:
                         release()
 
+    def _without_keys(self, line: str) -> str:
+        # an arrow or Alt+key typed in a turn does nothing (said once): never sent as text
+        line, keys = without_keys(line)
+        if keys:
+            self.write(f"(ignored {keys} key{'' if keys == 1 else 's'} in the line such as an "
+                       "arrow key, Home or Alt+key: only Backspace, Ctrl-U and Ctrl-W edit a "
+                       "line here)\n")
+        return line
+
     async def _nobody_there(self) -> None:
         """A question on a terminal that hung up: no answer, and not a person's Ctrl-D.
         The stop ``on_hangup`` began (as at SIGHUP) has answered the call already: this
@@ -226,7 +236,7 @@ class Terminal(PasteInput):
             elif self._bracketing and line is not None:
                 try:
                     line = await self._read_paste(line) if marks.START in line \
-                        else marks.strip_marks(self._typed_line(line))
+                        else self._without_keys(marks.strip_marks(self._typed_line(line)))
                 except _TypedKey as key:
                     # as the kernel would have: the line dropped, the signal sent (Ctrl-C
                     # ends the session, Ctrl-Z stops it); the read goes on where it was

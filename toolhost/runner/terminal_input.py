@@ -24,12 +24,14 @@ import anyio
 
 from toolhost.backends import watchdog
 from toolhost.runner import paste as marks
+from toolhost.runner.line_edit import LineEdit
 from toolhost.runner.signal_keys import ESC, SignalKeys
 from toolhost.runner.ttyfd import (
     canonical,
     drain,
     drop,
     foreground,
+    line_mode,
     pending_with_partial,
     tty_name,
 )
@@ -96,6 +98,10 @@ class TerminalInput:
         # the signal keys are read as keys while the marks are on (the turn prompt); at a
         # question they stay signals: a Ctrl-C a paste carries denies it
         self._keys_too = True
+        # an answer edited here after an Escape (``line_edit``), and the modes its reading
+        # turned off (line mode, echo): back on before Ctrl-Z stops toolhost, off after fg
+        self._edit: LineEdit | None = None
+        self._edit_flags = 0
 
     def write(self, text: str) -> None:
         """Write to the terminal; a terminal that went away (hang-up) is not an error."""
@@ -109,6 +115,8 @@ class TerminalInput:
         terminal is left as it was. ``reshow`` turns it on again after ``fg``."""
         if self._bracketing:
             self._mark_pastes(False)
+        if self._edit is not None and foreground(self.read_fd):
+            line_mode(self.read_fd, self._edit_flags)
 
     def _mark_pastes(self, on: bool, *, keys: bool | None = None) -> None:
         # the watchdog hears of it too: it turns the marks off (and the signal keys back on)
@@ -144,6 +152,9 @@ class TerminalInput:
         if self._bracketing:
             self._mark_pastes(True)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
+        if self._edit is not None:  # the answer edited so far, read on as it was
+            line_mode(self.read_fd, self._edit_flags, on=False)
+            self.write(self._edit.text)
         return True
 
     def discard_typeahead(self) -> int:

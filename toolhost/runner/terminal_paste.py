@@ -19,13 +19,22 @@ from __future__ import annotations
 import termios
 
 from toolhost.runner import paste as marks
+from toolhost.runner.line_edit import LineEdit, shown_width
 from toolhost.runner.terminal_input import CANON_LIMIT, TerminalInput
 from toolhost.runner.ttyfd import bytewise, pending, pending_with_partial
 
 __all__ = ["PasteInput"]
 
 _END = marks.END.encode()
-_MARK_TAIL = marks.START.encode()[1:]  # the start mark after its ESC
+
+
+def _char(key: object, default: bytes) -> bytes:
+    """One of the terminal's editing keys (``stty``), or ``default`` when it has none."""
+    return key if isinstance(key, bytes) and len(key) == 1 and key != b"\0" else default
+
+
+class _HungUp(Exception):
+    """The terminal hung up while an answer was edited (``_edit_answer``)."""
 
 
 class _TypedKey(Exception):
@@ -99,33 +108,74 @@ class PasteInput(TerminalInput):
 
     async def _after_escape(self, line: str) -> str | None:
         """A line read at a question ended at ESC (``SignalKeys.off(signals=False)``): the
-        start of a paste's mark, or a key the person typed (Escape, an arrow key). What
-        follows is read byte by byte while it is the start mark's: the whole mark makes the
-        line a paste's start, seen before any Enter (``_skip_paste``), so a word pasted with
-        no newline is dropped at once instead of waiting for an Enter that would send it
-        with whatever was typed after it. Anything else is the rest of a typed line: it ends
-        at Enter or Ctrl-D as it would have. None: the terminal hung up."""
-        while line.endswith("\x1b"):
-            got = b""
-            with bytewise(self.read_fd):
-                while _MARK_TAIL.startswith(got) and got != _MARK_TAIL:
-                    chunk = await self._read_chunk(1)
-                    if chunk is None:
-                        continue
-                    if not chunk:  # hung up: no answer
-                        return None
-                    got += chunk
-                    if chunk in (b"\n", b"\r", self._eof):  # Enter, Ctrl-D: the line ends
-                        return line + got[:-1].decode("utf-8", errors="replace")
-            line += got.decode("utf-8", errors="replace")
-            if got == _MARK_TAIL:
-                self._at_mark = True  # read up to the mark: no newline
-                return line
-            rest = await self._read_line()  # the rest of the line (to its next ESC)
-            if rest is None:
-                return line
-            line += rest
-        return line
+        start of a paste's mark, or a key the person typed (Escape, an arrow key, Alt+key).
+        The rest of the answer is read byte by byte and edited as the kernel would have
+        (``line_edit``): a paste's start mark makes the line a paste's start, seen before
+        any Enter (``_skip_paste``), so a word pasted with no newline is dropped at once;
+        keys that send sequences do nothing, Backspace erases. None: the input ended
+        (Ctrl-D on an empty answer) or the terminal hung up."""
+        if not line.endswith("\x1b"):
+            return line
+        fd = self.read_fd
+        try:
+            modes = termios.tcgetattr(fd)
+        except (OSError, termios.error):
+            return line
+        cc = modes[6]
+        echo = bool(modes[3] & termios.ECHO)
+        edit = LineEdit(line[:-1], erase=_char(cc[termios.VERASE], b"\x7f"),
+                        kill=_char(cc[termios.VKILL], b"\x15"),
+                        werase=_char(cc[termios.VWERASE], b"\x17"),
+                        eof=_char(cc[termios.VEOF], b"\x04"), limit=CANON_LIMIT)
+        with bytewise(fd, echo=False):
+            self._edit, self._edit_flags = edit, termios.ICANON | (modes[3] & termios.ECHO)
+            try:
+                await self._edit_answer(edit, echo=echo, ctl=bool(modes[3] & termios.ECHOCTL))
+            except _HungUp:
+                return None
+            finally:
+                self._edit = None
+        if edit.eof:
+            return None
+        if edit.paste:
+            self._at_mark = True  # read up to the mark: no newline
+            return edit.text + marks.START
+        self._cut = edit.cut
+        return edit.text
+
+    async def _edit_answer(self, edit: LineEdit, *, echo: bool, ctl: bool) -> None:
+        """Read the rest of an answer after its ESC into ``edit`` (``_after_escape``), one
+        byte at a time (what follows an Enter, or a paste's start mark, is left unread)."""
+        fd = self.read_fd
+        # What came with the ESC was echoed by the terminal as it came (``^[``, an arrow's
+        # ``[A``): taken back once the key it belongs to is known, and echoed again as it
+        # is kept. Past an echoed newline the cursor left the line: nothing is taken back.
+        echoed = pending(fd)
+        stale = shown_width("\x1b", ctl=ctl)
+        said = edit.feed(b"\x1b")
+        joined = echoed > 0
+        while not edit.done:
+            chunk = await self._read_chunk(1)
+            if chunk is None:
+                continue
+            if not chunk:
+                raise _HungUp
+            shown = edit.feed(chunk, with_escape=joined)
+            if echoed > 0:
+                echoed -= 1
+                if chunk == b"\n":  # echoed already: the cursor is on the next line now
+                    stale, echoed, shown = -1, 0, shown.replace("\n", "")
+                elif stale >= 0 and not 0x80 <= chunk[0] < 0xC0:
+                    stale += shown_width(chunk.decode("latin-1"), ctl=ctl)
+            said += shown
+            joined = edit.after_escape and pending(fd) > 0  # Alt+key, an arrow's sequence
+            if echo and not edit.in_sequence and not edit.paste:
+                if stale > 0:
+                    said = "\b" * stale + " " * stale + "\b" * stale + said
+                    stale = 0
+                if said:
+                    self.write(said)
+                said = ""
 
     async def _skip_paste(self, first: str) -> int | None:
         """A paste at a question (its first line read): read to its end mark and dropped,

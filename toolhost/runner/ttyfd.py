@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 
 __all__ = ["bytewise", "canonical", "drain", "drop", "foreground", "hide_stdin", "job_control",
-           "pending", "pending_with_partial", "release_terminal_before_exit", "reopen",
+           "line_mode", "pending", "pending_with_partial", "release_terminal_before_exit", "reopen",
            "restore_stdin", "tty_name"]
 
 
@@ -101,10 +101,11 @@ def drain(fd: int, *, quiet: float = DRAIN_QUIET) -> int:
 
 
 @contextlib.contextmanager
-def bytewise(fd: int) -> Iterator[None]:
+def bytewise(fd: int, *, echo: bool = True) -> Iterator[None]:
     """Line mode off on the terminal ``fd`` while in the block (a read returns what has come,
-    a line not finished included; echo and the signal keys as they were), then back as it
-    was. Only in the foreground: from the background a change of modes stops the process."""
+    a line not finished included; the signal keys as they were; echo too, unless ``echo`` is
+    False: the reader echoes), then back as it was. Only in the foreground: from the
+    background a change of modes stops the process."""
     try:
         modes = termios.tcgetattr(fd)
     except (OSError, termios.error):
@@ -112,8 +113,9 @@ def bytewise(fd: int) -> Iterator[None]:
     if modes is None or not modes[3] & termios.ICANON or not foreground(fd):
         yield
         return
+    kept = termios.ICANON | (0 if echo else modes[3] & termios.ECHO)
     raw = [*modes[:6], list(modes[6])]
-    raw[3] = modes[3] & ~termios.ICANON
+    raw[3] = modes[3] & ~kept
     raw[6][termios.VMIN], raw[6][termios.VTIME] = 1, 0
     with contextlib.suppress(OSError, termios.error):
         termios.tcsetattr(fd, termios.TCSANOW, raw)
@@ -123,13 +125,23 @@ def bytewise(fd: int) -> Iterator[None]:
         if foreground(fd):
             # line mode back, the rest as it is now: a Ctrl-Z and fg meanwhile may have put
             # back what the reader had changed (``signal_keys``)
-            with contextlib.suppress(OSError, termios.error):
-                now = termios.tcgetattr(fd)
-                back = [*now[:6], list(now[6])]
-                back[3] = now[3] | termios.ICANON
-                for index in (termios.VMIN, termios.VTIME):
-                    back[6][index] = modes[6][index]
-                termios.tcsetattr(fd, termios.TCSANOW, back)
+            line_mode(fd, kept, vmin=modes[6][termios.VMIN], vtime=modes[6][termios.VTIME])
+
+
+def line_mode(fd: int, flags: int, *, on: bool = True, vmin: object = None,
+              vtime: object = None) -> None:
+    """Turn the local-mode ``flags`` (line mode, echo) of the terminal ``fd`` on or off, the
+    rest as it is now (``bytewise``; before Ctrl-Z stops toolhost and after ``fg``)."""
+    with contextlib.suppress(OSError, termios.error):
+        now = termios.tcgetattr(fd)
+        back = [*now[:6], list(now[6])]
+        back[3] = now[3] | flags if on else now[3] & ~flags
+        if not on:
+            back[6][termios.VMIN], back[6][termios.VTIME] = 1, 0
+        for index, value in ((termios.VMIN, vmin), (termios.VTIME, vtime)):
+            if value is not None:
+                back[6][index] = value
+        termios.tcsetattr(fd, termios.TCSANOW, back)
 
 
 def canonical(fd: int) -> bool:
