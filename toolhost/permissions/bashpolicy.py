@@ -111,6 +111,12 @@ def unprovable(command: str, cwd: str | None = None,
             reason = scripts_reason(parsed, command, cwd, judge, unprovable)
         if reason is None and judge is not None and may_name_tasks(seen):
             reason = tasks_reason(parsed, judge)  # round 24: just, task, tox, gradle...
+        if reason is None and cwd is not None and judge is not None and (
+                "python" in seen or "pypy" in seen):
+            from toolhost.permissions.latershadow import shadow_reason
+
+            reason = shadow_reason([f for words in parsed.segments + parsed.nested
+                                    for f in command_forms(words)], cwd, judge)  # round 25
         if reason is None and cwd is not None and _brings(seen):
             from toolhost.permissions.latergit import brought_later
 
