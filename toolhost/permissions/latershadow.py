@@ -7,8 +7,9 @@ call wrote there runs in place of the standard library's (``python3 -m json.tool
 ``python3 -c 'import json'``: checked with python itself), and a ``pip.py`` in place of pip.
 Where a deny or ask Bash rule exists, such a run is not provable when the directory holds a
 module named as the one ``-m`` runs or as a module of the standard library (any of which
-the code may import). ``-I`` and ``-P`` (and ``PYTHONSAFEPATH``) leave the directory off
-``sys.path``; a script file (``python3 x.py``) is the program, as before.
+the code may import), or after a ``cd`` on the line (the directory is then not known).
+``-I`` and ``-P`` leave the directory off ``sys.path``; a script file (``python3 x.py``) is
+the program, as before.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge) -> str |
             wanted.add(mode)
     if not wanted or not judge([None]):
         return None
+    if any(f[0] in ("cd", "pushd", "popd") for f in forms if f):
+        return "after a cd, the directory python imports modules from first is not known"
     found = _modules(cwd)
     if found is None:
         return (f"python puts {cwd!r} first on sys.path, and it holds too many entries to "
