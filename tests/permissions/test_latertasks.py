@@ -127,6 +127,9 @@ BUILDS_AND_TESTS = [
     "eslint .", "npx prettier --check .", "webpack", "sphinx-build docs out", "mkdocs build",
     "mypy .", "pylint x", "pre-commit", "pre-commit run -a", "ansible-playbook site.yml",
     "vagrant up", "conan install .", "yarn jest", "pnpm exec vitest", "stack build",
+    # an alias (.cargo/config.toml, CARGO_ALIAS_*, --config) or a cargo-x program: unknown
+    "cargo x", "cargo --config alias.y='\"run\"' y", "cargo foo", "CARGO_ALIAS_Z=run cargo z",
+    "cargo --config=build.rustc-wrapper='\"/tmp/w\"' tree", "pip install git+file:///tmp/x",
 ]
 # how a person or an installer may spell a runner's name: a version, a packager's suffix, a
 # directory, a launcher (each built over several runners, not one example each)
@@ -143,7 +146,9 @@ STILL_PROVABLE_25 = [
     "pip3.12 list", "pip install -U pip", "pytest --version", "go build ./...", "go vet ./...",
     "python -m json.tool f.json", "python -m http.server 8000", "python3 -m venv .v",
     "npm pkg set scripts.test=jest", "bun run x", "ls gradle-8 tox4", "echo pytest-3",
-    "git log --grep=tox4", "gradle-8 --version", "tox4 --help",
+    "git log --grep=tox4", "gradle-8 --version", "tox4 --help", "cargo tree", "cargo",
+    "cargo --list", "cargo help build", "cargo fmt --check", "cargo add serde",
+    "cargo +nightly --version", "pip install 'requests>=2'",
 ]
 
 

@@ -26,6 +26,7 @@ from toolhost.permissions.task_tables import (
     INFO,
     MODULES,
     TASK_RUNNERS,
+    cargo_builds,
     local_install,
     runner_name,
 )
@@ -116,6 +117,8 @@ def _a_setting(form: tuple[str, ...], values: tuple[str, ...]) -> bool:
 def _reads_project(name: str, form: tuple[str, ...]) -> bool:
     """Whether ``form`` (whose program ``runner_name`` reads as ``name``) runs what a file
     of the project says."""
+    if name == "cargo":
+        return cargo_builds(form)
     subs = TASK_RUNNERS.get(name)
     if name in _FIRST_WORD:  # (`bun test`, not `bun run test`: a script, laterpackage's)
         return next((w for w in form[1:] if w[:1] != "-"), None) in (subs or ())

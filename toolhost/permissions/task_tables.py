@@ -13,14 +13,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["ANY", "INFO", "MODULES", "TASK_RUNNERS", "local_install", "runner_name"]
+__all__ = ["ANY", "INFO", "MODULES", "TASK_RUNNERS", "cargo_builds", "local_install",
+           "runner_name"]
 
 ANY = frozenset({""})  # every use of the program runs the project's files
-_CARGO = frozenset({  # (build.rs and proc macros run on a build; tests and the binary too)
-    "build", "b", "check", "c", "clippy", "test", "t", "run", "r", "bench", "doc", "d",
-    "fix", "rustc", "rustdoc", "package", "publish", "make", "xtask", "nextest", "miri",
-    "llvm-cov", "tarpaulin", "criterion", "fuzz", "expand", "mutants", "hack", "udeps",
-    "watch", "insta", "leptos", "tauri", "component", "zigbuild", "ndk", "apk"})
 _JS_CODE_CONFIG = (  # a test runner, bundler, linter or framework whose config is JS code
     "jest", "vitest", "mocha", "ava", "karma", "playwright", "cypress", "eslint", "prettier",
     "stylelint", "webpack", "webpack-cli", "vite", "rollup", "parcel", "next", "nuxt", "nuxi",
@@ -49,7 +45,7 @@ TASK_RUNNERS: dict[str, frozenset[str]] = {
     "pixi": frozenset({"run"}),
     "uv": frozenset({"run", "sync", "build"}),
     "poetry": frozenset({"run", "install", "build", "sync"}),
-    "cargo": _CARGO,
+    "cargo": ANY,  # (but its quiet subcommands: cargo_builds; build.rs, proc macros, tests)
     "deno": frozenset({"task", "test", "bench"}),
     "bun": frozenset({"test"}),  # (bunfig.toml preloads, the test files)
     "rye": frozenset({"run", "sync", "build"}),
@@ -116,6 +112,35 @@ def runner_name(word: str) -> str | None:
     return "pip" if base in _PIPS else base if base in TASK_RUNNERS else None
 
 
+# cargo's own subcommands that build nothing of the project (an alias cannot replace one)
+_CARGO_QUIET = frozenset({
+    "version", "help", "new", "init", "add", "remove", "rm", "update", "fetch", "metadata",
+    "tree", "locate-project", "pkgid", "verify-project", "vendor", "generate-lockfile",
+    "clean", "uninstall", "search", "info", "login", "logout", "owner", "yank", "fmt",
+    "config", "report", "read-manifest", "audit", "outdated", "deny", "machete", "sort",
+    "upgrade", "set-version"})
+_CARGO_VALUED = frozenset({"-Z", "-C", "--color", "--explain"})
+
+
+def cargo_builds(form: tuple[str, ...]) -> bool:
+    """Whether a ``cargo`` form may build or run the project: its subcommand (past
+    ``+toolchain`` and options) is not one of cargo's quiet ones. An unknown word may be an
+    alias a ``.cargo/config.toml`` or ``CARGO_ALIAS_*`` gives (``x = "run"``) or a
+    ``cargo-x`` program; ``--config`` on the line may set either (fail closed)."""
+    skip = False
+    for k, word in enumerate(form[1:], 1):
+        if skip:
+            skip = False
+        elif word == "--config" or word.startswith("--config="):
+            return True
+        elif word in _CARGO_VALUED:
+            skip = True
+        elif word[:1] not in "-+":
+            return local_install("cargo", form[k - 1:]) if word == "install" else (
+                word not in _CARGO_QUIET)
+    return False  # (cargo --version, cargo --list, cargo: its help)
+
+
 def local_install(name: str, form: tuple[str, ...]) -> bool:
     """Whether ``pip install``/``wheel``/``download`` or ``cargo install`` builds a project
     from the disk (``.``, ``./pkg``, ``-e .``, ``-r req.txt`` whose lines may name one,
@@ -140,5 +165,5 @@ def _from_disk(word: str) -> bool:
     if word[:1] == "-":
         return word.partition("=")[0] in _FILE_OPTIONS or (
             word[:2] in ("-e", "-r", "-c") and word[:2] != "--")
-    return word[:1] in "./~" or ("/" in word and "://" not in word) or word.startswith(
-        "file:") or word.endswith((".whl", ".tar.gz", ".zip"))
+    return word[:1] in "./~" or ("/" in word and "://" not in word) or "file:" in word or (
+        word.endswith((".whl", ".tar.gz", ".zip")))  # (git+file:///x builds ./x's setup.py)
