@@ -55,3 +55,17 @@ def test_python_really_imports_the_directory_s_json(tmp_path: Path) -> None:
                    check=True, capture_output=True)
     assert (tmp_path / "ran").exists()
     assert decide(tmp_path, "python3 -c 'import json'", GUARDED) == "deny"
+
+
+@pytest.mark.parametrize("made", ["json.py", "json/__init__.py"])
+def test_a_module_made_after_a_settled_folder_was_listed_is_seen(
+        tmp_path: Path, made: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder still for 2 s is listed once (cached by its mtime and ctime): a module made
+    in it later, or a package's __init__.py made in a folder already there, is seen."""
+    from toolhost.permissions import latershadow
+
+    monkeypatch.setattr(latershadow, "_STILL_NS", -(10**18))  # (every folder is settled)
+    (tmp_path / "json").mkdir()
+    assert decide(tmp_path, "python3 -m json.tool f", GUARDED) == "allow"
+    (tmp_path / made).write_text("import os\n")
+    assert decide(tmp_path, "python3 -m json.tool f", GUARDED) == "deny"

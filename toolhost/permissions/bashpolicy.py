@@ -114,7 +114,7 @@ def unprovable(command: str, cwd: str | None = None,
         if reason is None and cwd is not None and judge is not None and (
                 "python" in seen or "pypy" in seen or "rust" in seen or "cargo" in seen
                 or "clippy" in seen or "rls" in seen):
-            reason = _chosen_by_directory(parsed, command, cwd, judge)  # round 25
+            reason = _chosen_by_directory(forms, command, cwd, judge)  # round 25
         if reason is None and cwd is not None and _brings(seen):
             from toolhost.permissions.latergit import brought_later
 
@@ -130,14 +130,13 @@ def unprovable(command: str, cwd: str | None = None,
         return f"it does not parse: {exc}"
 
 
-def _chosen_by_directory(parsed: ParsedCommand, command: str, cwd: str,
+def _chosen_by_directory(forms: list[tuple[str, ...]], command: str, cwd: str,
                          judge: Callable[[list[str | None]], bool]) -> str | None:
     """A module python imports from the current directory (``json.py``), a rust toolchain
     a ``rust-toolchain.toml`` names by a path: what runs in place of the program named."""
     from toolhost.permissions.latershadow import shadow_reason
     from toolhost.permissions.latertoolchain import toolchain_reason
 
-    forms = [f for words in parsed.segments + parsed.nested for f in command_forms(words)]
     return shadow_reason(forms, cwd, judge) or toolchain_reason(forms, command, cwd, judge)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 
 from toolhost.permissions.command_strings import reads_program_from_stdin
 from toolhost.permissions.later_judge import Judge
@@ -43,11 +44,10 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge) -> str |
         return None
     if any(f[0] in ("cd", "pushd", "popd") for f in forms if f):
         return "after a cd, the directory python imports modules from first is not known"
-    found = _modules(cwd)
-    if found is None:
+    hits = _modules(cwd, wanted)
+    if hits is None:
         return (f"python puts {cwd!r} first on sys.path, and it holds too many entries to "
                 "look for a module there")
-    hits = sorted(found & (_STDLIB | wanted))
     if hits:
         return (f"python puts the current directory first on sys.path, and its {hits[0]!r} "
                 "(an earlier call may have written it) is imported in place of the module "
@@ -76,22 +76,51 @@ def _mode(form: tuple[str, ...]) -> str | None:
     return "" if reads_program_from_stdin(form) else None
 
 
-def _modules(cwd: str) -> set[str] | None:
-    """The names of the modules a directory holds (``x.py``, ``x.cpython-312.so``, a
-    ``x/__init__.py`` package); None: too many entries to look at."""
-    out: set[str] = set()
-    try:
-        with os.scandir(cwd) as entries:
-            for n, entry in enumerate(entries):
-                if n >= _LISTED:
-                    return None
-                name = entry.name
-                if name.endswith(_SUFFIXES):
-                    out.add(name.split(".", 1)[0])
-                elif "." not in name and (
-                        os.path.exists(os.path.join(cwd, name, "__init__.py")) or
-                        os.path.exists(os.path.join(cwd, name, "__init__.pyc"))):
-                    out.add(name)
-    except OSError:
-        return set()  # (no directory: nothing there to import)
+def _modules(cwd: str, wanted: set[str]) -> list[str] | None:
+    """The modules of the standard library or of ``wanted`` a directory holds (``x.py``,
+    ``x.cpython-312.so``, a ``x/__init__.py`` package), sorted; None: too many entries."""
+    stems = _entries(cwd)
+    if stems is None:
+        return None
+    out = []
+    for stem in sorted((_STDLIB & stems.keys()) | (wanted & stems.keys())):
+        for name in stems[stem]:
+            if name.endswith(_SUFFIXES) or ("." not in name and (  # (a package: looked at
+                    os.path.exists(os.path.join(cwd, name, "__init__.py")) or  # each time:
+                    os.path.exists(os.path.join(cwd, name, "__init__.pyc")))):  # its folder
+                out.append(stem)  # may not change when its __init__.py is made)
+                break
     return out
+
+
+# (path, dev, ino, mtime_ns, ctime_ns) -> the entries by stem: a folder still for 2 s is
+# listed once (/tmp here: 1,400 entries, ~4 ms a listing); an entry made or removed changes
+# its mtime, and ctime catches a time put back (as package_files' rc look-ups, round 24)
+_LISTINGS: dict[tuple[str, int, int, int, int], dict[str, tuple[str, ...]] | None] = {}
+_STILL_NS = 2_000_000_000
+
+
+def _entries(cwd: str) -> dict[str, tuple[str, ...]] | None:
+    try:
+        st = os.stat(cwd)
+    except OSError:
+        return {}  # (no directory: nothing there to import)
+    key = (cwd, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+    if key in _LISTINGS:
+        return _LISTINGS[key]
+    try:
+        with os.scandir(cwd) as it:
+            names = [entry.name for _, entry in zip(range(_LISTED + 1), it, strict=False)]
+    except OSError:
+        return {}
+    stems: dict[str, tuple[str, ...]] | None = None
+    if len(names) <= _LISTED:
+        grouped: dict[str, list[str]] = {}
+        for name in names:
+            grouped.setdefault(name.split(".", 1)[0], []).append(name)
+        stems = {k: tuple(v) for k, v in grouped.items()}
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > _STILL_NS:
+        if len(_LISTINGS) >= 64:
+            _LISTINGS.clear()
+        _LISTINGS[key] = stems
+    return stems
