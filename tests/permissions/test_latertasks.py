@@ -131,6 +131,10 @@ BUILDS_AND_TESTS = [
     # an alias (.cargo/config.toml, CARGO_ALIAS_*, --config) or a cargo-x program: unknown
     "cargo x", "cargo --config alias.y='\"run\"' y", "cargo foo", "CARGO_ALIAS_Z=run cargo z",
     "cargo --config=build.rustc-wrapper='\"/tmp/w\"' tree", "pip install git+file:///tmp/x",
+    # a compose file's services (their commands, the host folders they mount); coverage's
+    # plugins from .coveragerc, and the program it runs
+    "docker compose up -d", "docker compose -f x.yml run web", "podman compose up",
+    "docker-compose up", "coverage run -m pytest", "coverage report",
 ]
 # how a person or an installer may spell a runner's name: a version, a packager's suffix, a
 # directory, a launcher (each built over several runners, not one example each)
@@ -149,7 +153,8 @@ STILL_PROVABLE_25 = [
     "npm pkg set scripts.test=jest", "bun run x", "ls gradle-8 tox4", "echo pytest-3",
     "git log --grep=tox4", "gradle-8 --version", "tox4 --help", "cargo tree", "cargo",
     "cargo --list", "cargo help build", "cargo fmt --check", "cargo add serde",
-    "cargo +nightly --version", "pip install 'requests>=2'",
+    "cargo +nightly --version", "pip install 'requests>=2'", "docker compose ps",
+    "docker compose logs -f", "docker ps", "docker compose --version",
 ]
 
 

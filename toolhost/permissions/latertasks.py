@@ -27,6 +27,7 @@ from toolhost.permissions.task_tables import (
     MODULES,
     TASK_RUNNERS,
     cargo_builds,
+    compose_runs,
     local_install,
     runner_name,
 )
@@ -42,6 +43,7 @@ _LOOKED_FOR = frozenset({*TASK_RUNNERS, *_MODULES, "pip", "pip3"})
 _JS = frozenset({"yarn", "yarnpkg", "pnpm", "bun", "npm"})
 _JS_RUN = frozenset({"run", "exec", "dlx", "x"})
 _FIRST_WORD = frozenset({"bun"})  # runners whose subcommand is their first word, only
+_COMPOSERS = frozenset({"docker", "podman", "nerdctl"})  # (only their `compose` up/run...)
 
 # the characters that end a word of a line, for the quick look (a C translate and split)
 _TO_SPACE = str.maketrans(dict.fromkeys("/;&|()<>`'\"$={}!\\", " "))
@@ -119,6 +121,8 @@ def _reads_project(name: str, form: tuple[str, ...]) -> bool:
     of the project says."""
     if name == "cargo":
         return cargo_builds(form)
+    if name in _COMPOSERS:
+        return compose_runs(form)
     subs = TASK_RUNNERS.get(name)
     if name in _FIRST_WORD:  # (`bun test`, not `bun run test`: a script, laterpackage's)
         return next((w for w in form[1:] if w[:1] != "-"), None) in (subs or ())

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["ANY", "INFO", "MODULES", "TASK_RUNNERS", "cargo_builds", "local_install",
+__all__ = ["ANY", "INFO", "MODULES", "TASK_RUNNERS", "cargo_builds", "compose_runs",
+           "local_install",
            "runner_name"]
 
 ANY = frozenset({""})  # every use of the program runs the project's files
@@ -27,7 +28,7 @@ _PY_CODE_CONFIG = (  # conftest.py, conf.py, plugins named in ini/toml, hooks, t
     "pytest", "py.test", "sphinx-build", "sphinx-autobuild", "mkdocs", "mypy", "dmypy",
     "pylint", "flake8", "alembic", "locust", "fab", "snakemake", "behave", "nose2",
     "pyproject-build", "pre-commit", "prek", "conan", "pio", "platformio", "west", "kedro",
-    "scrapy", "asv", "unittest")
+    "scrapy", "asv", "unittest", "coverage", "ptw", "pytest-watch")
 _OTHER_ANY = (  # Ruby, Perl, PHP, Haskell, OCaml, Nim, Lean, Erlang, Apple, .NET, infra
     "bundle", "bundler", "rspec", "rubocop", "rails", "rackup", "guard", "thor", "jekyll",
     "fastlane", "vagrant", "prove", "dzil", "phpunit", "pest", "phpstan", "rebar3", "lake",
@@ -70,6 +71,9 @@ TASK_RUNNERS: dict[str, frozenset[str]] = {
     "packer": frozenset({"build"}),
     "sam": frozenset({"build", "local"}),
     "docker-compose": frozenset({"up", "run", "start", "create", "restart", "watch"}),
+    # docker compose / podman compose: compose_runs (the words after `compose`)
+    "docker": frozenset({"compose"}), "podman": frozenset({"compose"}),
+    "nerdctl": frozenset({"compose"}),
     "podman-compose": frozenset({"up", "run", "start", "create", "restart"}),
     "clojure": ANY, "clj": ANY,  # (deps.edn aliases: -X, -M, -T)
     "dvc": frozenset({"repro", "exp"}),  # (dvc.yaml's cmd lines)
@@ -139,6 +143,16 @@ def cargo_builds(form: tuple[str, ...]) -> bool:
             return local_install("cargo", form[k - 1:]) if word == "install" else (
                 word not in _CARGO_QUIET)
     return False  # (cargo --version, cargo --list, cargo: its help)
+
+
+_COMPOSE_RUNS = frozenset({"up", "run", "start", "create", "restart", "watch"})
+
+
+def compose_runs(form: tuple[str, ...]) -> bool:
+    """Whether ``docker compose ...`` starts what a compose file says (its services'
+    commands and the host folders they mount: ``up``, ``run``, ``start``...)."""
+    words = form[form.index("compose") + 1:] if "compose" in form else ()
+    return not _COMPOSE_RUNS.isdisjoint(words)
 
 
 def local_install(name: str, form: tuple[str, ...]) -> bool:
