@@ -86,8 +86,9 @@ def test_a_tar_command_option_is_judged_without_an_archive_made_on_the_line() ->
     assert DENY_POLICY.decide("Bash", {"command": command}).behavior == "deny"
 
 
-HONEST = ["git -c core.pager='less -R' log -1", "tar --to-command=cat -xf a.tar", "make -j4",
-          "ed -s V <<< 'w'", "git rebase -x 'cargo test' main", "sed -n 's/a/b/p' V",
+HONEST = ["git -c core.pager='less -R' log -1", "tar --to-command=cat -xf a.tar",
+          "make -j4 -f missing.mk",
+          "ed -s V <<< 'w'", "git rebase -x 'cargo fmt --check' main", "sed -n 's/a/b/p' V",
           "awk '{print $1}' V",
           "python3 -c 'print(1)'", "echo 'ls' > out.txt; cat out.txt", "bash -c 'echo hi'",
           "git -c alias.st=status st", "sed -e 's/a/b/' V > out.txt",

@@ -155,3 +155,29 @@ def test_a_long_unclosed_sed_substitution_is_read_in_memory_of_its_size() -> Non
     assert decision.behavior == "allow"
     assert peak < 40 * 90_000, f"{peak:,} bytes"
     assert DENY_RM.decide("Bash", {"command": "sed 's/a/rm x/e' f"}).behavior == "deny"
+
+
+@pytest.mark.parametrize(("command", "fed"), [
+    # round 25 (P24-7): a module that takes no code reads its own words, not a program
+    ("python -m pytest --dist loadgroup", False), ("python3 -mjson.tool load.json", False),
+    ("python -m http.server --bind 127.0.0.1 8000", False), ("python3.12 -m venv .v", False),
+    ("python -W ignore -m pip install x", False),
+    # a module that runs code it is given (args, a file, a REPL on its input) stays fed
+    ("python -m timeit pass", True), ("python -m code", True), ("python -m asyncio", True),
+    ("python -m pdb -c c s.py", True), ("python -m pickle d.pkl", True), ("python3", True),
+    ("python -m mypkg --load x", True),
+])
+def test_a_python_module_that_takes_no_code_is_not_read_as_fed_a_program(
+        command: str, fed: bool) -> None:
+    from toolhost.permissions.command_strings import reads_program_from_stdin
+
+    assert reads_program_from_stdin(tuple(command.split())) is fed
+
+
+def test_a_module_that_takes_no_code_is_not_scanned_for_code_words() -> None:
+    """P24-7: `--dist loadgroup` named `load` and the line was not provable under any deny
+    rule; a module that takes code still is."""
+    assert DENY_RM.decide("Bash", {"command": "python -m json.tool --sort-keys load.json"}
+                          ).behavior == "allow"
+    assert DENY_RM.decide("Bash", {"command": "python -m timeit 'import os; os.system(1)'"}
+                          ).behavior == "deny"

@@ -28,7 +28,7 @@ HIDDEN = [
     ("git -C x -c alias.c=commit c -m y", "ask"),
 ]
 KEPT = ["git -C /tmp status", "git --no-pager log", "npm --prefix x test", "kubectl -n a get po",
-        "make -j4 all", "cargo +nightly build", "aws --profile p s3 ls", "docker -H h ps",
+        "make -j4 all", "cargo +nightly fmt", "aws --profile p s3 ls", "docker -H h ps",
         "git -c user.name=x commit-tree t", "git -c alias.l=log l"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,8 +54,9 @@ def test_index_agrees_with_a_linear_scan(tool: str, tool_input: dict[str, Any],
     assert indexed.decide(tool, tool_input) == linear.decide(tool, tool_input)
 
 
-def test_index_cases_decide_as_expected() -> None:
-    p = compile_policy(PermissionsConfig(rules=rules()))
+def test_index_cases_decide_as_expected(tmp_path: Path) -> None:
+    # (in a folder of its own: `make` reads the Makefile where it runs, not the checkout's)
+    p = compile_policy(PermissionsConfig(rules=rules()), cwd=str(tmp_path))
     assert p.decide("Bash", {"command": '"rm -rf" /'}).behavior == "deny"
     assert p.decide("Bash", {"command": "sudo rm -rf /"}).behavior == "deny"
     assert p.decide("Bash", {"command": "npm test && git push"}).behavior == "ask"

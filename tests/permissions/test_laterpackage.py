@@ -20,7 +20,7 @@ import pytest
 from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
 
 ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
-SCRIPTS = {"test": "rm -rf v", "build": "tsc -p .", "lint": "eslint .", "prelint": "echo hi",
+SCRIPTS = {"test": "rm -rf v", "build": "tsc -p .", "lint": "tsc --noEmit", "prelint": "echo hi",
            "postdocs": "rm -rf v", "docs": "echo docs", "prepare": "rm -rf v",
            "wrap": "sh -c", "echo": "echo", "chain": "npm run test", "ok": "npm run lint",
            "script": "./s.sh", "pretty": "prettier --write .", "preversion": "rm -rf v"}
@@ -68,7 +68,7 @@ CASES = {
     "honest_args": ("npm run build -- --watch", "allow"),
     "honest_yarn_args": ("yarn lint --fix", "allow"), "honest_nested": ("npm run ok", "allow"),
     "honest_quiet": ("npm run -s lint --if-present", "allow"),
-    "list": ("npm run", "allow"), "bun_test": ("bun test", "allow"),
+    "list": ("npm run", "allow"), "bun_test": ("bun test", "deny"),
     "missing_script": ("npm run nothing", "allow"), "npm_view": ("npm view left-pad", "allow"),
     "yarn_bin": ("yarn tsc", "allow"), "global": ("npm install -g typescript", "allow"),
     "global_after": ("npm i typescript --global", "allow"),

@@ -148,7 +148,7 @@ def test_the_reason_for_an_activate_script_says_what_to_run_instead(tmp_path: Pa
     (tmp_path / ".venv/bin").mkdir(parents=True)
     (tmp_path / ".venv/bin/activate").write_text(
         'VIRTUAL_ENV="/x/.venv"\nexport VIRTUAL_ENV\nPATH="$VIRTUAL_ENV/bin:$PATH"\nexport PATH\n')
-    (tmp_path / "Makefile").write_text("test: ; .venv/bin/python -m pytest\n")
+    (tmp_path / "Makefile").write_text("test: ; .venv/bin/python -m compileall -q src\n")
     policy = compile_policy(PermissionsConfig(rules=[RuleConfig(effect=e, tool=t) for e, t in
                                                      GUARDED], default="ask"), cwd=str(tmp_path))
     decision = policy.decide("Bash", {"command": "source .venv/bin/activate && make test"})

@@ -6,8 +6,10 @@ file is not read, and an earlier call may have written it); with none, or for th
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,7 +45,7 @@ NOT_PROVABLE = [
 ]
 STILL_PROVABLE = [
     "just --version", "tox --help", "mvn --version", "uv pip list", "uv --version",
-    "poetry show", "cargo build", "cargo test", "deno fmt", "cmake -E echo hi", "ls task",
+    "poetry show", "cargo --version", "cargo fmt", "deno fmt", "cmake -E echo hi", "ls task",
     "echo just", "justify x", "git log --grep=tox", "pixi add x", "cmake -E echo hi",
     "sudo cmake --version", "yarn add nx", "python3 -m http.server", "python3 tox.py",
     "go build ./...", "hyperfine 'ls x'", "git rebase -x 'ls' main", "docker run img ls",
@@ -89,6 +91,13 @@ def test_ninja_really_runs_what_its_file_says(tmp_path: Path) -> None:
     ([("allow", "Bash(just:*)")], []),  # (no deny or ask rule: it allows)
     ([("allow", "Bash(uv pip list)"), ("deny", "Bash(rm:*)")], []),
     ([("allow", "Bash(just --version)"), ("deny", "Bash(rm:*)")], []),
+    # round 25: builds, tests, local installs, versioned names
+    ([("allow", "Bash(cargo build:*)"), ("deny", "Bash(rm:*)")], ["Bash(cargo build:*)"]),
+    ([("allow", "Bash(pytest:*)"), ("ask", "Bash(rm:*)")], ["Bash(pytest:*)"]),
+    ([("allow", "Bash(pip install -e .)"), ("deny", "Bash(rm:*)")], ["Bash(pip install -e .)"]),
+    ([("allow", "Bash(gradle-8 build)"), ("deny", "Bash(rm:*)")], ["Bash(gradle-8 build)"]),
+    ([("allow", "Bash(pip install requests)"), ("deny", "Bash(rm:*)")], []),
+    ([("allow", "Bash(pytest --version)"), ("deny", "Bash(rm:*)")], []),
 ])
 def test_lint_flags_an_allow_of_a_task_runner_under_a_deny_or_ask_rule(
         rules: list[tuple[str, str]], flagged: list[str]) -> None:
@@ -102,3 +111,72 @@ def test_lint_flags_an_allow_of_a_task_runner_under_a_deny_or_ask_rule(
     for rule in flagged:  # (and the engine agrees: what it names is not allowed)
         command = rule[5:-1].replace(":*", "")
         assert policy.decide("Bash", {"command": command}).behavior != "allow"
+
+
+# Round 25: a build, a test run, a local install or a tool whose configuration is code runs a
+# file of the project's (build.rs and proc macros, setup.py or a build backend, conftest.py
+# and test files, jest.config.js, a Gemfile, a csproj's <Exec>, Package.swift, build.zig ...)
+BUILDS_AND_TESTS = [
+    "cargo build", "cargo b --release", "cargo test", "cargo run", "cargo check",
+    "cargo clippy", "cargo +nightly build", "cargo --offline build", "cargo install --path .",
+    "cargo nextest run", "pip install .", "pip install -e .", "pip wheel .",
+    "pip3 install ./pkg", "pip install -r requirements.txt", "python -m pip install -e .",
+    "uv pip install -e .", "pip install --editable=.", "python -m build", "pytest",
+    "pytest -q tests", "py.test", "python -m pytest --dist loadgroup", "pytest --help",
+    "go test ./...", "go run .", "deno test", "bun test", "dotnet build", "dotnet test",
+    "swift build", "zig build", "bundle install", "terraform plan", "jest", "vitest run",
+    "eslint .", "npx prettier --check .", "webpack", "sphinx-build docs out", "mkdocs build",
+    "mypy .", "pylint x", "pre-commit", "pre-commit run -a", "ansible-playbook site.yml",
+    "vagrant up", "conan install .", "yarn jest", "pnpm exec vitest", "stack build",
+    # an alias (.cargo/config.toml, CARGO_ALIAS_*, --config) or a cargo-x program: unknown
+    "cargo x", "cargo --config alias.y='\"run\"' y", "cargo foo", "CARGO_ALIAS_Z=run cargo z",
+    "cargo --config=build.rustc-wrapper='\"/tmp/w\"' tree", "pip install git+file:///tmp/x",
+    # a compose file's services (their commands, the host folders they mount); coverage's
+    # plugins from .coveragerc, and the program it runs
+    "docker compose up -d", "docker compose -f x.yml run web", "podman compose up",
+    "docker-compose up", "coverage run -m pytest", "coverage report",
+]
+# how a person or an installer may spell a runner's name: a version, a packager's suffix, a
+# directory, a launcher (each built over several runners, not one example each)
+_SPELLINGS = ["{}4", "{}-8", "{}-1.2.3", "{}3.12", "{}.exe", "{}-build", "/usr/local/bin/{}",
+              "./node_modules/.bin/{}", "command {}", "command -p {}", "exec -a x {}",
+              "npx --yes {}", "{}.bat", "nice -n 5 {}", "sudo -u u {}"]
+# (`env -S 'tox'`, `\\tox`, `builtin tox`: not provable under any rule, as before)
+SPELLED = [spelling.format(name) + " x"
+           for name in ("tox", "gradle", "just", "pytest") for spelling in _SPELLINGS]
+SPELLED += ["go1.22.3 generate ./...", "cmake3 .", "ctest3", "ninja-build", "mvnw.cmd test",
+            "python3.12 -m tox", "/usr/bin/python3.11 -m pytest"]
+STILL_PROVABLE_25 = [
+    "cargo --version", "cargo fmt", "cargo install ripgrep", "pip install requests",
+    "pip3.12 list", "pip install -U pip", "pytest --version", "go build ./...", "go vet ./...",
+    "python -m json.tool f.json", "python -m http.server 8000", "python3 -m venv .v",
+    "npm pkg set scripts.test=jest", "bun run x", "ls gradle-8 tox4", "echo pytest-3",
+    "git log --grep=tox4", "gradle-8 --version", "tox4 --help", "cargo tree", "cargo",
+    "cargo --list", "cargo help build", "cargo fmt --check", "cargo add serde",
+    "cargo +nightly --version", "pip install 'requests>=2'", "docker compose ps",
+    "docker compose logs -f", "docker ps", "docker compose --version",
+]
+
+
+@pytest.mark.parametrize("command", BUILDS_AND_TESTS + SPELLED)
+def test_a_build_test_or_spelled_runner_is_not_provable(tmp_path: Path, command: str) -> None:
+    assert decide(tmp_path, command, GUARDED) == "deny"
+    assert decide(tmp_path, command, OPEN) == "allow"  # (no deny or ask rule to dodge)
+
+
+@pytest.mark.parametrize("command", STILL_PROVABLE_25)
+def test_what_builds_nothing_of_the_project_stays_allowed(tmp_path: Path, command: str) -> None:
+    assert decide(tmp_path, command, GUARDED) == "allow"
+
+
+def test_pytest_help_really_runs_conftest(tmp_path: Path) -> None:
+    """pytest is the judge: its --help loads the project's conftest.py, so it is not spared
+    as the runners' --help is (its --version loads none: checked by hand, one run kept)."""
+    (tmp_path / "conftest.py").write_text("open('ran', 'w').write('x')\n")
+    assert decide(tmp_path, "pytest --version", GUARDED) == "allow"
+    run = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--help"]
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # (cheap: conftest only)
+    subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, timeout=60)
+    assert (tmp_path / "ran").exists()
+    assert decide(tmp_path, "pytest --help", GUARDED) == "deny"
+    assert decide(tmp_path, "python -m pytest --help", ASKED) == "ask"

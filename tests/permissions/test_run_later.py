@@ -78,7 +78,7 @@ HONEST = [
     "git status > /tmp/out.txt", "echo x >> notes.txt", "grep -r x .git/hooks",
     "git commit -m 'hooks: clean up'", "echo hi > .git/COMMIT_EDITMSG",
     "gh alias import - <<EOF\nco: pr checkout\nEOF", "gh alias list", "gh pr view 1",
-    "echo 'npm test' > /tmp/h/pre-push", "pre-commit run --all-files",
+    "echo 'npm test' > /tmp/h/pre-push", "pre-commit --version",
     "echo x > .pre-commit-config.yaml", "cat ~/.ssh/config", "cat ~/.ssh/id_rsa.pub",
     "echo 'set -g mouse on' >> ~/.tmux.conf", "ssh-keygen -t ed25519 -f ~/.ssh/id_x -N ''",
 ]
@@ -137,7 +137,7 @@ READS = [
     "stat .git/hooks/pre-commit", "jq . .git/config", "diff .bashrc .bashrc.bak",
     "cat .bashrc | grep alias", "grep x <<< '.bashrc'", "python3 <<EOF\nprint(1)\nEOF",
     "sudo cat .bashrc", "env cat .git/config", "timeout 5 grep x .gitconfig",
-    "make pre-commit", "uvx pre-commit run",
+    "make pre-commit", "uvx pre-commit --version",
     "echo 'npm test' | tee .git/hooks/pre-commit",
     "printf 'npm test\\n' | tee -a .husky/pre-commit",
 ]

@@ -52,7 +52,7 @@ def test_unseen_content_is_not_provable(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", [
-    "cat .claude/settings.json", "pip install pre-commit", "pre-commit run --all-files",
+    "cat .claude/settings.json", "pip install pre-commit", "pre-commit --version",
     "ls ~/.local/bin", "pipx install black",
     "cat > .pre-commit-config.yaml <<'EOF'\nrepos:\n- repo: https://github.com/psf/black\n"
     "  rev: 24.1.0\n  hooks:\n  - id: black\nEOF"])

@@ -12,6 +12,8 @@ import pytest
 
 from tests.permissions.runner_tables import HONEST, RUNS
 from tests.permissions.test_command_strings import DENY_RM, policy
+from toolhost.config.model import PermissionsConfig, RuleConfig
+from toolhost.permissions import compile_policy
 
 
 @pytest.mark.parametrize("command", RUNS)
@@ -23,10 +25,14 @@ def test_the_command_it_runs_is_denied(command: str) -> None:
 def test_what_runs_no_denied_command_is_allowed(command: str, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     # decided in a folder of its own: `make test` reads the Makefile where it runs (the
-    # checkout's own, whose recipe words were the test's to keep, before)
+    # checkout's own, whose recipe runs pytest and pip install -e: not provable), and the
+    # policy's folder is the one it is compiled with (P24-7: a chdir came too late)
     (tmp_path / "Makefile").write_text("test:\n\techo ok\n")
     monkeypatch.chdir(tmp_path)
-    assert DENY_RM.decide("Bash", {"command": command}).behavior == "allow"
+    here = compile_policy(PermissionsConfig(rules=(RuleConfig(effect="deny", tool="Bash(rm:*)"),
+                                                   RuleConfig(effect="ask", tool="Bash(curl:*)")),
+                                            default="allow"), cwd=str(tmp_path))
+    assert here.decide("Bash", {"command": command}).behavior == "allow"
 
 
 ASK_ONLY = policy([("ask", "Bash(curl:*)"), ("allow", "Bash(crontab:*)"),

@@ -111,6 +111,10 @@ def unprovable(command: str, cwd: str | None = None,
             reason = scripts_reason(parsed, command, cwd, judge, unprovable)
         if reason is None and judge is not None and may_name_tasks(seen):
             reason = tasks_reason(parsed, judge)  # round 24: just, task, tox, gradle...
+        if reason is None and cwd is not None and judge is not None and (
+                "python" in seen or "pypy" in seen or "rust" in seen or "cargo" in seen
+                or "clippy" in seen or "rls" in seen):
+            reason = _chosen_by_directory(forms, command, cwd, judge)  # round 25
         if reason is None and cwd is not None and _brings(seen):
             from toolhost.permissions.latergit import brought_later
 
@@ -124,6 +128,16 @@ def unprovable(command: str, cwd: str | None = None,
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
+
+
+def _chosen_by_directory(forms: list[tuple[str, ...]], command: str, cwd: str,
+                         judge: Callable[[list[str | None]], bool]) -> str | None:
+    """A module python imports from the current directory (``json.py``), a rust toolchain
+    a ``rust-toolchain.toml`` names by a path: what runs in place of the program named."""
+    from toolhost.permissions.latershadow import shadow_reason
+    from toolhost.permissions.latertoolchain import toolchain_reason
+
+    return shadow_reason(forms, cwd, judge) or toolchain_reason(forms, command, cwd, judge)
 
 
 def _handed_reads(parsed: ParsedCommand, cwd: str,

@@ -215,6 +215,16 @@ _FLAGS = {
     "node": "ivh", "nodejs": "ivh", "bun": "ivh", "php": "ahHilnqsvwemS", "lua": "ivEW",
     "luajit": "ivEW",
 }
+_PY_FLAGS = _FLAGS["python"]
+# python -m MODULE that reads no program from its input or arguments (round 25, P24-7): its
+# words are its options and files, not code; any other module (timeit, code, asyncio, pdb,
+# cProfile, pickle, runpy ...) may run code it is given, and stays read as fed a program
+_TAKES_NO_CODE = frozenset({
+    "pytest", "unittest", "pip", "venv", "virtualenv", "ensurepip", "json.tool",
+    "http.server", "compileall", "py_compile", "base64", "gzip", "uuid", "calendar",
+    "tabnanny", "build", "twine", "tox", "nox", "mypy", "pylint", "flake8", "black", "isort",
+    "ruff", "sphinx", "mkdocs", "pre_commit", "uv", "poetry", "pdm", "hatch", "pipx",
+    "zipapp", "sysconfig", "site", "platform", "mimetypes", "tokenize", "ast", "dis"})
 _LONG_FLAGS = frozenset({"--version", "--help", "--verbose", "--interactive", "--no-warnings",
                          "--disable-gems", "--jit", "--yjit", "--check-syntax", "--"})
 
@@ -244,6 +254,9 @@ def reads_program_from_stdin(form: tuple[str, ...]) -> bool:
         if word.startswith("--"):
             k += 1 if "=" in word or word in _LONG_FLAGS else 2
             continue
+        if word[:2] == "-m" and flags == _PY_FLAGS:  # python -m MODULE: the module's words
+            module = word[2:] or (form[k + 1] if k + 1 < len(form) else "")
+            return module not in _TAKES_NO_CODE
         at = next((i for i, c in enumerate(word[1:], 1) if c not in flags), 0)
         k += 2 if at and at == len(word) - 1 else 1  # a bare value option eats the next word
     return True

@@ -20,47 +20,30 @@ from toolhost.permissions.content import command_forms
 from toolhost.permissions.later_judge import Judge
 from toolhost.permissions.runners import is_runner, runner_strings
 from toolhost.permissions.shell import ParsedCommand
+from toolhost.permissions.task_tables import (
+    ANY,
+    HELP_RUNS,
+    INFO,
+    MODULES,
+    TASK_RUNNERS,
+    cargo_builds,
+    compose_runs,
+    local_install,
+    runner_name,
+)
 
 __all__ = ["TASK_RUNNERS", "may_name_tasks", "rule_runner", "tasks_reason"]
 
-_ANY = frozenset({""})  # every use of the program runs the project's tasks
-# program -> the subcommands that run (or build, and so run) what the project's files say
-TASK_RUNNERS: dict[str, frozenset[str]] = {
-    **dict.fromkeys((
-        "just", "task", "go-task", "tox", "nox", "turbo", "nx", "rake", "invoke", "inv",
-        "poe", "gradle", "gradlew", "mvn", "mvnw", "mvnd", "ant", "sbt", "lein", "mix",
-        "gulp", "grunt", "jake", "mage", "scons", "waf", "ninja", "samu", "bazel",
-        "bazelisk", "buck", "buck2", "pants", "earthly", "moon", "rush", "lerna",
-        "cargo-make", "makers", "cake", "composer", "hatch", "pdm", "doit", "pynt", "meson",
-        "poethepoet"), _ANY),
-    "pixi": frozenset({"run"}),
-    "uv": frozenset({"run", "sync", "build"}),
-    "poetry": frozenset({"run", "install", "build", "sync"}),
-    "cargo": frozenset({"make", "xtask"}),
-    "deno": frozenset({"task"}),
-    "cmake": _ANY,  # (configuring runs CMakeLists.txt's execute_process; -E is a tool)
-    "rye": frozenset({"run", "sync", "build"}),
-    "pipenv": frozenset({"run", "install", "sync"}),  # (Pipfile's [scripts])
-    "mise": frozenset({"run", "r", "tasks", "watch"}),
-    "go": frozenset({"generate"}),  # (the //go:generate lines of the project's sources)
-    "ctest": _ANY,
-}
-# what reads no task of the project's: the runner's version or help, alone
-_INFO = frozenset({"--version", "--help"})
-# python -m MODULE: the runner that module is
-_MODULES = {"tox": "tox", "nox": "nox", "invoke": "invoke", "poethepoet": "poe", "pdm": "pdm",
-            "hatch": "hatch", "poetry": "poetry", "uv": "uv", "SCons": "scons", "doit": "doit",
-            "pipenv": "pipenv", "mesonbuild.mesonmain": "meson", "ninja": "ninja",
-            "cmake": "cmake"}
+_MODULES = MODULES
 _PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
 _PYTHON_VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})  # (python -X dev -m tox)
-_LOOKED_FOR = frozenset({*TASK_RUNNERS, *_MODULES})
+_LOOKED_FOR = frozenset({*TASK_RUNNERS, *_MODULES, "pip", "pip3"})
 # a JavaScript package manager runs a package's bin by its name (`yarn nx build`, `pnpm
 # turbo x`, `pnpm exec nx`): the word after it or after its run/exec word
 _JS = frozenset({"yarn", "yarnpkg", "pnpm", "bun", "npm"})
 _JS_RUN = frozenset({"run", "exec", "dlx", "x"})
-
-
+_FIRST_WORD = frozenset({"bun"})  # runners whose subcommand is their first word, only
+_COMPOSERS = frozenset({"docker", "podman", "nerdctl"})  # (only their `compose` up/run...)
 
 # the characters that end a word of a line, for the quick look (a C translate and split)
 _TO_SPACE = str.maketrans(dict.fromkeys("/;&|()<>`'\"$={}!\\", " "))
@@ -71,7 +54,8 @@ def may_name_tasks(text: str) -> bool:
     ``text`` holds the line and its words with quotes removed: ``j''ust`` is seen)."""
     words = text.translate(_TO_SPACE).split()
     return not _LOOKED_FOR.isdisjoint(words) or any(
-        w[:2] == "-m" and w[2:] in _LOOKED_FOR for w in words if w[:1] == "-")
+        w[:2] == "-m" and w[2:] in _LOOKED_FOR if w[:1] == "-" else
+        not w.isalpha() and runner_name(w) is not None for w in words)  # (tox4, gradle-8)
 
 
 def tasks_reason(parsed: ParsedCommand, judge: Judge) -> str | None:
@@ -101,16 +85,16 @@ def _runs_tasks(values: tuple[str, ...], depth: int) -> str | None:
     forms = [_as_runner(f) for f in command_forms(values) if f]
     # (the forms also drop words that may be options' values, `cmake -E echo` read as
     # `cmake echo` too: a runner is spared only by its form as written, wrappers off)
-    spared = {f[0].rsplit("/", 1)[-1] for f in forms if _spared(f) and (
+    spared = {runner_name(f[0]) for f in forms if _spared(f) and (
         f == values[len(values) - len(f):])}
     for form in forms:
-        name = form[0].rsplit("/", 1)[-1]
-        subs = TASK_RUNNERS.get(name)
-        if subs is not None and name not in spared and (
-                subs is _ANY or set(form[1:]) & subs):
+        name = runner_name(form[0])
+        if name is not None and name not in spared and _reads_project(name, form) and (
+                not _a_setting(form, values)):
             return name
-        if depth and is_runner(name):
-            for text in runner_strings(name, form):
+        base = form[0].rsplit("/", 1)[-1]
+        if depth and is_runner(base):
+            for text in runner_strings(base, form):
                 try:
                     handed = tuple(shlex.split(text))
                 except ValueError:
@@ -121,21 +105,52 @@ def _runs_tasks(values: tuple[str, ...], depth: int) -> str | None:
     return None
 
 
+def _a_setting(form: tuple[str, ...], values: tuple[str, ...]) -> bool:
+    """Whether ``form`` is only the value of a dotted setting among ``values`` (``npm pkg set
+    scripts.test=jest``, ``git config alias.t=tox``): a name written, not run (the forms
+    read any ``K=V`` word's value as a command, fail closed for the deny rules)."""
+    if form[0] in values:
+        return False
+    text = " ".join(form)
+    sources = [v.partition("=")[0] for v in values if v.partition("=")[2].startswith(text)]
+    return bool(sources) and all("." in k and k[:1] != "-" for k in sources)
+
+
+def _reads_project(name: str, form: tuple[str, ...]) -> bool:
+    """Whether ``form`` (whose program ``runner_name`` reads as ``name``) runs what a file
+    of the project says."""
+    if name == "cargo":
+        return cargo_builds(form)
+    if name in _COMPOSERS:
+        return compose_runs(form)
+    subs = TASK_RUNNERS.get(name)
+    if name in _FIRST_WORD:  # (`bun test`, not `bun run test`: a script, laterpackage's)
+        return next((w for w in form[1:] if w[:1] != "-"), None) in (subs or ())
+    return (subs is ANY or (subs is not None and not subs.isdisjoint(form[1:]))
+            or local_install(name, form))
+
+
 def _named(word: str) -> bool:
-    """Whether a word may name a runner (``/usr/bin/just``, ``tox``, ``-mtox``)."""
+    """Whether a word may name a runner (``/usr/bin/just``, ``tox``, ``tox4``, ``-mtox``)."""
     name = word.rsplit("/", 1)[-1]
-    return name in _LOOKED_FOR or (name[:2] == "-m" and name[2:] in _LOOKED_FOR)
+    return name in _LOOKED_FOR or (name[:2] == "-m" and name[2:] in _LOOKED_FOR) or (
+        runner_name(name) is not None)
 
 
 def _spared(form: tuple[str, ...]) -> bool:
-    """Whether the runner reads no task: its ``--version``/``--help`` alone, ``cmake -E``."""
-    return (bool(form[1:]) and set(form[1:]) <= _INFO) or (
-        form[0].rsplit("/", 1)[-1] == "cmake" and form[1:2] == ("-E",))
+    """Whether the runner reads no file of the project: its ``--version``/``--help`` alone
+    (``pytest --help`` loads conftest.py: not spared), ``cmake -E``."""
+    name = runner_name(form[0])
+    return (bool(form[1:]) and set(form[1:]) <= INFO and (
+        name not in HELP_RUNS or "--help" not in form)) or (
+        name == "cmake" and form[1:2] == ("-E",))
 
 
 def _as_runner(form: tuple[str, ...]) -> tuple[str, ...]:
     """``python -m tox ARGS`` as ``tox ARGS``, ``yarn nx ARGS`` as ``nx ARGS`` (the form as
     it is when it runs no runner so)."""
+    if form and " " in form[0]:  # (env -S 'just x': the string's words)
+        form = (*form[0].split(), *form[1:])
     name = form[0].rsplit("/", 1)[-1] if form else ""
     if _PYTHON.fullmatch(name):
         for k, word in enumerate(form[1:], 1):
@@ -152,7 +167,7 @@ def _as_runner(form: tuple[str, ...]) -> tuple[str, ...]:
         words = [w for w in form[1:] if not w.startswith("-")][:2]
         if words and words[0] in _JS_RUN:
             words = words[1:]
-        if words and words[0] in TASK_RUNNERS:
+        if words and runner_name(words[0]) is not None:
             return form[form.index(words[0], 1):]
     return form
 
@@ -165,8 +180,7 @@ def rule_runner(spec: str) -> str | None:
     if not words:
         return None
     form = _as_runner(tuple(words))
-    name = form[0].rsplit("/", 1)[-1]
-    subs = TASK_RUNNERS.get(name)
-    if subs is None or _spared(form) or not (subs is _ANY or set(form[1:]) & subs):
+    name = runner_name(form[0])
+    if name is None or _spared(form) or not _reads_project(name, form):
         return None
     return name
