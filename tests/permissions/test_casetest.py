@@ -113,7 +113,8 @@ def test_each_mismatch_is_a_located_failure_line(team: Path) -> None:
     ("config: team.yaml\ncases:\n  - " + "[" * 5000 + "]" * 5000 + "\n", "cases.yaml"),
     ("config: team.yaml\ncases:\n  - {tool: X, expect: deny, input: {a: "
      + "[" * 300 + "]" * 300 + "}}\n" + "  - just a string\n",
-     ":3:136: nested more than 100 mappings or lists deep"),  # the file's depth limit first
+     # the file's depth limit first
+     ":3:136: cases[0].input.a[0][0]…[0]: nested more than 100 mappings or lists deep"),
     ("- a\n- list\n", "a case file is a mapping"),
 ])
 def test_malformed_case_files_get_located_errors(team: Path, body: str, fragment: str) -> None:
@@ -121,7 +122,8 @@ def test_malformed_case_files_get_located_errors(team: Path, body: str, fragment
     out = toolhost("permissions", "test", str(team / "cases.yaml"), home=team)
     assert out.returncode == 1
     assert "Traceback" not in out.stderr
-    assert fragment in out.stderr, out.stderr[:3000]
+    # "…" stands for what the line leaves out of a long key path
+    assert all(part in out.stderr for part in fragment.split("…")), out.stderr[:3000]
     assert out.stdout.startswith("FAIL: ") or "\nFAIL: " in out.stdout
 
 

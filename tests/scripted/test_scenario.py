@@ -105,14 +105,16 @@ def test_load_scenario_reads_files_and_names_missing_ones(tmp_path: Path) -> Non
         for p, c in zip("abcdefgh", "bcdefghi", strict=True)),
      "YAML aliases expand to more than 100,000 nodes"),
     ("turns: " + "[" * 10_000 + "]" * 10_000 + "\n",
-     "bad.yaml:1:107: nested more than 100 mappings or lists deep"),
+     "bad.yaml:1:107: turns[0][0]…[0]: nested more than 100 mappings or lists deep"),
     ("turns:\n  - text: " + "9" * 5001 + "\n", "an integer of more than 4,000 digits"),
     ("turns: !!python/object/apply:os.system [x]\n", "unsupported YAML tag"),
     ("turns:\n  - tool_calls: [{tool: t}]\n  - text: ok\n    expect_results:\n"
      "      - {matches: '^(a)\\1$'}\n", "backreferences are not supported"),
 ])
 def test_hostile_scenario_text_is_a_located_problem(text: str, expected: str) -> None:
-    assert any(expected in line for line in _problems(text)), _problems(text)
+    # "…" stands for what the line leaves out of a long key path
+    assert any(all(part in line for part in expected.split("…"))
+               for line in _problems(text)), _problems(text)
 
 
 def test_a_scenario_path_that_is_not_a_regular_file_is_never_read(tmp_path: Path) -> None:
