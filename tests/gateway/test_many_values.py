@@ -76,7 +76,7 @@ def test_the_cap_of_an_http_answer_follows_its_request() -> None:
     """A call's answer gets the call's cap, even when its arguments are large."""
     import httpx2
 
-    from toolhost.gateway.transport import _values_cap
+    from toolhost.gateway.http_caps import _values_cap
 
     def cap(body: str) -> int:
         return _values_cap(httpx2.Request("POST", "http://127.0.0.1:9/mcp",

@@ -39,12 +39,13 @@ from toolhost.gateway.asks import refuse_asks
 from toolhost.gateway.call_stop import CallStop
 from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.elicit_pass import Asker, CallAsks
+from toolhost.gateway.http_caps import capped_http_hooks
 from toolhost.gateway.liblogs import describe_invalid
 from toolhost.gateway.output_check import unchecked
 from toolhost.gateway.sift import sifted
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
-from toolhost.gateway.transport import Wire, capped_http_hooks, quiet_mcp_logs, stdio_transport
+from toolhost.gateway.transport import Wire, quiet_mcp_logs, stdio_transport
 
 __all__ = ["DEFAULT_REQUEST_TIMEOUT", "CallCancelled", "CallStop", "UpstreamConnection",
            "UpstreamError"]
