@@ -11,6 +11,7 @@ from typing import Any
 
 from toolhost import jsonfast
 from toolhost.fileopen import open_regular
+from toolhost.permissions.audit_flow import AuditFlow
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
 from toolhost.redaction import MASK
@@ -63,6 +64,8 @@ class AuditLog:
         # the last origin written and its text: a session's decisions repeat a few rules,
         # and an Origin is immutable (its text is what str() makes; redacted at each record)
         self._origin: tuple[object, str] = (None, "")
+        # the records' arguments read as one flow: a secret a piece per call is *** too
+        self._flow = AuditFlow()
         # Loaded here, not at import: the gate imports this module with or without a log.
         from toolhost.permissions.caller import current_caller
 
@@ -84,7 +87,8 @@ class AuditLog:
         decided), with the ``message`` the model was given as its result."""
         r = self.redact
         entry: dict[str, Any] = {"time": self._now(), "tool": r(tool_name),
-                                 "arguments": redact_value(tool_input, r), "event": "stopped",
+                                 "arguments": self._flow.shown(redact_value(tool_input, r)),
+                                 "event": "stopped",
                                  "message": r(message)}
         if tool_use_id:
             entry["tool_use_id"] = r(tool_use_id)
@@ -116,7 +120,7 @@ class AuditLog:
         entry: dict[str, Any] = {
             "time": self._now(),
             "tool": r(tool_name),
-            "arguments": redact_value(tool_input, r),
+            "arguments": self._flow.shown(redact_value(tool_input, r)),
             "decision": decision.behavior,
             "rule": r(decision.rule) if decision.rule is not None else None,
             "origin": r(self._origin_text(decision.origin))
@@ -126,7 +130,7 @@ class AuditLog:
         if decision.behavior != "allow":
             entry["message"] = r(decision.to_control_response()["message"])
         if decision.updated_input is not None:
-            entry["updatedInput"] = redact_value(decision.updated_input, r)
+            entry["updatedInput"] = self._flow.shown(redact_value(decision.updated_input, r))
         if tool_use_id:
             entry["tool_use_id"] = r(tool_use_id)
         caller = self._caller()
