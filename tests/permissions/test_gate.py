@@ -109,6 +109,23 @@ def test_audit_log_follows_the_gates_redaction_after_a_reload(tmp_path: Path) ->
     assert before == {"dsn": "new-secret"} and after == {"dsn": "***"}
 
 
+@pytest.mark.parametrize("left", [frozenset(), frozenset({"other-secret"})])
+def test_audit_log_hides_a_secret_a_reload_dropped(tmp_path: Path, left: frozenset[str]) -> None:
+    # The process never forgets a secret (the screen still hides it): nor does the log.
+    from toolhost.redaction import remember
+
+    log = tmp_path / "audit.jsonl"
+    config = host(tmp_path, DENY, audit_log=str(log))
+    remember(config.secrets)  # what loading the config does
+    gate = PermissionGate.from_config(config, interactive=False)
+    try:
+        gate.redact = HostConfig(version=1, servers={}, secrets=left).redact  # a reload
+        check(gate, "mcp__db__drop", {"dsn": "s3cr3t-value", "n": "s3cr3t-value"})
+    finally:
+        gate.close()
+    assert "s3cr3t-value" not in log.read_text()
+
+
 def test_yes_turns_ask_into_allow_but_not_deny(tmp_path: Path,
                                                caplog: pytest.LogCaptureFixture) -> None:
     gate = PermissionGate.from_config(host(tmp_path, DENY, ASK), assume_yes=True)

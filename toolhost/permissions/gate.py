@@ -21,6 +21,7 @@ from toolhost.permissions.audit import AuditLog
 from toolhost.permissions.decision import Asker, Decision, Policy
 from toolhost.permissions.policy import compile_policy
 from toolhost.permissions.reading_dirs import reading_dirs
+from toolhost.redaction import active
 
 __all__ = ["PermissionGate", "reloaded_meanwhile"]
 
@@ -218,11 +219,15 @@ class PermissionGate:
         """
         perms = config.permissions
 
-        def redact(text: str) -> str:  # the gate's current redaction, across reloads
-            return gate.redact(text)
+        # The audit log hides what the gate's current redaction hides (across reloads) and
+        # every secret the process remembers: one a reload dropped is still hidden on the
+        # screen (``ScrubbingStream``), and the log must not show what the screen hides.
+        def redact(text: str) -> str:
+            hide = active()
+            return hide.redact(gate.redact(text)) if hide else gate.redact(text)
 
         def plain() -> bool:  # whether that redaction hides nothing now (see AuditLog)
-            return _hides_nothing(gate.redact)
+            return _hides_nothing(gate.redact) and not active()
 
         if policy is None:
             policy = compile_policy(perms, tool_names=declared_tool_names(config),
