@@ -54,9 +54,9 @@ class AuditFlow:
         if not hide:
             return value
         cover: list[list[tuple[int, int]]] = [[] for _ in leaves]
-        for before, picked in zip(befores, views, strict=True):
-            if picked:
-                _covered(hide, before, [texts[i] for i in picked], picked, cover)
+        _covered(hide, [(before, [texts[i] for i in picked], picked)
+                        for before, picked in zip(befores, views, strict=True) if picked],
+                 cover)
         if not any(cover):
             return value
         shown = iter([_masked(text, spans) for text, spans in zip(texts, cover, strict=True)])
@@ -71,25 +71,31 @@ def _kept(before: str, texts: list[str]) -> str:
     return (before + "\n" + joined)[-KEEP:] if before else joined[-KEEP:]
 
 
-def _covered(hide: Any, before: str, texts: list[str], which: list[int],
+def _covered(hide: Any, views: list[tuple[str, list[str], list[int]]],
              cover: list[list[tuple[int, int]]]) -> None:
-    """Adds to ``cover[which[i]]`` the parts of ``texts[i]`` a secret found in ``before``
-    and ``texts``, joined by line breaks, covers (only secrets that reach into ``texts``)."""
-    start = len(before) + 1 if before else 0
-    text = (before + "\n" if before else "") + "\n".join(texts)
-    text = text[:start + HEAD * 4]  # (a bound: the flow's reach, as the session flow's)
-    offsets = []
-    at = start
-    for piece in texts:
-        offsets.append(at)
-        at += len(piece) + 1
-    for lo, hi in hide.spans(text):
-        if hi <= start:
-            continue  # all in what was written before
-        for i, off in enumerate(offsets):
-            a, b = max(lo, off), min(hi, off + len(texts[i]))
+    """Adds to ``cover[which[i]]`` the parts of ``texts[i]`` that a secret found in a view's
+    ``before`` and ``texts``, joined by line breaks, covers (only secrets that reach into
+    ``texts``). The views are read in one text, one after the other (one search: each costs
+    ~0.5 ms; a secret found across two views hides more, never less)."""
+    parts: list[str] = []
+    places: list[tuple[int, int, int]] = []  # (where a string starts, its length, its leaf)
+    at = 0
+    for before, texts, which in views:
+        if before:
+            parts.append(before)
+            at += len(before) + 1
+        for text, leaf in zip(texts, which, strict=True):
+            head = text[:HEAD]  # (a bound: the flow's reach, as the session flow's)
+            parts.append(head)
+            places.append((at, len(head), leaf))
+            at += len(head) + 1
+    if not places:
+        return
+    for lo, hi in hide.spans("\n".join(parts)):
+        for off, size, leaf in places:
+            a, b = max(lo, off), min(hi, off + size)
             if a < b:
-                cover[which[i]].append((a - off, b - off))
+                cover[leaf].append((a - off, b - off))
 
 
 def _masked(text: str, spans: list[tuple[int, int]]) -> str:
