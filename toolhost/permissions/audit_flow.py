@@ -40,6 +40,8 @@ class AuditFlow:
         strings that a secret spread over them, or begun in the records before, covers as
         ``***``; its strings are what the next record is read after."""
         hide = active()
+        if not hide:  # no secret known: nothing to hide, nothing to read later (a secret
+            return value  # is known from a load on; what came before it is written anyway)
         leaves: list[tuple[str, bool]] = []  # (a string, whether it is a key), as written
         _leaves(value, leaves)
         if not leaves:
@@ -51,8 +53,6 @@ class AuditFlow:
             befores = self._tails
             self._tails = tuple(_kept(before, [texts[i] for i in picked])
                                 for before, picked in zip(befores, views, strict=True))
-        if not hide:
-            return value
         cover: list[list[tuple[int, int]]] = [[] for _ in leaves]
         _covered(hide, [(before, [texts[i] for i in picked], picked)
                         for before, picked in zip(befores, views, strict=True) if picked],
