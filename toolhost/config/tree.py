@@ -109,9 +109,10 @@ class LazyMarks(MutableMapping[Path, Mark]):
         return self._make is None
 
     def _built(self) -> dict[Path, Mark]:
-        if self._make is not None:
-            make, self._make = self._make, None
+        make = self._make
+        if make is not None:  # (two threads may both scan: the same marks; none sees a half)
             self._marks = make()
+            self._make = None
         return self._marks
 
     def __getitem__(self, path: Path) -> Mark:
