@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import pytest
 
@@ -44,4 +44,6 @@ def test_a_lazy_origin_is_the_origin_it_stands_for() -> None:
     assert asdict(lazy) == asdict(plain) and str(lazy) == "f.toml:3:1"
     assert copy.deepcopy(lazy) == plain and pickle.loads(pickle.dumps(lazy)) == plain
     assert lazy.problem("bad").line == 3
+    assert replace(lazy, file="g.toml") == Origin("g.toml", 3, 1, "s.t.k")  # casetest's
+    assert replace(lazy, key_path="k") == Origin("f.toml", 3, 1, "k")
     assert check.origin(("s", "u")) == Origin("f.toml", 2, 2, "s.u")  # scanned: nearest parent

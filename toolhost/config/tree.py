@@ -145,9 +145,15 @@ class LazyOrigin(Origin):
     (an error to show, ``--explain``): building the model names every tool's origin, and
     reading none of them must not scan the file. Equal to the ``Origin`` it stands for."""
 
-    def __init__(self, marks: Mapping[Path, Mark], path: Path, file: str) -> None:
-        object.__setattr__(self, "_at", (marks, path, file))
+    def __init__(self, marks: Mapping[Path, Mark] | None = None, path: Path = (),
+                 file: str = "<config>", line: int = 0, column: int = 0,
+                 key_path: str = "") -> None:
         object.__setattr__(self, "file", file)  # (one file's lazy marks: every mark's file)
+        if marks is None:  # ``dataclasses.replace`` passes the fields: a placed origin
+            object.__setattr__(self, "_mark", Mark(file, line, column))
+            object.__setattr__(self, "key_path", key_path)
+            return
+        object.__setattr__(self, "_at", (marks, path, file))
         object.__setattr__(self, "key_path", format_path(path))
 
     def _found(self) -> Mark:
