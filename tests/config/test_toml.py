@@ -138,3 +138,18 @@ def test_nesting_past_the_limit_names_its_key_path(text: str, line: int, column:
     assert problem.message.startswith("nested more than 100 ")
     assert (problem.line, problem.column) == (line, column)
     assert problem.key_path.startswith(path) and " " not in problem.key_path
+
+
+def test_a_clean_load_never_scans_for_positions_until_one_is_read(
+        write: Any, kinds: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import toolhost.config.toml_source as source
+    scans: list[str] = []
+    real = source.scan_marks
+    monkeypatch.setattr(source, "scan_marks",
+                        lambda text, file, layer: scans.append(file) or real(text, file, layer))
+    config = load_config(write("c.toml", TOML_TWIN), kinds=kinds, layers=False)
+    assert scans == []  # the model names every origin, none read yet
+    add = config.servers["calc"].tools["add"]
+    assert add.origin.file.endswith("c.toml") and scans == []  # the file needs no scan
+    assert (add.origin.line, config.permissions.rules[1].origin.line) == (7, 17)
+    assert len(scans) == 1  # one scan, then every origin of the file reads it

@@ -131,7 +131,7 @@ class BackendChecker:
         if wrong:
             check.problem((*here, "select"), wrong)
             return None
-        return BackendSpec(kind=name, options=block, origin=check.mark(here).origin(here))
+        return BackendSpec(kind=name, options=block, origin=check.origin(here))
 
     def _report(self, check: Checker, here: Path, error: ValidationError,
                 shorthand: str | None) -> None:

@@ -72,7 +72,7 @@ def _resource(check: Checker, data: Mapping[str, Any], path: Path, server: str, 
         title=check.string(data, path, "title"),
         mime_type=check.string(data, path, "mime_type"),
         max_bytes=_max_bytes(check, data, path),
-        origin=check.mark(path).origin(path))
+        origin=check.origin(path))
     if uri is not None and not _SCHEME.match(uri):
         check.problem((*path, "uri"), f"{uri!r} is not a URI: it needs a scheme",
                       "e.g. docs://runbook or tickets://{id}")
@@ -254,7 +254,7 @@ def _prompt(check: Checker, data: Mapping[str, Any], path: Path, server: str,
                         messages=tuple(messages), function=function,
                         description=check.string(data, path, "description"),
                         title=check.string(data, path, "title"),
-                        origin=check.mark(path).origin(path))
+                        origin=check.origin(path))
 
 
 def _arguments(check: Checker, data: Mapping[str, Any], path: Path) -> tuple[PromptArgument, ...]:

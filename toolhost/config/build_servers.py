@@ -94,7 +94,7 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
             tools=tools,
             defaults=defaults,
             external=external,
-            origin=check.mark(path).origin(path),
+            origin=check.origin(path),
             resources=resources,
             prompts=prompts,
             upstream=upstream,
@@ -228,7 +228,7 @@ def _external_in_repo(check: Checker, ext: Mapping[str, Any], here: Path) -> dic
     ``cwd`` inside the checkout; problems otherwise. Elsewhere passed as written."""
     from toolhost.config.repotree import checkout_root
 
-    declaring = check.mark(here).file
+    declaring = check.place(here)[0]
     command, args, cwd = ext.get("command"), ext.get("args") or [], ext.get("cwd")
     if (not isinstance(command, str) or not command or checkout_root(declaring) is None
             or not all(isinstance(a, str) for a in args)):
@@ -314,7 +314,7 @@ def _tool(check: Checker, data: Mapping[str, Any], path: Path, server: str, name
         redact_results=check.boolean(data, path, "redact_results") is not False,
         task_support=support,
         task_ask_first=ask_first,
-        origin=check.mark(path).origin(path),
+        origin=check.origin(path),
     )
     return tool if backend is not None else None
 

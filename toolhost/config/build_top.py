@@ -84,8 +84,8 @@ def _too_long(check: Checker, path: tuple[Any, ...], text: str) -> bool:
 
 
 def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> RuleConfig | None:
-    mark = check.mark(path)
-    origin = mark.origin(path)
+    origin = check.origin(path)
+    layer = check.place(path)[1]
     if isinstance(item, str):
         if not item.strip():
             check.problem(path, "empty rule pattern")
@@ -94,7 +94,7 @@ def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> Rule
             return None
         _interpolated_path(check, path, item)
         return RuleConfig(effect=effect, tool=item, origin=origin,  # type: ignore[arg-type]
-                          layer=mark.layer)
+                          layer=layer)
     data = check.mapping(item, path)
     if data is None:
         return None
@@ -128,7 +128,7 @@ def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> Rule
         return None
     return RuleConfig(effect=effect, tool=tool, when=when,  # type: ignore[arg-type]
                       expr=expr, message=message,
-                      rewrite=rewrite, callers=callers, origin=origin, layer=mark.layer)
+                      rewrite=rewrite, callers=callers, origin=origin, layer=layer)
 
 
 def _interpolated_path(check: Checker, path: tuple[Any, ...], tool: str) -> None:
@@ -187,7 +187,7 @@ def build_plugins(check: Checker, value: Any) -> tuple[PluginRequirement, ...]:
                           f"{MAX_DIGITS:,} digits in {cut(spec, 40)!r}", "e.g. '>=1.0,<2'")
             continue
         if name:
-            out.append(PluginRequirement(name, spec, check.mark(here).origin(here)))
+            out.append(PluginRequirement(name, spec, check.origin(here)))
     return tuple(out)
 
 

@@ -13,7 +13,8 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from toolhost.config.limits import MAX_DIGITS, MAX_INT_BITS
-from toolhost.config.tree import Mark, Path, format_path, mark_for
+from toolhost.config.model import Origin
+from toolhost.config.tree import LazyMarks, LazyOrigin, Mark, Path, format_path, mark_for
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
@@ -142,7 +143,7 @@ class Checker:
                  redact: Any = None,
                  substituted: Mapping[Path, tuple[str, tuple[tuple[int, int], ...]]]
                  | None = None) -> None:
-        self.marks = dict(marks)
+        self.marks = marks  # not copied: TOML's marks are made when one is first read
         self.file = file
         # what ${...} interpolation changed (``Doc.substituted``): the text as written, and
         # where substituted values sit in the result
@@ -152,6 +153,22 @@ class Checker:
 
     def mark(self, path: Path) -> Mark:
         return mark_for(self.marks, path, self.file)
+
+    def origin(self, path: Path) -> Origin:
+        """Where ``path`` was written, for the model: marks not made yet (a TOML file's)
+        are made only if the origin's line is read."""
+        marks = self.marks
+        if isinstance(marks, LazyMarks) and not marks.scanned:
+            return LazyOrigin(marks, path, self.file)
+        return self.mark(path).origin(path)
+
+    def place(self, path: Path) -> tuple[str, str]:
+        """The file and the layer ``path`` was written in, without making lazy marks."""
+        marks = self.marks
+        if isinstance(marks, LazyMarks) and not marks.scanned:
+            return marks.file, marks.layer
+        mark = self.mark(path)
+        return mark.file, mark.layer
 
     def problem(self, path: Path, message: str, hint: str = "") -> None:
         mark = self.mark(path)
@@ -168,7 +185,7 @@ class Checker:
         text)."""
         if not (isinstance(value, bool) or value is None) or "string" not in what:
             return ""
-        yaml = not self.mark(path).file.endswith(".toml")
+        yaml = not self.place(path)[0].endswith(".toml")
         if isinstance(value, bool):
             return ("unquoted, YAML reads yes/no, on/off, true/false (any case) as a boolean: "
                     "quote the text, as in \"no\"") if yaml else "quote the text, as in \"true\""

@@ -64,7 +64,7 @@ def resolve_path(check: Checker, path: Path, value: str,
         if expect:
             expect_kind(check, path, resolved, expect)
         return resolved
-    declaring = check.mark(path).file
+    declaring = check.place(path)[0]
     resolved = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(declaring)),
                                              value))
     from toolhost.config.repotree import leaves_checkout

@@ -41,7 +41,7 @@ from toolhost.config.model import HostConfig, Origin, PluginRequirement
 from toolhost.config.repotree import loading_with
 from toolhost.config.secret_budget import secret_budget_problem
 from toolhost.config.sources import SUFFIXES, entry_form, read_doc, resolve_extends
-from toolhost.config.tree import Doc, Mark, Origins, format_path, mark_for
+from toolhost.config.tree import Doc, Mark, Origins, format_path, mark_for, node_count
 from toolhost.errors import ConfigError, PluginError, Problem
 from toolhost.excerpt import cut
 from toolhost.lockfile import LockGuard, lock_path, read_lock
@@ -271,7 +271,7 @@ class _Reader:
         doc = read_doc(file, layer, self.problems, origin)
         if doc is None:
             return
-        spend_values(max(len(doc.marks), 1))  # a mark per value: what this file holds
+        spend_values(max(node_count(doc.marks), 1))  # a mark per value: this file's
         if doc.data is None:
             doc.data = {}
         if not isinstance(doc.data, dict):
@@ -292,7 +292,6 @@ class _Reader:
         self.docs.append(doc)
 
     def _check_version(self, doc: Doc, is_main: bool) -> None:
-        mark = doc.marks.get(("toolhost",), Mark(doc.file, 1, 1))
         if "toolhost" not in doc.data:
             alias = next((k for k in ("version", "format", "format_version", "schema_version")
                           if k in doc.data), None)
@@ -315,6 +314,7 @@ class _Reader:
             self.version_problems += said  # reason, not "version None" nor its partial value
             return
         if type(version) is not int or version != FORMAT_VERSION:  # 1.0 and true too
+            mark = doc.marks.get(("toolhost",), Mark(doc.file, 1, 1))  # (lazy: only here)
             whole = isinstance(version, float) and version == FORMAT_VERSION
             self.version_problems.append(Problem(
                 f"unsupported format version {version!r}: this toolhost reads version "

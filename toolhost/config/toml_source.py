@@ -2,7 +2,8 @@
 
 ``tomllib`` parses (and validates) the text but keeps no positions, so a small scanner
 (``toolhost.config.toml_marks``) walks the same text once more and records the line and column
-of every key, table header, array element and inline-table entry.
+of every key, table header, array element and inline-table entry: lazily, when a mark is
+first read (``LazyMarks``), so a file with nothing to locate is never scanned.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.toml_dates import written_dates
 from toolhost.config.toml_marks import scan_marks
 from toolhost.config.toml_squeeze import squeeze
-from toolhost.config.tree import Doc, Mark, Path, deep_path, format_path
+from toolhost.config.tree import Doc, LazyMarks, Mark, Path, deep_path, format_path
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
@@ -116,14 +117,16 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         return None
     bad: list[tuple[Path, str]] = []
     dates: list[tuple[Any, Any]] = []
-    doc = Doc(data=_plain(data, (), file, bad, dates), file=file, layer=layer)
+    nodes = [1]  # the root
+    doc = Doc(data=_plain(data, (), file, bad, dates, nodes), file=file, layer=layer)
     if dates:  # as written (``...Z``, not Python's ``...+00:00``)
         written = written_dates(text)
         for holder, key in dates:
             value = holder[key]
             holder[key] = type(value)(written.get(value, value))
-    doc.marks = scan_marks(text, file, layer)
-    for path, reason in bad:  # now that the scanner knows where each value is
+    # the scan for positions costs about half of tomllib's parse: made only when one is read
+    doc.marks = LazyMarks(lambda: scan_marks(text, file, layer), nodes[0], file, layer)
+    for path, reason in bad:  # the scanner finds where each value is
         mark = doc.marks.get(path, Mark(file))
         problems.append(Problem(reason, file, mark.line, mark.column, format_path(path)))
     return doc if not bad else None
@@ -199,21 +202,23 @@ def _unclosed(text: str) -> tuple[int, int, bool]:
 
 
 def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]],
-           dates: list[tuple[Any, Any]]) -> Any:
+           dates: list[tuple[Any, Any]], nodes: list[int]) -> Any:
     """Dates and times become ISO strings (``dates`` gets where each is, to be shown as
     written): the model holds JSON-like data only; infinity and
     NaN are refused (``bad`` gets their paths). In place: tomllib's tables and arrays are
     new and ours, so only the values that change are written; a key path is built for a
-    table or an array (to go into) and for a value that changes, not for every value."""
+    table or an array (to go into) and for a value that changes, not for every value.
+    ``nodes[0]`` counts the nodes (what the scanner would mark)."""
     if isinstance(value, dict):
         items: Any = value.items()
     elif isinstance(value, list):
         items = enumerate(value)
     else:
         return _scalar(value, path, bad)
+    nodes[0] += len(value)
     for key, item in items:
         if isinstance(item, (dict, list)):
-            _plain(item, (*path, key), file, bad, dates)
+            _plain(item, (*path, key), file, bad, dates, nodes)
         elif isinstance(item, (float, datetime.date, datetime.time, _Underflow)) or (
                 type(item) is int and item.bit_length() > MAX_INT_BITS):  # 0x and 5,000 f
             value[key] = _scalar(item, (*path, key), bad)

@@ -9,13 +9,14 @@ inside it, lets merging and validation work on ordinary dicts and still name fil
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from toolhost.config.model import Origin
 
-__all__ = ["Doc", "Key", "Mark", "Origins", "Path", "format_path", "iter_paths", "mark_for"]
+__all__ = ["Doc", "Key", "LazyMarks", "LazyOrigin", "Mark", "Origins", "Path", "format_path",
+           "iter_paths", "mark_for", "node_count"]
 
 Key = str | int
 Path = tuple[Key, ...]
@@ -41,7 +42,7 @@ class Doc:
     """One file's content (or several files merged)."""
 
     data: Any
-    marks: dict[Path, Mark] = field(default_factory=dict)
+    marks: MutableMapping[Path, Mark] = field(default_factory=dict)
     file: str = "<config>"
     layer: str = "project"
     # strings ${...} interpolation changed: path -> (the text as written, the [start, end) of
@@ -81,13 +82,113 @@ def deep_path(path: Path, chars: int = 160) -> str:
     return head + "…" + last
 
 
-def mark_for(marks: dict[Path, Mark], path: Path, default_file: str = "<config>") -> Mark:
+def mark_for(marks: Mapping[Path, Mark], path: Path, default_file: str = "<config>") -> Mark:
     """The mark of ``path``, or of its nearest marked ancestor (a key a parser cannot place)."""
     for end in range(len(path), -1, -1):
         mark = marks.get(path[:end])
         if mark is not None:
             return mark
     return Mark(default_file)
+
+
+class LazyMarks(MutableMapping[Path, Mark]):
+    """Marks made on first use: a parser that keeps no positions (``tomllib``) hands over how
+    to find them, and the scan of the text runs only when a mark is read (a problem to
+    locate, ``--explain``, a merge of several files). A load that finds nothing wrong in one
+    file never scans it. ``count`` (the nodes, the root included) is known without a scan."""
+
+    def __init__(self, make: Callable[[], dict[Path, Mark]], count: int, file: str,
+                 layer: str) -> None:
+        self._make: Callable[[], dict[Path, Mark]] | None = make
+        self._marks: dict[Path, Mark] = {}
+        self.count = count
+        self.file, self.layer = file, layer  # every mark's: one file's marks
+
+    @property
+    def scanned(self) -> bool:
+        return self._make is None
+
+    def _built(self) -> dict[Path, Mark]:
+        make = self._make
+        if make is not None:  # (two threads may both scan: the same marks; none sees a half)
+            self._marks = make()
+            self._make = None
+        return self._marks
+
+    def __getitem__(self, path: Path) -> Mark:
+        return self._built()[path]
+
+    def get(self, path: Path, default: Any = None) -> Any:  # (the usual read: one call)
+        return self._built().get(path, default)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._built()
+
+    def __setitem__(self, path: Path, mark: Mark) -> None:
+        self._built()[path] = mark
+
+    def __delitem__(self, path: Path) -> None:
+        del self._built()[path]
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __repr__(self) -> str:
+        return f"LazyMarks({'unscanned' if self._make else len(self._marks)}, {self.count} nodes)"
+
+
+class LazyOrigin(Origin):
+    """An ``Origin`` whose line and column are looked up in ``LazyMarks`` when first read
+    (an error to show, ``--explain``): building the model names every tool's origin, and
+    reading none of them must not scan the file. Equal to the ``Origin`` it stands for."""
+
+    def __init__(self, marks: Mapping[Path, Mark] | None = None, path: Path = (),
+                 file: str = "<config>", line: int = 0, column: int = 0,
+                 key_path: str = "") -> None:
+        object.__setattr__(self, "file", file)  # (one file's lazy marks: every mark's file)
+        if marks is None:  # ``dataclasses.replace`` passes the fields: a placed origin
+            object.__setattr__(self, "_mark", Mark(file, line, column))
+            object.__setattr__(self, "key_path", key_path)
+            return
+        object.__setattr__(self, "_at", (marks, path, file))
+        object.__setattr__(self, "key_path", format_path(path))
+
+    def _found(self) -> Mark:
+        found: Mark | None = self.__dict__.get("_mark")
+        if found is None:
+            marks, path, file = self.__dict__["_at"]
+            found = mark_for(marks, path, file)
+            object.__setattr__(self, "_mark", found)
+        return found
+
+    @property
+    def line(self) -> int:
+        return self._found().line
+
+    @property
+    def column(self) -> int:
+        return self._found().column
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Origin):
+            return NotImplemented
+        return (self.file, self.line, self.column, self.key_path) == (
+            other.file, other.line, other.column, other.key_path)
+
+    def __hash__(self) -> int:
+        return hash((self.file, self.line, self.column, self.key_path))
+
+    def __reduce__(self) -> Any:  # (a copy or a pickle is the plain Origin)
+        return Origin, (self.file, self.line, self.column, self.key_path)
+
+
+def node_count(marks: Mapping[Path, Mark]) -> int:
+    """How many nodes the file of ``marks`` holds (a mark per node), without making lazy
+    marks."""
+    return marks.count if isinstance(marks, LazyMarks) else len(marks)
 
 
 def iter_paths(data: Any, prefix: Path = ()) -> Iterator[Path]:

@@ -48,7 +48,7 @@ class OpenApiDoc:
 
     data: Mapping[str, Any]
     file: str
-    marks: dict[KeyPath, Mark] = field(default_factory=dict)
+    marks: Mapping[KeyPath, Mark] = field(default_factory=dict)
     source_url: str | None = None  # where it was fetched from, for relative server URLs
     values: int = 0  # how many it has
     # checked whole by openapi-spec-validator (a larger one: the part its chosen operations

@@ -198,7 +198,7 @@ def _document(check: Checker, block: Mapping[str, Any], here: Path, server: str,
         check.problem(here, "an OpenAPI server names its document with 'spec' (a file) or "
                       "'url'", "e.g. openapi: {spec: ./openapi.yaml}")
         return None
-    origin = check.mark(here).origin(here)
+    origin = check.origin(here)
     if "spec" in block:
         spec = check.string(block, here, "spec")
         if spec is None:
@@ -363,7 +363,7 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
     former = _fitting(plan.name, server)
     renamed = None
     if reshape.name and reshape.name != former:
-        renamed = (former, check.mark((*where, "name")).origin((*where, "name")))
+        renamed = (former, check.origin((*where, "name")))
     return ToolConfig(
         name=reshape.name or former, server=server, renamed_from=renamed,
         backend=BackendSpec("http", options, origin),

@@ -108,7 +108,7 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
     if command:  # a script of a shared repository is its pinned file, and only that
         from toolhost.backends.command_paths import repo_command
 
-        declaring = check.mark((*here, "command")).file
+        declaring = check.place((*here, "command"))[0]
         listed, bad = repo_command(command, declaring, cwd)
         for message, index, hint in bad:
             check.problem((*here, "command", int(index)), message, hint)
@@ -126,7 +126,7 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
         required=check.boolean(block, here, "required") is not False,
         elicitation=_elicitation(check, block, here),
         include=include, exclude=exclude, reshape=build_reshapes(check, data, path),
-        origin=check.mark(here).origin(here))
+        origin=check.origin(here))
 
 
 def _elicitation(check: Checker, block: Mapping[str, Any], here: Path) -> bool:
@@ -190,5 +190,5 @@ def build_reshapes(check: Checker, data: Mapping[str, Any], path: Path) -> dict[
             name=name, description=check.string(entry, where, "description"),
             title=check.string(entry, where, "title"), annotations=dict(annotations or {}),
             fixed=dict(fixed or {}), defaults=dict(defaults or {}), params=params,
-            origin=check.mark(where).origin(where))
+            origin=check.origin(where))
     return out
