@@ -15,6 +15,7 @@ import pytest
 
 from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
+from toolhost.mcp.calls import MAX_PROGRESS_MESSAGE_CHARS
 from toolhost.results import ToolResult
 
 from .mcp_testtools import make_tool
@@ -58,3 +59,29 @@ async def test_progress_sends_only_what_the_schema_allows(
     refused = [r for r in caplog.records if "progress notification was not sent" in r.message]
     assert len(refused) == len(steps) - len(heard)
     assert [r.levelno for r in refused[:1]] == ([logging.WARNING] if refused else [])
+
+
+@pytest.mark.parametrize("size", [MAX_PROGRESS_MESSAGE_CHARS + 1, 5_000_000])
+async def test_a_progress_message_is_cut_like_a_log_line(size: int) -> None:
+    # a log line was cut at 10,000 characters, a progress message was sent whole: a tool
+    # reporting a 5 MB "status" sent 5 MB per notification to the client (under `toolhost
+    # run`, through the CLI's control protocol, as often as the tool liked)
+    async def tool(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        await ctx.progress(1, 2, "y" * size)
+        await ctx.progress(2, 2, "short")
+        return ToolResult.text("done")
+
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    server = McpServer("demo", "1", [make_tool("tool", tool, schema={})])
+    await server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": "tool", "_meta": {"progressToken": "t"}}},
+                        notify=notify)
+    first, second = (m["params"]["message"] for m in sent)
+    assert first.startswith("y" * MAX_PROGRESS_MESSAGE_CHARS)
+    assert len(first) < MAX_PROGRESS_MESSAGE_CHARS + 100
+    assert first.endswith(f"…{size - MAX_PROGRESS_MESSAGE_CHARS:,} more characters")
+    assert second == "short"

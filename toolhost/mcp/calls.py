@@ -22,6 +22,9 @@ __all__ = ["Cancel", "Notify", "ProgressSender", "cancel_scope", "claim_progress
            "send_sample"]
 
 _log = logging.getLogger("toolhost.mcp")
+# a progress message is a status line, as a log line is (toolhost.mcp.client_log): not a
+# channel for bulk data; a longer one is cut, with a note of how much was left out
+MAX_PROGRESS_MESSAGE_CHARS = 10_000
 
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
 """Sends a JSON-RPC notification (e.g. ``notifications/progress``) to the client."""
@@ -105,7 +108,8 @@ class ProgressSender:
     ``progress`` that is not a finite number larger than the last one sent (the spec: it
     "MUST increase with each notification"), a ``total`` that is not a finite number (NaN is
     no JSON: the client would get an error with no request to match), a ``message`` that is
-    not a string. The call goes on (the first of these is logged as a warning, the rest at
+    not a string. A message longer than ``MAX_PROGRESS_MESSAGE_CHARS`` is cut (as a log
+    line is). The call goes on (the first of these is logged as a warning, the rest at
     debug). Once the request is answered (``close``) nothing more is sent: the spec lets
     progress name only an active request's token, and the client may already have given
     that token to its next request (a task a tool left running, a sync tool's thread past
@@ -135,7 +139,7 @@ class ProgressSender:
         if total is not None:
             params["total"] = total
         if message is not None:  # shown to the client as it is: no secret in it
-            params["message"] = self._flow(message)
+            params["message"] = cut(self._flow(message), MAX_PROGRESS_MESSAGE_CHARS)
         await self._notify({"jsonrpc": "2.0", "method": "notifications/progress",
                             "params": params})
 
