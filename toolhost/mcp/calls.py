@@ -155,11 +155,12 @@ class ProgressSender:
 
     def thinned(self, progress: float, total: float | None) -> bool:
         """Whether this valid notification is left out: never one of the first
-        ``STEADY_PROGRESS``, nor the one that reaches ``total``; past them, with a total,
+        ``STEADY_PROGRESS``, nor the first that reaches ``total``; past them, with a total,
         one that advanced less than 1/``PROGRESS_STEPS`` of it since the last one sent;
         with no total, one while fewer were left out since the last one sent than were sent
         (a stream of N sends about sqrt(2N))."""
-        if self._sent < STEADY_PROGRESS or (total is not None and progress >= total):
+        if self._sent < STEADY_PROGRESS or (total is not None
+                                            and progress >= total > self._sent_at):
             return False
         if total is not None and total > 0:
             keep = progress - self._sent_at >= total / PROGRESS_STEPS
