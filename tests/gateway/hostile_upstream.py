@@ -8,7 +8,9 @@
   (``HOSTILE_N`` tools, resources and prompts), ``cursor_loop`` (every page has a next
   one), ``hang_call``, ``deaf_call`` (at a tools/call, stops reading its stdin for good
   and never answers),
-  ``hang_resources`` (offers resources, never lists them), ``hang_read`` (lists a resource
+  ``hang_resources`` (offers resources, never lists them), ``own_scheme`` (lists the
+  resources ``x://r`` and ``toolhost://kb/runbook``, the templates ``x://t/{a}`` and
+  ``toolhost://kb/{id}``), ``hang_read`` (lists a resource
   ``x://r`` and a prompt ``p``, never answers resources/read or prompts/get),
   ``bad_result`` (tools/call answers content no CallToolResult has), ``noise`` (a banner of
   ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``paged`` (tools/list
@@ -105,7 +107,7 @@ def answer(msg: dict[str, Any]) -> Any:
             "capabilities": {
                 "tools": {},
                 **({"resources": {}} if MODES & {"hang_resources", "big_list", "bigdesc",
-                                                 "hang_read"} else {}),
+                                                 "hang_read", "own_scheme"} else {}),
                 **({"prompts": {}} if MODES & {"big_list", "bigdesc", "hang_read"} else {}),
             },
             "serverInfo": {"name": "hostile", "version": "1"},
@@ -156,6 +158,12 @@ def answer(msg: dict[str, Any]) -> Any:
     elif (method == "resources/list" and "hang_resources" in MODES) or (
             method in ("resources/read", "prompts/get") and "hang_read" in MODES):
         return None
+    elif method == "resources/list" and "own_scheme" in MODES:
+        result = {"resources": [{"uri": "x://r", "name": "r"},
+                                {"uri": "toolhost://kb/runbook", "name": "runbook"}]}
+    elif method == "resources/templates/list" and "own_scheme" in MODES:
+        result = {"resourceTemplates": [{"uriTemplate": "x://t/{a}", "name": "t"},
+                                        {"uriTemplate": "toolhost://kb/{id}", "name": "k"}]}
     elif method == "resources/list" and "hang_read" in MODES:
         result = {"resources": [{"uri": "x://r", "name": "r"}]}
     elif method == "prompts/list" and "hang_read" in MODES:

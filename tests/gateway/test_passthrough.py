@@ -4,6 +4,7 @@ prompt names apart."""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -13,7 +14,11 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from .conftest import UPSTREAM
+from toolhost.gateway.client import UpstreamConnection
+from toolhost.gateway.passthrough import list_content
+from toolhost.gateway.spec import UpstreamSpec
+
+from .conftest import HOSTILE, UPSTREAM
 
 pytestmark = pytest.mark.anyio
 
@@ -111,3 +116,23 @@ async def test_an_upstream_prompt_meets_the_prompt_rules(tmp_path: Path,
             await client.get_prompt(name, {"topic": "x", "style": "long"})
         got = await client.get_prompt(name, {"topic": "x", "style": "short"})
         assert got.messages[0].content.text == "Summarize x in a short way."
+
+
+def test_an_upstream_claim_on_toolhost_uris_is_left_out_for_every_door(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # the claim was dropped only where servers are merged (serve): under `toolhost run` the
+    # CLI listed the upstream's toolhost://kb/runbook, and every read of it was "not found"
+    spec = UpstreamSpec(command=(sys.executable, str(HOSTILE)), connect_timeout=120.0,
+                        env={"HOSTILE_MODE": "own_scheme"})
+    connection = UpstreamConnection(spec, "h")
+    try:
+        with caplog.at_level(logging.WARNING, logger="toolhost.gateway"):
+            content = list_content(connection, "h")
+    finally:
+        connection.close()
+    uris = [e["uri"] for r in content.resources if not r.is_template
+            for e in getattr(r, "entries", ())]
+    templates = [r.descriptor()["uriTemplate"] for r in content.resources if r.is_template]
+    assert (uris, templates) == (["x://r"], ["x://t/{a}"])
+    assert "its resource toolhost://kb/runbook is left out" in caplog.text
+    assert "its resource template toolhost://kb/{id} is left out" in caplog.text

@@ -6,6 +6,7 @@ request it never sent. The call itself goes on and answers."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from collections.abc import Mapping
@@ -15,6 +16,7 @@ import pytest
 
 from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
+from toolhost.mcp.calls import MAX_PROGRESS_MESSAGE_CHARS, PROGRESS_STEPS, STEADY_PROGRESS
 from toolhost.results import ToolResult
 
 from .mcp_testtools import make_tool
@@ -58,3 +60,63 @@ async def test_progress_sends_only_what_the_schema_allows(
     refused = [r for r in caplog.records if "progress notification was not sent" in r.message]
     assert len(refused) == len(steps) - len(heard)
     assert [r.levelno for r in refused[:1]] == ([logging.WARNING] if refused else [])
+
+
+@pytest.mark.parametrize("size", [MAX_PROGRESS_MESSAGE_CHARS + 1, 5_000_000])
+async def test_a_progress_message_is_cut_like_a_log_line(size: int) -> None:
+    # a log line was cut at 10,000 characters, a progress message was sent whole: a tool
+    # reporting a 5 MB "status" sent 5 MB per notification to the client (under `toolhost
+    # run`, through the CLI's control protocol, as often as the tool liked)
+    async def tool(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        await ctx.progress(1, 2, "y" * size)
+        await ctx.progress(2, 2, "short")
+        return ToolResult.text("done")
+
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    server = McpServer("demo", "1", [make_tool("tool", tool, schema={})])
+    await server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": "tool", "_meta": {"progressToken": "t"}}},
+                        notify=notify)
+    first, second = (m["params"]["message"] for m in sent)
+    assert first.startswith("y" * MAX_PROGRESS_MESSAGE_CHARS)
+    assert len(first) < MAX_PROGRESS_MESSAGE_CHARS + 100
+    assert first.endswith(f"…{size - MAX_PROGRESS_MESSAGE_CHARS:,} more characters")
+    assert second == "short"
+
+
+@pytest.mark.parametrize(("total", "most"), [
+    # one per 1/1000th past the steady ones, up to its total and past it
+    (20_000.0, STEADY_PROGRESS + 2 * PROGRESS_STEPS + 1),
+    (None, STEADY_PROGRESS + 600)])                     # about sqrt(2N) of those past them
+async def test_a_progress_flood_is_thinned_and_its_end_is_sent(total: float | None,
+                                                               most: int) -> None:
+    # every one of 20,000 notifications of a loop reporting each row was sent: under
+    # `toolhost run` the CLI took as long again as the tool (6 s) to read them
+    async def tool(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        for row in range(1, 200_001 if total is None else 20_001):
+            await ctx.progress(row, total, None)
+        if total is not None:  # past its total (a wrong guess): thinned, not all sent
+            for row in range(20_001, 40_001):
+                await ctx.progress(row, total, None)
+        return ToolResult.text("done")
+
+    sent: list[float] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message["params"]["progress"])
+
+    server = McpServer("demo", "1", [make_tool("tool", tool, schema={})])
+    await server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": "tool", "_meta": {"progressToken": "t"}}},
+                        notify=notify)
+    assert sent[:STEADY_PROGRESS] == list(range(1, STEADY_PROGRESS + 1))
+    assert sent == sorted(set(sent)) and STEADY_PROGRESS < len(sent) <= most
+    if total is not None:
+        assert total in sent
+        after = sent[STEADY_PROGRESS - 1:]
+        steps = [b - a for a, b in itertools.pairwise(after)]
+        assert max(steps) <= total / PROGRESS_STEPS + 1

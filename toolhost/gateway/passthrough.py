@@ -24,6 +24,7 @@ import anyio
 from toolhost import regex
 from toolhost.backends.base import CallContext
 from toolhost.compile.content import ServerContent
+from toolhost.compile.content_claims import arrange
 from toolhost.compile.content_kinds import Prompt, PromptError, Resource, ResourceError
 from toolhost.compile.resource_uri import normalize
 from toolhost.excerpt import cut
@@ -83,7 +84,11 @@ def list_content(connection: UpstreamConnection, server: str) -> ServerContent:
                             "over %d characters", server, cut(name, 80), MAX_TITLE)
             elif isinstance(name, str) and name and name not in prompts:
                 prompts[name] = UpstreamPrompt(connection, name, prompt)
-    return ServerContent(tuple(resources), prompts)
+    # toolhost:// names declared resources only: what claims it is left out (with a
+    # warning) here, not only when servers are merged (serve), or under `toolhost run` the
+    # CLI listed such a URI that every read of then answered "not found"
+    kept, _, _ = arrange({server: resources})
+    return ServerContent(kept, prompts)
 
 
 async def _capabilities(client: Any) -> dict[str, bool]:

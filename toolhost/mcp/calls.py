@@ -22,6 +22,14 @@ __all__ = ["Cancel", "Notify", "ProgressSender", "cancel_scope", "claim_progress
            "send_sample"]
 
 _log = logging.getLogger("toolhost.mcp")
+# a progress message is a status line, as a log line is (toolhost.mcp.client_log): not a
+# channel for bulk data; a longer one is cut, with a note of how much was left out
+MAX_PROGRESS_MESSAGE_CHARS = 10_000
+# notifications a call sends at each step; past them a loop that reports every row is
+# thinned (``ProgressSender.thinned``): each one costs the client (the CLI under `toolhost
+# run` took as long again as the tool to read 20,000 of them) and a bar shows only the last
+STEADY_PROGRESS = 1_000
+PROGRESS_STEPS = 1_000  # past STEADY_PROGRESS, one per 1/1000th of a known total
 
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
 """Sends a JSON-RPC notification (e.g. ``notifications/progress``) to the client."""
@@ -105,19 +113,22 @@ class ProgressSender:
     ``progress`` that is not a finite number larger than the last one sent (the spec: it
     "MUST increase with each notification"), a ``total`` that is not a finite number (NaN is
     no JSON: the client would get an error with no request to match), a ``message`` that is
-    not a string. The call goes on (the first of these is logged as a warning, the rest at
-    debug). Once the request is answered (``close``) nothing more is sent: the spec lets
-    progress name only an active request's token, and the client may already have given
-    that token to its next request (a task a tool left running, a sync tool's thread past
-    its timeout, would report into that one)."""
+    not a string. A message longer than ``MAX_PROGRESS_MESSAGE_CHARS`` is cut (as a log
+    line is); a flood is thinned (``thinned``). The call goes on (the first of these is
+    logged as a warning, the rest at debug). Once the request is answered (``close``)
+    nothing more is sent: the spec lets progress name only an active request's token, and
+    the client may already have given that token to its next request (a task a tool left
+    running, a sync tool's thread past its timeout, would report into that one)."""
 
-    __slots__ = ("_flow", "_last", "_notify", "_open", "_release", "_token", "_warned")
+    __slots__ = ("_flow", "_last", "_notify", "_open", "_release", "_sent", "_sent_at",
+                 "_skipped", "_token", "_warned")
 
     def __init__(self, notify: Notify, token: str | int | float,
                  release: Callable[[], None] | None = None,
                  flow: Continued | None = None) -> None:
         self._notify, self._token, self._release = notify, token, release
         self._last, self._warned, self._open = -math.inf, False, True
+        self._sent, self._skipped, self._sent_at = 0, 0, -math.inf
         # a secret cut between messages is one (the session's: its results and log lines)
         self._flow = Continued() if flow is None else flow
 
@@ -131,13 +142,33 @@ class ProgressSender:
             self._warned = True
             return
         self._last = progress
+        if self.thinned(progress, total):
+            return
+        self._sent, self._skipped, self._sent_at = self._sent + 1, 0, progress
         params: dict[str, Any] = {"progressToken": self._token, "progress": progress}
         if total is not None:
             params["total"] = total
         if message is not None:  # shown to the client as it is: no secret in it
-            params["message"] = self._flow(message)
+            params["message"] = cut(self._flow(message), MAX_PROGRESS_MESSAGE_CHARS)
         await self._notify({"jsonrpc": "2.0", "method": "notifications/progress",
                             "params": params})
+
+    def thinned(self, progress: float, total: float | None) -> bool:
+        """Whether this valid notification is left out: never one of the first
+        ``STEADY_PROGRESS``, nor the first that reaches ``total``; past them, with a total,
+        one that advanced less than 1/``PROGRESS_STEPS`` of it since the last one sent;
+        with no total, one while fewer were left out since the last one sent than were sent
+        (a stream of N sends about sqrt(2N))."""
+        if self._sent < STEADY_PROGRESS or (total is not None
+                                            and progress >= total > self._sent_at):
+            return False
+        if total is not None and total > 0:
+            keep = progress - self._sent_at >= total / PROGRESS_STEPS
+        else:
+            keep = self._skipped >= self._sent
+        if not keep:
+            self._skipped += 1
+        return not keep
 
     def close(self) -> None:
         """The request is answered: send nothing more, free its token."""
