@@ -250,3 +250,21 @@ def test_a_cycle_across_two_repositories_names_each_file_by_repository_and_rev(
     team, r2 = (tmp_path / "team").as_uri(), (tmp_path / "r2").as_uri()
     assert (f"extends cycle: base.yaml of {team} at v2 -> f.yaml of {r2} at v1 -> "
             f"base.yaml of {team} at v2") in lines[0], lines[0]
+
+
+def test_a_too_large_fragment_of_a_repository_is_named_by_repository_and_rev(
+        tmp_path: Path) -> None:
+    """It was named by its hashed cache path, which says neither which repository nor rev."""
+    path = tmp_path / "team"
+    path.mkdir()
+    (path / "big.yaml").write_text("#" * 5000 + "\n")
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=n"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"], ["tag", "v1"]):
+        subprocess.run([*git, *args], cwd=path, check=True, capture_output=True)
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    config.write_text("toolhost: 1\nextends:\n  - repo: ../team\n    rev: v1\n"
+                      "    path: big.yaml\n")
+    line = _one_located_line(_validate(config, TOOLHOST_MAX_CONFIG_BYTES="1000"), config)
+    assert f"extends: big.yaml of {path.as_uri()} at v1: config file too large (5,001 " \
+        "bytes" in line, line
