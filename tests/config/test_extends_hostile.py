@@ -268,3 +268,23 @@ def test_a_too_large_fragment_of_a_repository_is_named_by_repository_and_rev(
     line = _one_located_line(_validate(config, TOOLHOST_MAX_CONFIG_BYTES="1000"), config)
     assert f"extends: big.yaml of {path.as_uri()} at v1: config file too large (5,001 " \
         "bytes" in line, line
+
+
+def test_a_rule_warning_of_a_repository_fragment_names_the_repository_once(
+        tmp_path: Path) -> None:
+    """A shared fragment widening the rules was warned about at its hashed cache path only:
+    the reviewer could not tell which repository or rev it came from."""
+    path = tmp_path / "team"
+    path.mkdir()
+    (path / "wide.yaml").write_text('toolhost: 1\npermissions:\n  allow: ["Bash(*)"]\n')
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=n"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"], ["tag", "v1"]):
+        subprocess.run([*git, *args], cwd=path, check=True, capture_output=True)
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    config.write_text("toolhost: 1\nextends:\n  - repo: ../team\n    rev: v1\n"
+                      "    path: wide.yaml\n")
+    proc = _validate(config)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [x for x in proc.stderr.splitlines() if "broad-allow" in x]
+    assert line.count(f"wide.yaml of {path.as_uri()} at v1") == 1, line

@@ -112,6 +112,8 @@ def name_checkouts(problems: Sequence[Problem]) -> list[Problem]:
         except (OSError, ValueError):
             rel = Path(problem.file).name
         said = f"{rel}{named[root]}" if named[root] else ""
+        if said and said in problem.hint:  # named already (by the loader, then a check)
+            said = ""
         out.append(replace(problem, hint=f"{problem.hint}; {said}" if problem.hint and said
                            else problem.hint or said))
     return out
