@@ -93,6 +93,23 @@ def test_a_file_it_cannot_rewrite_exactly_is_left_alone(tmp_path: Path, data: by
     assert not list(tmp_path.glob(".mcp.json.bak-*"))
 
 
+@pytest.mark.parametrize(("data", "expected"), [
+    (b'{\n  // the team\'s servers\n  "mcpServers": {}\n}\n', "2:3: "),
+    (b'{"mcpServers": {} /* none yet */}\n', "1:19: "),
+    (b'{"mcpServers": {"a": {"command": "x"},}}\n', "1:39: "),
+    (b'{"mcpServers": {"a": {"command": "x", "args": [1,]}}}\n', "1:50: "),
+])
+def test_a_comment_or_trailing_comma_is_named_with_what_to_remove(
+        tmp_path: Path, data: bytes, expected: str) -> None:
+    """A JSONC habit got only 'Expecting property name' and 'fix it by hand'."""
+    (tmp_path / ".mcp.json").write_bytes(data)
+    done = _install(tmp_path, ".mcp.json")
+    what = "JSON has no comments: remove the comment" if b"/" in data else \
+        "JSON allows no comma before a closing bracket: remove the last comma"
+    _refused(done, f".mcp.json:{expected}not valid JSON", what)
+    assert (tmp_path / ".mcp.json").read_bytes() == data
+
+
 def test_every_other_value_is_kept_exactly(tmp_path: Path) -> None:
     original = ('{"mcpServers": {"other": {"command": "x"}}, "big": 12345678901234567890, '
                 '"f": 1.5e300, "neg": -0.0, "s": "caf\\u00e9 \\ud800", "e": [], "o": {}}\n')

@@ -273,3 +273,18 @@ def test_a_tag_past_pythons_digit_limit_names_no_version(tag: str) -> None:
 
     version = tag_version(tag)
     assert (version is None) == (len(tag) > 100)
+
+
+def test_a_repository_it_cannot_reach_leaves_the_pin_and_says_so(tmp_path: Path,
+                                                                  repo: Path) -> None:
+    """Offline, update printed git's reason alone: not that nothing changed, nor that the
+    pinned rev still loads from the cache."""
+    import shutil
+
+    shutil.rmtree(repo)  # as unreachable as a remote with no network
+    text = "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1\n"
+    done, after = _update(tmp_path, "t.yaml", text)
+    assert done.returncode == 1 and after == text, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("t.yaml:4: ") and "ls-remote failed" in line, line
+    assert "nothing changed for this entry" in line and "rev v1 stays pinned" in line, line

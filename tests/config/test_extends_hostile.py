@@ -222,3 +222,69 @@ def test_a_file_in_a_submodule_is_named_as_such_not_sent_to_commit_it(
     assert f"pin that repository itself: {{repo: {where}, rev: ITS_TAG, path: x.yaml}}" \
         in line, line
     assert "commit it" not in line, line
+
+
+def test_a_cycle_across_two_repositories_names_each_file_by_repository_and_rev(
+        tmp_path: Path) -> None:
+    """team@v2's base.yaml extends r2@v1's f.yaml, which extends team@v2's base.yaml: the
+    cycle reads as files of repositories at revs, not as hashed cache directories."""
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=n"]
+    for name, other, rev, file in (("team", "r2", "v1", "f.yaml"),
+                                   ("r2", "team", "v2", "base.yaml")):
+        path = tmp_path / name
+        path.mkdir()
+        mine = "base.yaml" if name == "team" else "f.yaml"
+        (path / mine).write_text(f"toolhost: 1\nextends:\n  - repo: ../{other}\n"
+                                 f"    rev: {rev}\n    path: {file}\n")
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"],
+                     ["tag", "v2" if name == "team" else "v1"]):
+            subprocess.run([*git, *args], cwd=path, check=True, capture_output=True)
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    config.write_text("toolhost: 1\nextends:\n  - repo: ../team\n    rev: v2\n"
+                      "    path: base.yaml\n")
+    proc = _validate(config)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    team, r2 = (tmp_path / "team").as_uri(), (tmp_path / "r2").as_uri()
+    assert (f"extends cycle: base.yaml of {team} at v2 -> f.yaml of {r2} at v1 -> "
+            f"base.yaml of {team} at v2") in lines[0], lines[0]
+
+
+def test_a_too_large_fragment_of_a_repository_is_named_by_repository_and_rev(
+        tmp_path: Path) -> None:
+    """It was named by its hashed cache path, which says neither which repository nor rev."""
+    path = tmp_path / "team"
+    path.mkdir()
+    (path / "big.yaml").write_text("#" * 5000 + "\n")
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=n"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"], ["tag", "v1"]):
+        subprocess.run([*git, *args], cwd=path, check=True, capture_output=True)
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    config.write_text("toolhost: 1\nextends:\n  - repo: ../team\n    rev: v1\n"
+                      "    path: big.yaml\n")
+    line = _one_located_line(_validate(config, TOOLHOST_MAX_CONFIG_BYTES="1000"), config)
+    assert f"extends: big.yaml of {path.as_uri()} at v1: config file too large (5,001 " \
+        "bytes" in line, line
+
+
+def test_a_rule_warning_of_a_repository_fragment_names_the_repository_once(
+        tmp_path: Path) -> None:
+    """A shared fragment widening the rules was warned about at its hashed cache path only:
+    the reviewer could not tell which repository or rev it came from."""
+    path = tmp_path / "team"
+    path.mkdir()
+    (path / "wide.yaml").write_text('toolhost: 1\npermissions:\n  allow: ["Bash(*)"]\n')
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=n"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"], ["tag", "v1"]):
+        subprocess.run([*git, *args], cwd=path, check=True, capture_output=True)
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    config.write_text("toolhost: 1\nextends:\n  - repo: ../team\n    rev: v1\n"
+                      "    path: wide.yaml\n")
+    proc = _validate(config)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [x for x in proc.stderr.splitlines() if "broad-allow" in x]
+    assert line.count(f"wide.yaml of {path.as_uri()} at v1") == 1, line

@@ -74,6 +74,10 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
     note = unanswered_note(config, "validate")
     if note is not None:
         warnings.append(note)
+    from toolhost.config.repolinks import name_checkouts
+
+    # a rule or a warning of a fetched fragment: its cache path names no repository
+    errors, warnings = name_checkouts(errors), name_checkouts(warnings)
     order = {name: i for i, name in enumerate(config.files)}
 
     def key(p: Problem) -> tuple[int, int, int]:

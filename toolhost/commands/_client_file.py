@@ -62,7 +62,7 @@ def read_client_text(path: Path) -> tuple[str, dict[str, Any]]:
     read = read_json_file(str(path), problems, what="client config file",
                           limit=MAX_CLIENT_FILE)
     if read is None:
-        raise ConfigError([_refusal(p) for p in problems])
+        raise ConfigError([_refusal(p, _at_error(path, p)) for p in problems])
     text, data = read
     if not text.strip():
         return text, {}
@@ -77,12 +77,36 @@ def read_client_text(path: Path) -> tuple[str, dict[str, Any]]:
     return text, data
 
 
-def _refusal(problem: Problem) -> Problem:
+def _refusal(problem: Problem, there: str = "") -> Problem:
     from dataclasses import replace
 
     parsed = problem.message.startswith("not valid JSON")  # read, but not as it must be
+    hint = _BY_HAND if parsed else ""
+    if parsed and there.lstrip()[:2] in ("//", "/*"):  # a JSONC habit: say what to remove
+        hint = ("JSON has no comments: remove the comment there (toolhost rewrites a file "
+                "only if it keeps every other value exactly, and a comment cannot be kept)")
+    elif parsed and there.lstrip()[:1] in ("}", "]"):
+        hint = "JSON allows no comma before a closing bracket: remove the last comma"
     return replace(problem, message=f"{problem.message}; {_UNCHANGED}",
-                   hint=problem.hint or (_BY_HAND if parsed else ""))
+                   hint=problem.hint or hint)
+
+
+def _at_error(path: Path, problem: Problem) -> str:
+    """The text of ``path`` from where ``problem`` points (line, column: 1-based), up to the
+    end of that line; "" when it cannot be read again."""
+    from toolhost.fileopen import open_regular
+
+    if not problem.message.startswith("not valid JSON") or problem.line < 1:
+        return ""
+    try:  # (read once already, within the size limit, as a regular file)
+        with os.fdopen(open_regular(str(path)), "rb") as handle:
+            text = handle.read(MAX_CLIENT_FILE + 1).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return ""
+    lines = text.split("\n")  # as the parser counts lines (not U+2028)
+    if problem.line > len(lines):
+        return ""
+    return lines[problem.line - 1][max(problem.column - 1, 0):]
 
 
 def dump_client_file(data: dict[str, Any], like: str = "") -> str:

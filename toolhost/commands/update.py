@@ -179,9 +179,11 @@ def main(args: argparse.Namespace) -> int:
                              "blob, no commit: skipped)")
                 if later and new and newer(later, new):
                     said += f" ({_show(later)} is a pre-release: --pre moves to it)"
-        except ConfigError as exc:
-            print(f"{where}:{pin.line}: {_repo(pin)}: {shown(exc.problems[0].message)}",
-                  file=sys.stderr)
+        except ConfigError as exc:  # (no network, say): what to do, and that the pin stays
+            print(f"{where}:{pin.line}: {_repo(pin)}: {shown(exc.problems[0].message)}; "
+                  f"nothing changed for this entry (update asks the repository for its tags: "
+                  f"it must be reachable; rev {_show(pin.rev)} stays pinned, and loads from "
+                  "the cache where it was fetched before)", file=sys.stderr)
             failed += 1
             continue
         if new is None:

@@ -375,7 +375,10 @@ class _Reader:
             cycle = [c for c in chain if os.path.realpath(c) == real]
             if cycle:
                 start = next(i for i, c in enumerate(chain) if os.path.realpath(c) == real)
-                shown = " -> ".join([*chain[start:], name])
+                from toolhost.config.repolinks import shown_file  # (only on a cycle)
+
+                # a cached checkout's path names no repository: say which, at which rev
+                shown = " -> ".join(shown_file(c) for c in [*chain[start:], name])
                 self.problems.append(origin.problem(f"extends cycle: {shown}"))
                 continue
             suffix = Path(name).suffix

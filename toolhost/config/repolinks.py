@@ -65,6 +65,24 @@ def relative_to_url(base: str, relative: str, where: Origin = UNKNOWN) -> str:
     return head + joined
 
 
+def shown_file(path: str) -> str:
+    """``path`` as a reader knows it: ``base.yaml of URL at REV`` for a file of a cached
+    checkout (its cache path names no repository), else ``path`` itself."""
+    from toolhost.config.repotree import META, checkout_root
+    from toolhost.config.url_secrets import shown_url
+
+    root = checkout_root(path)
+    if root is None:
+        return path
+    try:
+        meta = json.loads(root.joinpath(META).read_text(encoding="utf-8"))
+        url, rev = str(meta["url"]), str(meta["rev"])
+        rel = Path(path).resolve().relative_to(root).as_posix()
+    except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        return path
+    return f"{rel} of {shown_url(url)} at {rev}"
+
+
 def name_checkouts(problems: Sequence[Problem]) -> list[Problem]:
     """``problems`` with each one located in a cached checkout saying which repository and
     rev that file is of: its path (``~/.cache/toolhost/repos/3f2a.../base.yaml:4:11``, kept
@@ -94,6 +112,8 @@ def name_checkouts(problems: Sequence[Problem]) -> list[Problem]:
         except (OSError, ValueError):
             rel = Path(problem.file).name
         said = f"{rel}{named[root]}" if named[root] else ""
+        if said and said in problem.hint:  # named already (by the loader, then a check)
+            said = ""
         out.append(replace(problem, hint=f"{problem.hint}; {said}" if problem.hint and said
                            else problem.hint or said))
     return out

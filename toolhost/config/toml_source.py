@@ -100,8 +100,10 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
                         if still_open else " (at the end of the file)")
         hint = (surrogate_hint(text, line) if "not a Unicode scalar value" in message
                 else _habit_hint(text, line))
-        problems.append(Problem(f"invalid TOML: {cut(message, 300)}", file, line, col,
-                                hint=hint))
+        from toolhost.config.conflicts import conflicted  # (only when it failed)
+
+        problems.append(conflicted(Problem(f"invalid TOML: {cut(message, 300)}", file, line,
+                                           col, hint=hint), text, "TOML"))
         return None
     except ValueError:  # int() refused a number of thousands of digits; tomllib says not where
         line, col = _long_number(text)

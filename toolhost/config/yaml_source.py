@@ -128,7 +128,10 @@ def _parse(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | N
         if exc.problem and exc.context and start is not None and start.line + 1 != line:
             # an unclosed bracket or quote is found lines later: say where it opened
             message += f" ({exc.context} at line {start.line + 1}, column {start.column + 1})"
-        problems.append(Problem(message, file, line, col, hint=_syntax_hint(exc, text)))
+        from toolhost.config.conflicts import conflicted  # (only when it failed)
+
+        problems.append(conflicted(Problem(message, file, line, col,
+                                           hint=_syntax_hint(exc, text)), text, "YAML"))
         return None
     except UnicodeEncodeError as exc:  # a lone surrogate: text that came from no UTF-8 file
         del problems[before:]

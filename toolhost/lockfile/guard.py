@@ -79,10 +79,12 @@ class LockGuard:
             digest = file_digest(target, limit)
         except TooLarge as big:  # (refused here, not left to the reader: the file could
             # shrink in between and be read unpinned)
+            from toolhost.config.repolinks import shown_file  # FILE of URL at REV
+
             raise ConfigError([origin.problem(
-                f"extends: {target}: config file too large ({big.size:,} bytes, the limit is "
-                f"{limit:,})", hint="raise it with TOOLHOST_MAX_CONFIG_BYTES if the file is "
-                "meant to be this big")]) from None
+                f"extends: {shown_file(str(target))}: config file too large "
+                f"({big.size:,} bytes, the limit is {limit:,})", hint="raise it with "
+                "TOOLHOST_MAX_CONFIG_BYTES if the file is meant to be this big")]) from None
         if self.verify:
             digest = self._check(source, rel, target, digest, origin)
         source.files[rel] = digest
