@@ -100,3 +100,24 @@ def test_git_really_runs_a_remote_helper_from_path(tmp_path: Path) -> None:
                    capture_output=True, timeout=30, check=False)
     assert (tmp_path / "ran").exists()  # git ran the helper, named by no word on the line
     assert decide(tmp_path, "git ls-remote evil::x", GUARDED) == "deny"
+
+
+@pytest.mark.parametrize(("rules", "flagged"), [
+    ([("allow", "Bash(git clone evil::x)"), ("deny", "Bash(rm:*)")], ["Bash(git clone evil::x)"]),
+    ([("allow", "Bash(env -C d make)"), ("ask", "Bash(rm:*)")], ["Bash(env -C d make)"]),
+    ([("allow", "Bash(vim -s keys:*)"), ("deny", "Bash(rm:*)")], ["Bash(vim -s keys:*)"]),
+    ([("allow", "Bash(less -k keys:*)"), ("deny", "Bash(rm:*)")], ["Bash(less -k keys:*)"]),
+    ([("allow", "Bash(git clone evil::x)")], []),  # (no deny or ask rule: it allows)
+    ([("allow", "Bash(git clone https://x/y)"), ("deny", "Bash(rm:*)")], []),
+])
+def test_lint_flags_an_allow_of_code_an_option_chooses(
+        rules: list[tuple[str, str]], flagged: list[str]) -> None:
+    from toolhost.config.model import PermissionsConfig, RuleConfig
+    from toolhost.permissions import compile_policy, lint_policy
+
+    policy = compile_policy(PermissionsConfig(
+        rules=[RuleConfig(effect=e, tool=t) for e, t in rules], default="ask"), cwd="/")
+    assert [f.rule for f in lint_policy(policy) if f.code == "never-allows"] == flagged
+    for rule in flagged:  # (and the engine agrees)
+        assert policy.decide("Bash", {"command": rule[5:-1].replace(":*", "")}).behavior \
+            != "allow"

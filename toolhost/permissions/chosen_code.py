@@ -11,10 +11,11 @@ rule exists they are not provable (fail closed)."""
 from __future__ import annotations
 
 import re
+import shlex
 
 from toolhost.permissions.command_strings import _SSH_VALUE_FLAGS, _VIMS, base
 
-__all__ = ["chosen_code_reason"]
+__all__ = ["chosen_code_reason", "chosen_code_spec"]
 
 # a git remote of the form NAME::ADDRESS (gitremote-helpers(7)): git runs git-remote-NAME
 _HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
@@ -112,3 +113,14 @@ def chosen_code_reason(forms: list[tuple[str, ...]]) -> str | None:
             return (f"{name} -F reads a config file whose ProxyCommand, LocalCommand or "
                     "Match exec run a command the rules cannot see")
     return None
+
+
+def chosen_code_spec(spec: str) -> str | None:
+    """Why every command an allow rule ``Bash(spec)`` names chooses code off the line
+    (``git clone evil::*``, ``env -C d make``, ``vim -s:*``; lint's ``never-allows``)."""
+    body = spec[:-2] if spec.endswith((":*", " *")) else spec
+    try:
+        words = tuple(shlex.split(body))
+    except ValueError:
+        return None
+    return chosen_code_reason([words]) if words else None
