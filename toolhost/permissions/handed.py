@@ -63,7 +63,17 @@ def local_strings(form: tuple[str, ...]) -> list[str]:
         return command_strings(form)
     if not form or not _judged_here(name):
         return []
+    if name == "git":  # (core.hooksPath names a directory, judged by gitconfig_runs)
+        return [s for s in command_strings(form) if s not in _hooks_paths(form)]
     return command_strings(form)
+
+
+def _hooks_paths(form: tuple[str, ...]) -> set[str]:
+    values = [form[k + 1] if w in ("-c", "--config") and k + 1 < len(form) else w[2:]
+              if w[:2] == "-c" else w[9:] if w.startswith("--config=") else ""
+              for k, w in enumerate(form)]
+    return {v.partition("=")[2] for v in values
+            if v.partition("=")[0].lower() == "core.hookspath"}
 
 
 def handed_reason(parsed: ParsedCommand, depth: int = 0, text: str = "") -> str | None:
