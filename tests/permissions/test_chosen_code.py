@@ -44,7 +44,9 @@ CHOOSES_CODE = [
     "vim -s keys.vim f", "vim --remote-send ':!id<CR>'", "gvim --remote-expr 'system(\"id\")'",
     "less -k keys f", "less --lesskey-src=keys f", "less --lesskey-s=keys f",
     "LESSKEY=keys less f", "less '+|a id' f", "ssh -F ./cfg h", "ssh -vF./cfg h",
-    "scp -F ./cfg a h:b",
+    "scp -F ./cfg a h:b", "wget -e use_askpass=./ask http://x", "wget -qe useAskPass=x http://x",
+    "wget --execute='use-askpass = x' http://x", "wget --exe=use_askpass=x http://x",
+    "wget --config=rc http://x", "wget --conf rc http://x", "WGETRC=rc wget http://x",
 ]
 # never provable, whatever the rules (as interpreter code naming `system` is, round 19)
 NEVER_PROVABLE = [
@@ -57,6 +59,7 @@ STILL_PROVABLE = [
     "git clone https://x/y", "git show HEAD:a", "env -i ls", "env A=1 make -f missing.mk",
     "vim -es -s f", "ex -s f", "vim -S keys.vim", "less -N f", "less +10 f", "ssh -v h ls",
     "ssh -o ProxyCommand=nc h", "mlr --icsv cat f", "mlr -n put 'end{print 1}'",
+    "wget -e robots=off http://x", "wget -q -O out http://x", "wget --exclude-domains=a http://x",
 ]
 
 

@@ -76,12 +76,38 @@ def _ssh_config(form: tuple[str, ...]) -> bool:
     return False
 
 
+def _wget(form: tuple[str, ...]) -> str | None:
+    """``wget --config=FILE`` (a wgetrc), ``-e use_askpass=CMD`` (a wgetrc command run as
+    ``--use-askpass``: wget runs CMD); other ``-e`` commands (``robots=off``) are data."""
+    for k, word in enumerate(form[1:], 1):
+        key, eq, value = word.partition("=")
+        nxt = form[k + 1] if k + 1 < len(form) else ""
+        if key[:2] == "--":
+            if len(key) > 5 and "--config".startswith(key):
+                return "--config"
+            if len(key) > 4 and "--execute".startswith(key):
+                command = value if eq else nxt
+            else:
+                continue
+        elif key[:1] == "-" and "e" in key[1:]:
+            rest = word[word.index("e", 1) + 1:]
+            command = rest or nxt
+        else:
+            continue
+        if command.partition("=")[0].replace("_", "").replace("-", "").strip().lower() \
+                == "useaskpass":
+            return "-e use_askpass"
+    return None
+
+
 def chosen_code_reason(forms: list[tuple[str, ...]]) -> str | None:
     """Why a form among ``forms`` runs code an option chooses off the line (None: none)."""
     for form in forms:
         if not form:
             continue
         first = form[0]
+        if first.startswith("WGETRC="):
+            return "WGETRC= gives wget a config file, whose use_askpass runs a command"
         if "=" in first and first.partition("=")[0] in _LESSKEY_VARS:
             return (f"{first.partition('=')[0]}= gives less a key file, which may set "
                     "LESSOPEN to a command the rules cannot see")
@@ -109,6 +135,9 @@ def chosen_code_reason(forms: list[tuple[str, ...]]) -> str | None:
             if opt is not None:
                 return (f"less {opt} loads a key file, which may set LESSOPEN to a command "
                         "the rules cannot see")
+        elif name == "wget" and (opt := _wget(form)) is not None:
+            return (f"wget {opt} names a command (a wgetrc's use_askpass) the rules cannot "
+                    "see")
         elif name in ("ssh", "scp", "sftp") and _ssh_config(form):
             return (f"{name} -F reads a config file whose ProxyCommand, LocalCommand or "
                     "Match exec run a command the rules cannot see")
