@@ -124,3 +124,21 @@ def test_lint_flags_an_allow_of_code_an_option_chooses(
     for rule in flagged:  # (and the engine agrees)
         assert policy.decide("Bash", {"command": rule[5:-1].replace(":*", "")}).behavior \
             != "allow"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+@pytest.mark.parametrize(("setting", "command", "expected"), [
+    ("remote.origin.url evil::x", "git fetch origin", "deny"),
+    ("remote.origin.url evil::x", "git pull", "deny"),
+    ("remote.origin.pushurl evil::x", "git push", "deny"),
+    ("url.evil::x.insteadOf gh:", "git ls-remote gh:y", "deny"),
+    ("remote.origin.url evil::x", "git status", "allow"),  # (no remote reached)
+    ("remote.origin.url https://x/y", "git fetch origin", "allow"),
+])
+def test_a_configured_remote_helper_is_not_provable(tmp_path: Path, setting: str,
+                                                    command: str, expected: str) -> None:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)}
+    subprocess.run(["git", "init", "-q", str(tmp_path)], env=env, check=True, timeout=30)
+    subprocess.run(["git", "config", *setting.split()], cwd=tmp_path, env=env, check=True,
+                   timeout=30)
+    assert decide(tmp_path, command, GUARDED) == expected

@@ -15,10 +15,10 @@ import shlex
 
 from toolhost.permissions.command_strings import _SSH_VALUE_FLAGS, _VIMS, base
 
-__all__ = ["chosen_code_reason", "chosen_code_spec"]
+__all__ = ["HELPER", "chosen_code_reason", "chosen_code_spec"]
 
 # a git remote of the form NAME::ADDRESS (gitremote-helpers(7)): git runs git-remote-NAME
-_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
+HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
 _LESSKEY_VARS = frozenset({"LESSKEY", "LESSKEYIN", "LESSKEY_SRC", "LESSKEY_CONTENT",
                            "LESSKEYIN_SYSTEM", "LESSKEY_SYSTEM"})
 
@@ -118,7 +118,7 @@ def chosen_code_reason(forms: list[tuple[str, ...]]) -> str | None:
                 return (f"{name} {opt} runs its command in another directory, whose "
                         "Makefile or scripts the rules do not read there")
         elif name == "git":
-            helper = next((w for w in form[2:] if _HELPER.match(w)), None)
+            helper = next((w for w in form[2:] if HELPER.match(w)), None)
             if helper is not None:
                 return (f"git is given the remote {helper[:60]!r} of the form NAME::ADDRESS, "
                         "so it runs the program git-remote-NAME (or ext::'s command), which "
