@@ -21,7 +21,7 @@ from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
-from toolhost.permissions.handed import handed_reason
+from toolhost.permissions.handed import handed_reason, local_strings
 from toolhost.permissions.inline_run import inline_run_reason
 from toolhost.permissions.later_words import later_words_reason
 from toolhost.permissions.latertasks import may_name_tasks, tasks_reason
@@ -97,6 +97,10 @@ def unprovable(command: str, cwd: str | None = None,
             forms = [f for words in parsed.segments + parsed.nested for f in command_forms(words)]
             reason = handed_reason(parsed, text=command) or self_run_reason(parsed) or (
                 inline_run_reason(forms, command)) or later_words_reason(parsed, command)
+        if reason is None and judge is not None:  # round 26: env -C, git x::, vim -s ...
+            from toolhost.permissions.chosen_code import chosen_code_reason
+
+            reason = chosen_code_reason(forms) if judge([None]) else None
         if reason is None and cwd is not None:  # round 20: a script an earlier call wrote
             from toolhost.permissions.laterscript import script_reason
 
@@ -150,20 +154,21 @@ def _handed_reads(parsed: ParsedCommand, cwd: str,
         return None
     for words in parsed.segments + parsed.nested:
         if not any(w.rsplit("/", 1)[-1] in SHELLS or is_runner(w.rsplit("/", 1)[-1])
-                   for w in words):
+                   or "=" in w or w.rsplit("/", 1)[-1] in _HANDS_STRINGS for w in words):
             continue
         for form in command_forms(words):
             name = form[0].rsplit("/", 1)[-1] if form else ""
             if name in SHELLS:
                 texts = _dash_c(form)
-            elif is_runner(name):  # round 24: `git rebase -x 'make t'`, `hyperfine 'sh s.sh'`
-                texts = [t for t in runner_strings(name, form) if _may_read(t)]
+            else:  # round 24: `git rebase -x 'make t'`, `hyperfine 'sh s.sh'`; round 26:
+                # `tar --to-command=./x`, `rsync -e ./x`, `git -c core.pager=./x`, `PAGER=./x`
+                texts = [t for t in dict.fromkeys(
+                    [*(runner_strings(name, form) if is_runner(name) else ()),
+                     *local_strings(form)]) if _may_read(t)]
                 if len(texts) > _MAX_HANDED and judge([None]):  # (each may read a Makefile,
                     # two deep: bounded; only where a deny or ask Bash rule exists)
                     return (f"{name} is handed more than {_MAX_HANDED} command lines that "
                             "run files here, too many to read")
-            else:
-                continue
             for text in texts:
                 token = _HANDED.set(depth + 1)
                 try:
@@ -171,7 +176,8 @@ def _handed_reads(parsed: ParsedCommand, cwd: str,
                 finally:
                     _HANDED.reset(token)
                 if why is not None and not why.startswith("it does not parse"):
-                    who = "the shell it starts" if name in SHELLS else name
+                    who = "the shell it starts" if name in SHELLS else (
+                        f"{form[0].partition('=')[0]}=" if "=" in form[0] else name)
                     return f"{who} runs {text[:60]!r}, which {why}"
     return None
 
@@ -202,6 +208,14 @@ def _dash_c(form: tuple[str, ...]) -> list[str]:
     return []
 
 
+# programs whose option values (or leading assignments) are command lines they run here
+# (command_strings): a quick look before their forms are made
+_HANDS_STRINGS = frozenset({
+    "tar", "gtar", "rsync", "zip", "man", "scp", "sftp", "wget", "sdiff", "diff3", "sort",
+    "split", "rg", "nodemon", "tcpdump", "nc", "netcat", "ncat", "fzf", "bat", "aria2c",
+    "cpio", "git", "sed", "gsed", "awk", "gawk", "mawk", "nawk", "vi", "vim", "nvim", "gvim",
+    "view", "ex", "rvim", "vimdiff", "less", "more", "most", "gdb", "lldb", "gh", "glab",
+    "npm", "pnpm", "yarn", "mlr", "miller"})
 _HANDED: ContextVar[int] = ContextVar("handed_depth", default=0)
 _MAX_HANDED = 16  # the command lines one program is handed that are read (fail closed past)
 

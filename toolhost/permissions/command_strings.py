@@ -52,6 +52,8 @@ _RUN_OPTIONS = {  # options whose value the program runs as a command line
                          "--on-download-error", "--on-download-stop", "--on-download-pause",
                          "--on-bt-download-complete"}),
     "cpio": frozenset({"--rsh-command"}),
+    # round 26: Miller runs its input files through a command (`--prepipe 'gunzip <'`)
+    "mlr": frozenset({"--prepipe", "--prepipex"}), "miller": frozenset({"--prepipe", "--prepipex"}),
     # apt-get -o 'APT::Update::Pre-Invoke::=CMD' (DPkg::Post-Invoke ...): the part after '='
     **dict.fromkeys(("apt", "apt-get", "aptitude"), frozenset({"-o", "--option"})),
 }
@@ -420,6 +422,7 @@ _NPM_PROGRAMS = frozenset({"shell", "editor", "git", "browser", "node-gyp", "scr
 
 # long options whose value is a command line that no table above lists by its full name
 _MORE_LONG = {"tar": ("--checkpoint-action",), "sed": ("--expression",),
+              "git": ("--config",),  # git clone --conf core.pager=CMD (round 26)
               "gsed": ("--expression",), "gdb": ("--eval-command",)}
 
 

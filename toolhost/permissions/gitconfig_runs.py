@@ -20,6 +20,7 @@ import re
 import shlex
 from contextvars import ContextVar
 
+from toolhost.permissions.chosen_code import HELPER
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.gitcommands import git_subcommand
 from toolhost.permissions.gitconfig_text import common_dir, repository, settings
@@ -55,6 +56,9 @@ _RUNS_HOOKS = {
                           "post-update", "push-to-checkout", "reference-transaction"}),
 }
 _DEPTH: ContextVar[int] = ContextVar("gitconfig_depth", default=0)
+# subcommands that reach a configured remote (through its transport or remote helper)
+_CONTACTS = frozenset({"fetch", "pull", "push", "ls-remote", "remote", "submodule", "clone",
+                       "archive", "maintenance", "gc", "fetch-pack", "send-pack", "bisect"})
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # the environment or options that name another repository or config than the one found here
 _ELSEWHERE = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_CEILING",
@@ -170,6 +174,11 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
             why = _judged(line, root, judge, unprovable)
             if why is not None:
                 return f"git's config runs {line[:60]!r} ({key}), which {why}"
+    helper = next((u for u in [*remotes.values(), *(b for _, b in rewrites)]
+                   if HELPER.match(u)), None) if sub in _CONTACTS else None
+    if helper is not None:  # round 26: url = evil::x runs git-remote-evil from PATH
+        return (f"git's config names the remote {helper[:60]!r} of the form NAME::ADDRESS, "
+                "so git runs the program git-remote-NAME, which the rules cannot see")
     why = _hooks(hooks, sub, root, judge, unprovable)
     if why is None and sub == "push" and found:
         why = _pushed_to(args[found[1] + 1:], remotes, rewrites, root, judge, unprovable)

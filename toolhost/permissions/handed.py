@@ -21,6 +21,7 @@ from toolhost.permissions.command_strings import (
     _VERSIONED,
     _escaped,
     _literals,
+    _ssh_parse,
     base,
     command_strings,
     reads_program_from_stdin,
@@ -29,7 +30,7 @@ from toolhost.permissions.content import TOO_MANY_FORMS, command_forms
 from toolhost.permissions.runners import _option_values, is_runner
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, parse_command
 
-__all__ = ["handed_reason"]
+__all__ = ["handed_reason", "local_strings"]
 
 # Whose strings are judged elsewhere or are not a local command line for certain: a shell's
 # ``-c`` (bashprog analyses it), ssh's remote command, a runner's suffixes (each later word is
@@ -48,6 +49,31 @@ def _judged_here(name: str) -> bool:
     if name in _ELSEWHERE or name in _INLINE_CODE or _VERSIONED.fullmatch(name):
         return False
     return name in ("git", "tar") or not is_runner(name)  # (tar: its option values only)
+
+
+def local_strings(form: tuple[str, ...]) -> list[str]:
+    """The command lines a program of ``form`` hands to a shell here, which may run a file
+    of this folder (round 26: ``tar --to-command=./x``, ``rsync -e ./x``, ``git -c
+    core.pager=./x log``, ``man -P ./x``, ``GIT_SSH_COMMAND=./x git fetch``): read as a
+    runner's strings are (``bashpolicy._handed_reads``)."""
+    name = base(form[0]) if form else ""
+    if name == "ssh":  # -o ProxyCommand=./x runs here (its remote command runs there)
+        return _ssh_parse(("scp", *form[1:]))[0]
+    if name in ("scp", "sftp"):
+        return command_strings(form)
+    if not form or not _judged_here(name):
+        return []
+    if name == "git":  # (core.hooksPath names a directory, judged by gitconfig_runs)
+        return [s for s in command_strings(form) if s not in _hooks_paths(form)]
+    return command_strings(form)
+
+
+def _hooks_paths(form: tuple[str, ...]) -> set[str]:
+    values = [form[k + 1] if w in ("-c", "--config") and k + 1 < len(form) else w[2:]
+              if w[:2] == "-c" else w[9:] if w.startswith("--config=") else ""
+              for k, w in enumerate(form)]
+    return {v.partition("=")[2] for v in values
+            if v.partition("=")[0].lower() == "core.hookspath"}
 
 
 def handed_reason(parsed: ParsedCommand, depth: int = 0, text: str = "") -> str | None:

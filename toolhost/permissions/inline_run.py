@@ -58,6 +58,9 @@ def inline_run_reason(forms: list[tuple[str, ...]], command: str) -> str | None:
         if not form:
             continue
         name = base(form[0])
+        if name in ("mlr", "miller") and any("system" in w or "exec" in w for w in form):
+            return (f"the code {name} runs names 'system' or 'exec' (Miller's DSL runs a "
+                    "command line), which may be built at run time: the rules cannot read it")
         awk = name in _AWKS
         interpreter = name in _INLINE_CODE or _VERSIONED.fullmatch(name) is not None
         if not (awk or interpreter):

@@ -133,6 +133,7 @@ def _never_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
                  None)
     if guard is None:
         return []
+    from toolhost.permissions.chosen_code import chosen_code_spec
     from toolhost.permissions.latertasks import rule_runner
 
     out: list[LintFinding] = []
@@ -141,7 +142,13 @@ def _never_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
         if rule.effect != "allow" or not rule.names.matches("Bash") or not isinstance(spec, str):
             continue
         name = rule_runner(spec)
-        if name is not None:
+        chosen = chosen_code_spec(spec)
+        if chosen is not None:  # round 26: Bash(git clone evil::*), Bash(env -C d make)
+            out.append(LintFinding(
+                "never-allows", f"{chosen}: under {guard.effect} rule {guard.text!r} at "
+                f"{guard.origin} such a command is not provable, so this rule allows none",
+                rule.text, rule.origin))
+        elif name is not None:
             out.append(LintFinding(
                 "never-allows", f"{name}'s tasks come from the project's files, which are not "
                 f"read: under {guard.effect} rule {guard.text!r} at {guard.origin} a command "
