@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -85,3 +86,42 @@ def test_two_questions_read_together_are_asked_in_the_order_they_came(tmp_path: 
     read = [json.loads(line) for line in (tmp_path / "cli.log").read_text().splitlines()]
     answers = [m["response"]["request_id"] for m in read if m["type"] == "control_response"]
     assert sorted(answers) == ["q", "q2"]
+
+
+# as TWO, but Bash calls: the first's rules run git (decided in a thread), the second's not;
+# the turn ends once both are answered
+BASH_TWO = TWO.replace('''["request_id"] == "q"''', '''["request_id"] == "q2"''').replace(
+    '''for q in ("q", "q2"):''', '''for q, c in (("q", "git checkout HEAD -- a.txt"),
+                     ("q2", "echo second")):''').replace(
+    '''"tool_name": "mcp__s__echo",
+              "input": {{"text": q}}''', '''"tool_name": "Bash",
+              "input": {{"command": c}}''')
+
+
+def test_a_question_whose_rules_run_git_is_asked_before_the_one_read_after_it(
+        tmp_path: Path) -> None:
+    # R25's left: the first call's decision ran git in a thread; the second, decided at once,
+    # was asked first. Each still gets exactly one answer.
+    assert "git checkout" in BASH_TWO and '"Bash"' in BASH_TWO  # the replacements took
+    assert '== "q2"' in BASH_TWO
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    with at_terminal(tmp_path, CONFIG + f"run:\n  cwd: {repo}\n", BASH_TWO) as (process,
+                                                                                  master):
+        assert "> " in read_until(master, "> ")
+        os.write(master, b"go\n")
+        first = read_until(master, "Allow?")
+        os.write(master, b"y\n")
+        second = read_until(master, "Allow?")
+        os.write(master, b"y\n")
+        read_until(master, "\n> ")
+        os.write(master, b"\x04")  # Ctrl-D at the prompt: the session ends
+        process.wait(timeout=30)
+    assert "git checkout" in first and "echo second" not in first, first
+    assert "echo second" in second, second
+    read = [json.loads(line) for line in (tmp_path / "cli.log").read_text().splitlines()]
+    answers = {m["response"]["request_id"]: m["response"]["response"]["behavior"]
+               for m in read if m["type"] == "control_response"}
+    assert answers == {"q": "allow", "q2": "allow"}, read

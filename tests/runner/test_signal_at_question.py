@@ -88,3 +88,25 @@ def test_the_terminal_closing_at_a_question_is_nobodys_answer(
     assert sorted(r["tool_use_id"] for r in records) == uses
     for record in records:  # what the CLI was told, and nobody's
         assert record["message"] == why and record["answered_by"].startswith("nobody"), record
+
+
+def test_ctrl_c_at_a_question_denies_the_one_queued_behind_it_saying_it_was_not_asked(
+        tmp_path: Path) -> None:
+    # The queued question (never shown) was denied "A person pressed Ctrl-C when asked
+    # about ...". Each call still gets exactly one answer.
+    with at_terminal(tmp_path, CONFIG, TWO) as (process, master):
+        assert "> " in read_until(master, "> ")
+        os.write(master, b"save it\n")
+        assert "Allow?" in read_until(master, "Allow?")
+        os.write(master, b"\x03")  # Ctrl-C at the first question
+        read_until(master, "\n> ")
+        os.write(master, b"\x04")  # Ctrl-D at the prompt: the session ends
+        process.wait(timeout=30)
+    read = [json.loads(line) for line in (tmp_path / "cli.log").read_text().splitlines()]
+    answers = {m["response"]["request_id"]: m["response"]["response"]
+               for m in read if m["type"] == "control_response"}
+    assert answers == {
+        "q": {"behavior": "deny",
+              "message": "A person pressed Ctrl-C when asked about mcp__s__echo."},
+        "q2": {"behavior": "deny", "message": "mcp__s__echo was not asked about: a person "
+               "pressed Ctrl-C at an earlier question of this turn."}}, read

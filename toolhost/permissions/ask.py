@@ -31,7 +31,10 @@ def parse_answer(line: str) -> str:
 
 
 class AskInterrupted(Exception):
-    """The person pressed Ctrl-C at the question: the call is denied."""
+    """The person pressed Ctrl-C at the question: the call is denied. ``asked`` False: the
+    question was never shown (a Ctrl-C at an earlier one of the turn denies it too)."""
+
+    asked = True
 
 
 class TerminalHungUp(Exception):
@@ -144,9 +147,11 @@ class TerminalAsker:
                 try:
                     answer, reason, typed = await self._ask_reader(self.reader, tool_name,
                                                                    tool_input, decision)
-                except AskInterrupted:
-                    return Decision("deny", f"A person pressed Ctrl-C when asked about "
-                                    f"{tool_name}.", rule=decision.rule,
+                except AskInterrupted as exc:
+                    said = (f"A person pressed Ctrl-C when asked about {tool_name}."
+                            if exc.asked else f"{tool_name} was not asked about: a person "
+                            "pressed Ctrl-C at an earlier question of this turn.")
+                    return Decision("deny", said, rule=decision.rule,
                                     origin=decision.origin, answered_by="person (Ctrl-C)")
             else:
                 answer, reason, typed = await anyio.to_thread.run_sync(

@@ -17,6 +17,7 @@ from toolhost.permissions.ask import (
     no_terminal_asker,
     terminal_available,
 )
+from toolhost.permissions.ask_order import AskOrder
 from toolhost.permissions.audit import AuditLog
 from toolhost.permissions.decision import Asker, Decision, Policy
 from toolhost.permissions.policy import compile_policy
@@ -104,6 +105,7 @@ class PermissionGate:
         # Why a question still open will not be answered (the audit line says it), when the
         # host is ending, e.g. "toolhost is stopping (SIGTERM)"; else "cancelled" is all.
         self.ending: str | None = None
+        self._order = AskOrder()  # questions asked in the order the checks began
 
     @property
     def policy(self) -> Policy:
@@ -126,13 +128,26 @@ class PermissionGate:
                     request: Mapping[str, Any] | None = None) -> Decision:
         """Decide one call. ``request`` is the CLI's can_use_tool request body, if any."""
         policy = self._policy
-        if self._reads_files(tool_name, tool_input):  # (git run in a slow repository held
-            # every other call, a cancel and a signal, up to 10 s a read)
-            decision = await anyio.to_thread.run_sync(policy.decide, tool_name, tool_input)
+        order = self._order
+        ticket = order.take()  # before any pause: questions go in the order checks began
+        try:
+            if self._reads_files(tool_name, tool_input):  # (git run in a slow repository
+                # held every other call, a cancel and a signal, up to 10 s a read)
+                decision = await anyio.to_thread.run_sync(policy.decide, tool_name,
+                                                          tool_input)
+            else:
+                decision = policy.decide(tool_name, tool_input)
+        except BaseException:
+            order.passed(ticket)
+            raise
+        if decision.behavior != "ask":
+            order.passed(ticket)
         else:
-            decision = policy.decide(tool_name, tool_input)
-        if decision.behavior == "ask":
             try:
+                try:  # (a check ahead of this one may still decide in a thread)
+                    await order.turn(ticket)
+                finally:  # the asker's lock keeps the order from here on
+                    order.passed(ticket)
                 decision = await self.asker.ask(tool_name, tool_input, decision)
             except get_cancelled_exc_class():  # the question ended unanswered: still recorded
                 self._recorded(tool_name, tool_input, Decision(

@@ -137,7 +137,9 @@ class Terminal(PasteInput):
         """
         async with self._lock:
             if question and self.refuse_questions:
-                raise TerminalInterrupt
+                refused = TerminalInterrupt()
+                refused.asked = False  # never shown: not "when asked about"
+                raise refused
             if question and self.hung_up:
                 await self._nobody_there()
             self._interrupted = False
