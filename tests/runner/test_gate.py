@@ -68,10 +68,16 @@ async def test_a_call_decided_at_once_is_shown_after_the_question_read_ahead_of_
     assert shown == (["r"] if withdrawn else ["q", "r"])
 
 
+# as TWO, but the turn ends once both are answered (as a real CLI's does: a turn that ended
+# with the second question still open took, now and then, one more Enter to answer it)
+BOTH_ANSWERED = TWO.replace('''["request_id"] == "q"''', '''["request_id"] == "q2"''')
+
+
 def test_two_questions_read_together_are_asked_in_the_order_they_came(tmp_path: Path) -> None:
     # R24-6 at a real terminal: the CLI writes two can_use_tool requests at once; the later
     # one was asked first. Each still gets exactly one answer.
-    with at_terminal(tmp_path, CONFIG, TWO) as (process, master):
+    assert BOTH_ANSWERED != TWO  # the replacement took
+    with at_terminal(tmp_path, CONFIG, BOTH_ANSWERED) as (process, master):
         assert "> " in read_until(master, "> ")
         os.write(master, b"save it\n")
         first = read_until(master, "Allow?")
@@ -90,7 +96,7 @@ def test_two_questions_read_together_are_asked_in_the_order_they_came(tmp_path: 
 
 # as TWO, but Bash calls: the first's rules run git (decided in a thread), the second's not;
 # the turn ends once both are answered
-BASH_TWO = TWO.replace('''["request_id"] == "q"''', '''["request_id"] == "q2"''').replace(
+BASH_TWO = BOTH_ANSWERED.replace(
     '''for q in ("q", "q2"):''', '''for q, c in (("q", "git checkout HEAD -- a.txt"),
                      ("q2", "echo second")):''').replace(
     '''"tool_name": "mcp__s__echo",
