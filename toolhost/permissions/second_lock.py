@@ -89,7 +89,8 @@ class NotedAllows:
         noted = self._allowed.pop(tool_use_id, None)
         return noted is not None and noted[0] == tool_name \
             and same_json(dict(noted[1]), dict(arguments)) \
-            and (noted[2] is defaults or same_json(noted[2] or {}, defaults or {}))
+            and (noted[2] is defaults or (not noted[2] and not defaults)
+                 or same_json(noted[2] or {}, defaults or {}))
 
     def clear(self) -> None:
         """Drop every note (the rules changed: each call is decided again when it comes)."""

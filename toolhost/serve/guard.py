@@ -51,11 +51,13 @@ def rules_defaults(gate: object, tool_name: str) -> Mapping[str, Any] | None:
     """The defaults the rules of ``gate`` fill into a call of ``tool_name`` now (its
     policy's, or what its ``rules_defaults`` method says: ``toolhost serve``'s current
     build); ``{}`` for a gate that tells none."""
+    by_name = getattr(getattr(gate, "policy", None), "defaults", None)
+    if type(by_name) is dict:  # a PermissionGate (every decision: no ABC check, no lookup
+        return by_name.get(tool_name)  # of a method it does not have)
     told = getattr(gate, "rules_defaults", None)
     if callable(told):
         found: Mapping[str, Any] | None = told(tool_name)
         return found
-    by_name = getattr(getattr(gate, "policy", None), "defaults", None)
     return by_name.get(tool_name) if isinstance(by_name, Mapping) else {}
 
 
