@@ -52,9 +52,10 @@ async def chatty_async(*, ctx: CallContext) -> str:
 
 
 async def big(*, ctx: CallContext) -> str:
-    """One progress notification of 300 KB, then the answer."""
-    await ctx.progress(1, None, "z" * 300_000)
-    return "big done"
+    """A progress notification, then an answer of 300 KB (an event that large: a progress
+    message is cut at 10,000 characters)."""
+    await ctx.progress(1, None, "started")
+    return "big done " + "z" * 300_000
 '''
 CONFIG = """\
 toolhost: 1
@@ -63,7 +64,7 @@ servers:
     tools:
       chatty: {python: "stall_tools:chatty"}
       chatty_async: {python: "stall_tools:chatty_async"}
-      big: {python: "stall_tools:big"}
+      big: {python: "stall_tools:big", max_output_chars: 400000}
 permissions:
   default: allow
 """
