@@ -49,7 +49,8 @@ def test_a_float_under_secrets_is_refused_without_its_value(tmp_path: Path,
     messages = [str(p) for p in caught.value.problems]
     assert len(messages) == 1 and "t.yaml:5:11:" in messages[0], messages
     assert "servers.c.env.PIN: a float" in messages[0] and "quote it" in messages[0]
-    assert "1234" not in messages[0] and "e+20" not in messages[0], messages
+    said = messages[0].split("t.yaml:5:11:", 1)[1]  # the temp path may hold any digits
+    assert "1234" not in said and "e+20" not in said, messages
 
 
 def test_a_number_at_tool_level(tmp_path: Path) -> None:
