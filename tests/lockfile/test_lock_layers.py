@@ -36,7 +36,9 @@ def test_a_personal_layers_sources_are_checked_by_its_own_lock(
     config.parent.mkdir()
     config.write_text(extends(team, "base.yaml"))
     assert write_for(str(config)) == [f"+ repo:{team.as_uri()}@v1 "
-                                      f"{git(team, 'rev-parse', 'v1')[:12]} (1 file(s))"]
+                                      f"{git(team, 'rev-parse', 'v1')[:12]} (1 file(s))\n"
+                                      "    tool: team.add calls toolhost.demo:add "
+                                      "(base.yaml:4)"]
     shared = config.with_suffix(".lock").read_text()
     personal = (tmp_path / "xdg" / "toolhost" / "config.yaml" if layer == "user"
                 else config.with_name("toolhost.local.yaml"))

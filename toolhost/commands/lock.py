@@ -114,7 +114,8 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
         new = Lock(new.sources, new.plugins, pins.recorded)
     from toolhost.lockfile.changes import changes  # here: `--help` imports every command
 
-    found = changes(old, new, diff=lambda key, was, rel: _diff_of(guard, key, was, rel))
+    found = changes(old, new, diff=lambda key, was, rel: _diff_of(guard, key, was, rel),
+                    brought=lambda key: _brought(loaded, guard, key))
     if old is not None and old.credentials_in_keys:  # written by an older toolhost
         found = [*found, "repo source keys held a URL's user name or password: written "
                  "without them"]
@@ -152,6 +153,14 @@ def _diff_of(guard: Any, key: str, was: str, rel: str) -> str:
 
     source = guard.sources.get(key)
     return "" if source is None else repo_diff(source, was, rel)
+
+
+def _brought(loaded: Any, guard: Any, key: str) -> list[str]:
+    """The rules, settings, servers and tools the newly pinned ``key`` brings in."""
+    from toolhost.lockfile.contents import brought_by
+
+    source = guard.sources.get(key)
+    return [] if source is None else brought_by(loaded, source.root)
 
 
 MAX_LISTED = 200  # changes listed one a line; a hand-made lock can hold tens of thousands

@@ -15,11 +15,14 @@ from toolhost.lockfile.model import Lock, LockedFile
 __all__ = ["changes"]
 
 Diff = Callable[[str, str, str], str]  # (new key, old commit, file) -> diff text, or ""
+Brought = Callable[[str], list[str]]  # new key -> what its files bring (contents.brought_by)
 
 
-def changes(old: Lock | None, new: Lock, *, diff: Diff | None = None) -> list[str]:
+def changes(old: Lock | None, new: Lock, *, diff: Diff | None = None,
+            brought: Brought | None = None) -> list[str]:
     """One line per difference between two locks (``old`` None: everything is new).
-    ``diff``: the diff of a file of a repository whose commit changed."""
+    ``diff``: the diff of a file of a repository whose commit changed; ``brought``: the
+    rules, settings, servers and tools a newly pinned source brings, listed under it."""
     lines: list[str] = []
     before = old.sources if old else {}
     moved = _moved_revs(before, new.sources)
@@ -33,7 +36,9 @@ def changes(old: Lock | None, new: Lock, *, diff: Diff | None = None) -> list[st
                          f"{was.pin[:12]} -> {now.pin[:12]}")
             lines.extend(_files(moved[key], was, now, diff))
         elif was is None and now is not None:
-            lines.append(f"+ {key} {now.pin[:12]} ({len(now.files)} file(s))")
+            under = brought(key) if brought is not None else []
+            lines.append(f"+ {key} {now.pin[:12]} ({len(now.files)} file(s))"
+                         + "".join(f"\n    {part}" for part in under))
         elif now is None and was is not None:
             lines.append(f"- {key} (no longer used)")
         elif was is not None and now is not None:

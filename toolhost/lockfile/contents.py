@@ -1,0 +1,107 @@
+"""What a source newly pinned brings into the config, as its first lock's reviewer reads it.
+
+A first ``toolhost lock`` of a config that extends a team repository (or a package's
+fragment) used to print ``+ repo:URL@REV SHA (N file(s))`` and nothing else: the reviewer
+saw what the files hold only as a file diff on later moves. Under that line now: each rule
+the source adds (``allow Bash(*)`` from ``wide.yaml:4``), each policy setting it decides
+(``permissions.default``, ``permissions.ask_mode``, ...), each server it starts and each tool
+it declares, with the program or endpoint behind it.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from toolhost.config.model import HostConfig, Origin
+
+__all__ = ["MAX_BROUGHT", "brought_by"]
+
+MAX_BROUGHT = 50  # lines under one source; a repository can declare thousands of tools
+SETTINGS = ("permissions.default", "permissions.ask_mode", "permissions.audit_log")
+
+
+def brought_by(loaded: HostConfig, root: Path) -> list[str]:
+    """One line per rule, policy setting, server and tool of ``loaded`` written in a file
+    under ``root`` (a source's checkout), in the order a reviewer weighs them: rules and
+    settings first."""
+    try:
+        base = root.resolve()
+    except (OSError, RuntimeError):
+        return []
+    lines: list[str] = []
+    files: dict[str, str | None] = {}  # a file's path under root, resolved once
+    for kind, item, origin in _items(loaded):
+        if origin.file not in files:
+            files[origin.file] = _under(origin.file, base)
+        rel = files[origin.file]
+        if rel is None:
+            continue
+        where = f"{rel}:{origin.line}" if origin.line else rel
+        if len(lines) == MAX_BROUGHT:
+            return [*lines, "... and more (the source's files hold the rest)"]
+        lines.append(f"{kind} {item} ({where})")
+    return lines
+
+
+def _items(loaded: HostConfig) -> Iterator[tuple[str, str, Origin]]:
+    for rule in loaded.permissions.rules:
+        conditions = " when ..." if rule.when or rule.expr or rule.callers else ""
+        rewrite = " rewriting its input" if rule.rewrite else ""
+        yield "rule:", f"{rule.effect} {rule.tool}{conditions}{rewrite}", rule.origin
+    for key in SETTINGS:
+        origin = loaded.origins.get(key)
+        if origin is not None:
+            value = _setting(loaded, key)
+            yield "setting:", f"{key} = {value}", origin
+    for name, server in loaded.servers.items():
+        if server.external is not None:  # the CLI starts it: its tools are never judged here
+            yield "server:", f"{name} {_external(server.external)}", server.origin
+        elif server.upstream is not None:
+            yield "server:", f"{name} imports an MCP server", server.origin
+        for tool in server.tools.values():
+            shown = _backend(tool.backend.kind, tool.backend.options)
+            yield "tool:", f"{name}.{tool.name} {shown}", tool.origin
+    for plugin in loaded.plugins:
+        yield "plugin:", f"{plugin.name}{plugin.specifier}", plugin.origin
+
+
+def _setting(loaded: HostConfig, key: str) -> str:
+    value = getattr(loaded.permissions, key.rpartition(".")[2])
+    return str(value)
+
+
+def _external(spec: Any) -> str:
+    command = spec.get("command")
+    if isinstance(command, str):
+        args = spec.get("args") or []
+        words = [command, *(str(a) for a in args if isinstance(a, str | int | float))]
+        return "runs " + _cut(shlex.join(words))
+    url = spec.get("url")
+    return f"at {_cut(str(url))}" if url else f"({spec.get('type', 'external')})"
+
+
+def _backend(kind: str, options: Any) -> str:
+    """The program, function or endpoint behind a tool, in a few words."""
+    if kind == "command" and isinstance(options.get("argv"), list):
+        return "runs " + _cut(shlex.join(str(word) for word in options["argv"]))
+    if kind == "python" and "function" in options:
+        return f"calls {_cut(str(options['function']))}"
+    if kind == "http" and "url" in options:
+        return f"{options.get('method', 'GET')} {_cut(str(options['url']))}"
+    return f"({kind}: {_cut(json.dumps(options, sort_keys=True, default=str))})"
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _under(file: str, base: Path) -> str | None:
+    """``file`` relative to ``base``, or None when it is written elsewhere."""
+    try:
+        return Path(file).resolve().relative_to(base).as_posix()
+    except (OSError, ValueError, RuntimeError):
+        return None
