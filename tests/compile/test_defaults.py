@@ -138,3 +138,49 @@ def test_the_defaults_of_a_union_branch_are_judged_or_the_call_refused(
     assert fill_defaults(defaults, {"pet": given}) == {"pet": filled}
     big = isinstance(filled.get("lives"), int) and filled["lives"] >= 5
     assert decision.behavior == ("deny" if big else "allow")
+
+
+SMALL = {"type": "object", "properties": {"size": {"type": "integer", "default": 1}}}
+BIG = {"type": "object", "properties": {"size": {"type": "integer", "default": 10},
+                                        "extra": {"type": "string", "default": "y"}}}
+DOG_OR_BIRD = {"anyOf": [{"$ref": "#/$defs/Dog"}, {"$ref": "#/$defs/Bird"}]}
+SMALL_OR_BIG = {"anyOf": [{"$ref": "#/$defs/Small"}, {"$ref": "#/$defs/Big"}]}
+AMBIGUOUS = [  # (properties, a call, where the refusal says the object is, what to give,
+    #           whether a discriminator could name the branch)
+    ({"pet": DOG_OR_BIRD}, {"pet": {"wings": 3, "pet_type": "dog"}}, "pet", "bark and lives",
+     True),
+    ({"box": SMALL_OR_BIG}, {"box": {}}, "box", "extra and size", False),  # untagged
+    ({"pets": {"type": "array", "items": {"type": "object", "properties": {
+        "o\nk": SMALL_OR_BIG}}}}, {"pets": [{}, {"o\nk": {"extra": "z"}}]},
+     'pets[1]."o\\nk"', "size", False),
+]
+
+
+@pytest.mark.parametrize(("properties", "given", "where", "keys", "tagged"), AMBIGUOUS)
+def test_an_ambiguous_union_is_refused_naming_where_and_what_to_give(
+        properties: dict[str, Any], given: dict[str, Any], where: str, keys: str,
+        tagged: bool) -> None:
+    """An untagged union (or a tagged one whose tag is left out) that several branches fit
+    with other defaults: the refusal names the object's place in the arguments and the
+    values that would make every branch fill the same (one line; a hostile key quoted),
+    and a call giving them is judged."""
+    schema = {"type": "object", "properties": properties,
+              "$defs": {"Dog": DOG, "Bird": BIRD, "Small": SMALL, "Big": BIG}}
+    defaults = declared_defaults(schema)
+    policy = compile_policy(PermissionsConfig(rules=(), default="allow"), cwd="/tmp",
+                            defaults={"mcp__demo__t": defaults})
+    with pytest.raises(FillUnsure) as caught:
+        fill_defaults(defaults, given)
+    said = policy.decide("mcp__demo__t", given)
+    assert said.behavior == "deny" and said.message == caught.value.said("mcp__demo__t")
+    assert f" at {where} (" in said.message and "\n" not in said.message
+    assert f"other defaults for {keys}:" in said.message
+    assert said.message.endswith(
+        f"(name the branch (its discriminator property), or give {keys})" if tagged
+        else f"(give {keys})")
+    # giving what it names: every branch fills the same, the call is judged
+    inner: Any = given
+    for step in caught.value.where:
+        inner = inner[step]
+    inner.update({key: 1 if key in ("size", "lives") else "v" for key in caught.value.keys})
+    assert policy.decide("mcp__demo__t", given).behavior == "allow"

@@ -79,14 +79,53 @@ class FillTooDeep(FillRefused):
 class FillUnsure(FillRefused):
     """An object given where the schema offers several object branches (``oneOf``/``anyOf``)
     that would fill in different defaults, and the object does not name one (its
-    discriminator's ``const``)."""
+    discriminator's ``const``). ``where`` is the object's place in the arguments
+    (``pet``, ``pets[2]``), ``keys`` those whose defaults the branches fill differently:
+    a call giving them fills the same whatever the branch, and is judged."""
 
-    def __init__(self, where: str) -> None:
-        super().__init__(where)
-        self.why = (f"give an object ({where}) that more than one branch of a oneOf/anyOf "
-                    "fits, each with other defaults: which the tool fills in cannot be told, "
-                    "so no rule could judge it")
-        self.fix = "name the branch (its discriminator property), or give those values"
+    def __init__(self, excerpt: str, keys: list[str], where: tuple[str | int, ...] = (),
+                 *, tagged: bool = True) -> None:
+        super().__init__(excerpt)
+        self.excerpt, self.keys, self.where, self.tagged = excerpt, keys, where, tagged
+
+    def at(self, step: str | int) -> FillUnsure:
+        """This refusal one level up: the object is inside ``step`` (a key or an index)."""
+        return FillUnsure(self.excerpt, self.keys, (step, *self.where), tagged=self.tagged)
+
+    @property
+    def why(self) -> str:  # type: ignore[override]
+        place = _place(self.where)
+        return (f"give an object{f' at {place}' if place else ''} ({self.excerpt}) that more "
+                "than one branch of a oneOf/anyOf fits, each filling in other defaults"
+                f"{f' for {_names(self.keys)}' if self.keys else ''}: which the tool fills in "
+                "cannot be told, so no rule could judge it")
+
+    @property
+    def fix(self) -> str:  # type: ignore[override]
+        given = f"give {_names(self.keys)}" if self.keys else "give those values"
+        # (an untagged union: no property names a branch, the values alone tell them apart)
+        return f"name the branch (its discriminator property), or {given}" if self.tagged \
+            else given
+
+
+def _place(where: tuple[str | int, ...]) -> str:
+    """``pets[2].owner``: a place in the arguments, as the rules' paths write it."""
+    out = ""
+    for step in where:
+        out += f"[{step}]" if isinstance(step, int) else f"{'.' if out else ''}{_key(step)}"
+    return out if len(out) <= 200 else "…" + out[-199:]
+
+
+def _key(key: str) -> str:
+    """A key as it is read: a hostile one (a line break, an escape) in JSON quotes."""
+    return key if key.isidentifier() and key.isascii() else _json(key)[:80]
+
+
+def _names(keys: list[str]) -> str:
+    shown = [_key(k) for k in keys[:6]]
+    more = f" and {len(keys) - 6} more" if len(keys) > 6 else ""
+    return (", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 and not more
+            else ", ".join(shown)) + more
 
 
 class InsideDefaults(dict[str, Any]):
@@ -110,12 +149,15 @@ def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
     for key, default in defaults.items():
         given = key in arguments
         if isinstance(default, Inside):
-            if given:
-                value = _inside(default, arguments[key], _depth)
-            elif default.own is not NO_DEFAULT:
-                value = _inside(default, _copied(default.own), _depth)
-            else:
-                continue
+            try:
+                if given:
+                    value = _inside(default, arguments[key], _depth)
+                elif default.own is not NO_DEFAULT:
+                    value = _inside(default, _copied(default.own), _depth)
+                else:
+                    continue
+            except FillUnsure as exc:  # (the refusal names where the object is)
+                raise exc.at(key) from None
             if given and value is arguments[key]:
                 continue
         elif given:
@@ -136,15 +178,21 @@ def _inside(default: Inside, value: Any, depth: int) -> Any:
             return fill_defaults(default.keys, value, depth + 1)
         chosen = _chosen(default, value)
         if len(chosen) > _MAX_BRANCHES:  # (each fill copies the value: a hostile union)
-            raise FillUnsure(_excerpt(value))
-        first = fill_defaults(chosen[0], value, depth + 1)
-        for keys in chosen[1:]:
-            one = fill_defaults(keys, value, depth + 1)
-            if one is not first and _json(one) != _json(first):
-                raise FillUnsure(_excerpt(value))
+            raise FillUnsure(_excerpt(value), [])
+        fills = [fill_defaults(keys, value, depth + 1) for keys in chosen]
+        first = fills[0]
+        if any(one is not first and _json(one) != _json(first) for one in fills[1:]):
+            raise FillUnsure(_excerpt(value), _differ(fills), tagged=any(
+                want is not NO_DEFAULT for tag, _ in default.choices
+                for want, _needed in tag.values()))
         return first
     if default.items is not None and isinstance(value, list) and depth < MAX_FILL_DEPTH:
-        filled = [_inside(default.items, item, depth + 1) for item in value]
+        filled = []
+        for index, item in enumerate(value):
+            try:
+                filled.append(_inside(default.items, item, depth + 1))
+            except FillUnsure as exc:
+                raise exc.at(index) from None
         return filled if any(a is not b for a, b in zip(filled, value, strict=True)) else value
     if default.items is not None and isinstance(value, list) and _left(default, value):
         raise FillTooDeep
@@ -161,6 +209,15 @@ def _chosen(default: Inside, value: Mapping[str, Any]) -> list[Mapping[str, Any]
                if name in value else not needed for name, (want, needed) in tag.items()):
             found.append({**keys, **default.keys} if default.keys else keys)
     return found or [default.keys]
+
+
+def _differ(fills: list[Mapping[str, Any]]) -> list[str]:
+    """The keys the branches' fills do not agree on (sorted: the refusal reads the same
+    each time): a call giving them fills the same whatever the branch."""
+    first = fills[0]
+    return sorted(k for k in {k for one in fills for k in one}
+                  if any(k not in one or _json(one[k]) != _json(first.get(k, ...))
+                         for one in fills))
 
 
 def _json(value: Any) -> str:
