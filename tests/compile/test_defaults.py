@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
+import toolhost.compile.defaults as defaults_module
 from tests.mcp.mcp_testtools import make_tool
 from toolhost.backends.base import CallContext
 from toolhost.compile.defaults import (
@@ -184,3 +185,28 @@ def test_an_ambiguous_union_is_refused_naming_where_and_what_to_give(
         inner = inner[step]
     inner.update({key: 1 if key in ("size", "lives") else "v" for key in caught.value.keys})
     assert policy.decide("mcp__demo__t", given).behavior == "allow"
+
+
+def test_a_recursive_union_is_filled_once_per_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tree whose every node is a ``Union[A, B]`` (an expression tree; an upstream may list
+    it on purpose) that both branches fit alike: each node is filled once, not once per
+    branch per level above it (2**depth fills: 20 levels held the host for 14 s)."""
+    node = {"type": "object", "properties": {"n": {"type": "integer", "default": 1},
+                                             "c": {"$ref": "#/$defs/U"}}}
+    schema = {"type": "object", "properties": {"c": {"$ref": "#/$defs/U"}}, "$defs": {
+        "U": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]}, "A": node, "B": node}}
+    defaults = declared_defaults(schema)
+    call: dict[str, Any] = {"n": 0}
+    for _ in range(12):
+        call = {"c": call}
+    chosen = defaults_module._chosen
+    seen: list[int] = []
+    monkeypatch.setattr(defaults_module, "_chosen",
+                        lambda default, value: seen.append(1) or chosen(default, value))
+    filled: Any = fill_defaults(defaults, call)
+    assert len(seen) == 12  # one per node given where the union is
+    levels = []
+    while "c" in filled:
+        filled = filled["c"]
+        levels.append(filled["n"])
+    assert levels == [1] * 11 + [0]

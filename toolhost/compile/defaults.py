@@ -135,7 +135,7 @@ class InsideDefaults(dict[str, Any]):
 
 
 def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
-                  _depth: int = 0) -> Mapping[str, Any]:
+                  _depth: int = 0, _memo: _Memo | None = None) -> Mapping[str, Any]:
     """``arguments`` with ``defaults`` filled in where they leave a key out (inside what they
     give too, for an ``Inside``, down to ``MAX_FILL_DEPTH`` levels); ``arguments`` itself
     when there is nothing to fill. A list or object default is copied (a tool may change
@@ -145,15 +145,19 @@ def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
         if _left(defaults, arguments):
             raise FillTooDeep
         return arguments
+    # each (union, object given there) is filled once per call: the branches of a union
+    # that fit share what is below them (a recursive Union[A, B] tree 20 levels deep was
+    # 2**20 fills, 14 s holding the host; 30 levels, hours)
+    memo: _Memo = {} if _memo is None else _memo
     out: dict[str, Any] | None = None
     for key, default in defaults.items():
         given = key in arguments
         if isinstance(default, Inside):
             try:
                 if given:
-                    value = _inside(default, arguments[key], _depth)
+                    value = _inside(default, arguments[key], _depth, memo)
                 elif default.own is not NO_DEFAULT:
-                    value = _inside(default, _copied(default.own), _depth)
+                    value = _inside(default, _copied(default.own), _depth, memo)
                 else:
                     continue
             except FillUnsure as exc:  # (the refusal names where the object is)
@@ -172,16 +176,26 @@ def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
     return {**{k: out[k] for k in out if k not in arguments}, **{k: out[k] for k in arguments}}
 
 
-def _inside(default: Inside, value: Any, depth: int) -> Any:
+_Memo = dict[tuple[int, int], tuple[Any, Any]]  # (id(Inside), id(value)) -> (value, filled)
+
+
+def _inside(default: Inside, value: Any, depth: int, memo: _Memo) -> Any:
+    key = (id(default), id(value))
+    if key not in memo:  # (the value is kept with its fill: its id stays its own)
+        memo[key] = (value, _inside_once(default, value, depth, memo))
+    return memo[key][1]
+
+
+def _inside_once(default: Inside, value: Any, depth: int, memo: _Memo) -> Any:
     if (default.keys or default.choices) and (type(value) is dict or isinstance(value, Mapping)):
         if not default.choices:
-            return fill_defaults(default.keys, value, depth + 1)
+            return fill_defaults(default.keys, value, depth + 1, memo)
         chosen = _chosen(default, value)
         if len(chosen) > _MAX_BRANCHES:  # (each fill copies the value: a hostile union)
             raise FillUnsure(_excerpt(value), [])
-        fills = [fill_defaults(keys, value, depth + 1) for keys in chosen]
+        fills = [fill_defaults(keys, value, depth + 1, memo) for keys in chosen]
         first = fills[0]
-        if any(one is not first and _json(one) != _json(first) for one in fills[1:]):
+        if any(not _same(one, first) for one in fills[1:]):
             raise FillUnsure(_excerpt(value), _differ(fills), tagged=any(
                 want is not NO_DEFAULT for tag, _ in default.choices
                 for want, _needed in tag.values()))
@@ -190,7 +204,7 @@ def _inside(default: Inside, value: Any, depth: int) -> Any:
         filled = []
         for index, item in enumerate(value):
             try:
-                filled.append(_inside(default.items, item, depth + 1))
+                filled.append(_inside(default.items, item, depth + 1, memo))
             except FillUnsure as exc:
                 raise exc.at(index) from None
         return filled if any(a is not b for a, b in zip(filled, value, strict=True)) else value
@@ -218,6 +232,20 @@ def _differ(fills: list[Mapping[str, Any]]) -> list[str]:
     return sorted(k for k in {k for one in fills for k in one}
                   if any(k not in one or _json(one[k]) != _json(first.get(k, ...))
                          for one in fills))
+
+
+def _same(one: Any, other: Any) -> bool:
+    """The same JSON (``1`` is not ``true``, nor ``1.0``), what two fills share (the memo's
+    objects) compared at once: not a dump of the whole subtree at every union."""
+    if one is other:
+        return True
+    if type(one) is not type(other):
+        return False
+    if type(one) is dict:
+        return one.keys() == other.keys() and all(_same(v, other[k]) for k, v in one.items())
+    if type(one) is list:
+        return len(one) == len(other) and all(map(_same, one, other))
+    return bool(one == other)
 
 
 def _json(value: Any) -> str:
