@@ -121,7 +121,7 @@ def test_the_defaults_of_a_union_branch_are_judged_or_the_call_refused(
         pet: dict[str, Any], given: dict[str, Any], filled: dict[str, Any] | None) -> None:
     """An object given where a oneOf/anyOf offers several models: the branch its
     discriminator (a ``const``, a one-value ``enum``) names gives its defaults; when more
-    than one branch fits with other defaults, no rule could judge the call: refused."""
+    than one branch fits with other defaults, the call is judged in each way."""
     schema = {"type": "object", "properties": {"pet": pet},
               "$defs": {"Cat": CAT, "Dog": DOG, "Bird": BIRD, "Date": DATE}}
     defaults = declared_defaults(schema)
@@ -130,11 +130,10 @@ def test_the_defaults_of_a_union_branch_are_judged_or_the_call_refused(
     policy = compile_policy(PermissionsConfig(rules=(deny,), default="allow"), cwd="/tmp",
                             defaults={"mcp__demo__t": defaults})
     decision = policy.decide("mcp__demo__t", {"pet": given})
-    if filled is None:
+    if filled is None:  # judged in each way (below): a Dog's lives is 1
         with pytest.raises(FillUnsure):
             fill_defaults(defaults, {"pet": given})
-        assert decision.behavior == "deny"
-        assert "more than one branch of a oneOf/anyOf fits" in decision.message
+        assert decision.behavior == "allow"
         return
     assert fill_defaults(defaults, {"pet": given}) == {"pet": filled}
     big = isinstance(filled.get("lives"), int) and filled["lives"] >= 5
@@ -162,29 +161,77 @@ def test_an_ambiguous_union_is_refused_naming_where_and_what_to_give(
         properties: dict[str, Any], given: dict[str, Any], where: str, keys: str,
         tagged: bool) -> None:
     """An untagged union (or a tagged one whose tag is left out) that several branches fit
-    with other defaults: the refusal names the object's place in the arguments and the
-    values that would make every branch fill the same (one line; a hostile key quoted),
-    and a call giving them is judged."""
+    with other defaults, where the fill cannot judge each way (past ``_MAX_FILLS``, or a
+    guard filling a re-listed tool's own): the refusal names the object's place in the
+    arguments and the values that would make every branch fill the same (one line; a
+    hostile key quoted), and a call giving them is filled."""
     schema = {"type": "object", "properties": properties,
               "$defs": {"Dog": DOG, "Bird": BIRD, "Small": SMALL, "Big": BIG}}
     defaults = declared_defaults(schema)
-    policy = compile_policy(PermissionsConfig(rules=(), default="allow"), cwd="/tmp",
-                            defaults={"mcp__demo__t": defaults})
     with pytest.raises(FillUnsure) as caught:
         fill_defaults(defaults, given)
-    said = policy.decide("mcp__demo__t", given)
-    assert said.behavior == "deny" and said.message == caught.value.said("mcp__demo__t")
-    assert f" at {where} (" in said.message and "\n" not in said.message
-    assert f"other defaults for {keys}:" in said.message
-    assert said.message.endswith(
+    said = caught.value.said("mcp__demo__t")
+    assert f" at {where} (" in said and "\n" not in said
+    assert f"other defaults for {keys}:" in said
+    assert said.endswith(
         f"(name the branch (its discriminator property), or give {keys})" if tagged
         else f"(give {keys})")
-    # giving what it names: every branch fills the same, the call is judged
+    # giving what it names: every branch fills the same
     inner: Any = given
     for step in caught.value.where:
         inner = inner[step]
     inner.update({key: 1 if key in ("size", "lives") else "v" for key in caught.value.keys})
-    assert policy.decide("mcp__demo__t", given).behavior == "allow"
+    fill_defaults(defaults, given)
+
+
+def _boxes(count: int, **given: int) -> list[dict[str, int]]:
+    return [dict(given) for _ in range(count)]  # (each its own object, as from the wire)
+
+
+BOXES = {"type": "object", "properties": {
+    "box": SMALL_OR_BIG, "boxes": {"type": "array", "items": SMALL_OR_BIG}},
+    "$defs": {"Small": SMALL, "Big": BIG}}
+EACH_WAY = [  # (a call, the decision under `deny when {box.size: {min: 5}}` and
+    #           `deny when {boxes[5].size: {min: 5}}`, what the tool sends when it runs)
+    ({"box": {}}, "deny", {"box": {}}),  # a Big's size is 10
+    ({"box": {"size": 2}}, "allow", {"box": {"size": 2}}),  # Small or Big: its upstream's
+    ({"box": {"size": 2, "extra": "y"}}, "allow", {"box": {"size": 2, "extra": "y"}}),
+    ({"boxes": [*_boxes(5, size=1), {}]}, "deny", None),  # the sixth: Big, 10
+    ({"boxes": [*_boxes(4), *_boxes(1, size=2)]}, "allow",
+     {"boxes": [*_boxes(4), *_boxes(1, size=2)]}),
+    ({"boxes": _boxes(6, size=1)}, "deny", None),  # 2**6 ways: more than are judged
+]
+
+
+@pytest.mark.parametrize(("given", "behavior", "sent"), EACH_WAY)
+def test_an_untagged_union_is_judged_in_every_way_its_upstream_may_fill_it(
+        given: dict[str, Any], behavior: str, sent: dict[str, Any] | None) -> None:
+    """An object several branches of a union fit with other defaults (no discriminator):
+    the rules judge the call as each branch would fill it (every combination, at most 32)
+    and as sent; a deny in any way denies. An allowed call is sent with that object as
+    given: its upstream fills it in one of the judged ways."""
+    defaults = declared_defaults(BOXES)
+    origin = Origin("t.yaml", 3, 5, "permissions.x")
+    rules = (RuleConfig("deny", "mcp__demo__t", origin=origin, when={"box.size": {"min": 5}}),
+             RuleConfig("deny", "mcp__demo__t", origin=origin,
+                        when={"boxes[5].size": {"min": 5}}))
+    policy = compile_policy(PermissionsConfig(rules=rules, default="allow"), cwd="/tmp",
+                            defaults={"mcp__demo__t": defaults})
+    decision = policy.decide("mcp__demo__t", given)
+    assert decision.behavior == behavior, decision
+    if given == {"boxes": _boxes(6, size=1)}:
+        assert decision.message.startswith("mcp__demo__t's arguments give an object at "
+                                           "boxes[0] ({\"size\": 1})")
+    ran: list[Mapping[str, Any]] = []
+
+    async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        ran.append(arguments)
+        return ToolResult.text("ran")
+
+    tool = make_tool("t", invoke, schema=BOXES, defaults=defaults)
+    if sent is not None:
+        assert not anyio.run(tool.call, given, CallContext(call_id="1")).is_error
+        assert ran == [sent]
 
 
 def test_a_recursive_union_is_filled_once_per_level(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["MAX_FILL_DEPTH", "NO_DEFAULT", "FillRefused", "FillTooDeep", "FillUnsure", "Inside",
-           "InsideDefaults", "declared_defaults", "fill_defaults"]
+           "InsideDefaults", "declared_defaults", "fill_choices", "fill_defaults"]
 
 NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()
 """``Inside.own`` of an argument that has no default of its own."""
 
 MAX_FILL_DEPTH = 100  # levels of a call's arguments defaults are filled into
 _MAX_BRANCHES = 32  # branches of a union an object may be, filled in to compare
+_MAX_FILLS = 32  # ways a call's unions may be filled in, each judged by the rules
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -135,12 +136,16 @@ class InsideDefaults(dict[str, Any]):
 
 
 def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
-                  _depth: int = 0, _memo: _Memo | None = None) -> Mapping[str, Any]:
+                  _depth: int = 0, _memo: _Fill | None = None, *,
+                  leave_unsure: bool = False) -> Mapping[str, Any]:
     """``arguments`` with ``defaults`` filled in where they leave a key out (inside what they
     give too, for an ``Inside``, down to ``MAX_FILL_DEPTH`` levels); ``arguments`` itself
     when there is nothing to fill. A list or object default is copied (a tool may change
     what it is given). Raises ``FillTooDeep`` when a default is left to fill below that
-    depth (a recursive definition and a call nested that deep: the wire takes 256 levels)."""
+    depth (a recursive definition and a call nested that deep: the wire takes 256 levels),
+    and ``FillUnsure`` for an object several branches of a union fit with other defaults;
+    with ``leave_unsure`` such an object is left as given (its upstream fills it in: the
+    rules judged every way it may, ``fill_choices``)."""
     if _depth > MAX_FILL_DEPTH:
         if _left(defaults, arguments):
             raise FillTooDeep
@@ -148,7 +153,7 @@ def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
     # each (union, object given there) is filled once per call: the branches of a union
     # that fit share what is below them (a recursive Union[A, B] tree 20 levels deep was
     # 2**20 fills, 14 s holding the host; 30 levels, hours)
-    memo: _Memo = {} if _memo is None else _memo
+    memo = _Fill(leave=leave_unsure) if _memo is None else _memo
     out: dict[str, Any] | None = None
     for key, default in defaults.items():
         given = key in arguments
@@ -176,17 +181,61 @@ def fill_defaults(defaults: Mapping[str, Any], arguments: Mapping[str, Any],
     return {**{k: out[k] for k in out if k not in arguments}, **{k: out[k] for k in arguments}}
 
 
-_Memo = dict[tuple[int, int], tuple[Any, Any]]  # (id(Inside), id(value)) -> (value, filled)
+def fill_choices(defaults: Mapping[str, Any], arguments: Mapping[str, Any]
+                 ) -> list[Mapping[str, Any]]:
+    """Every way ``arguments`` may be filled in where an object is given that several
+    branches of a oneOf/anyOf fit with other defaults (each such object filled as each
+    branch fills it, in every combination), and last the arguments as the tool sends them
+    (``leave_unsure``: such objects as given). A call is allowed only if the rules allow
+    each. More than ``_MAX_FILLS`` ways: the ``FillUnsure`` of ``fill_defaults``."""
+    found: list[Mapping[str, Any]] = []
+    picks: list[int] = []
+    while True:
+        run = _Fill(picks=picks)
+        one = fill_defaults(defaults, arguments, 0, run)
+        if not any(_same(one, seen) for seen in found):
+            found.append(one)
+        # the next combination (an odometer over the unions met, in the order met)
+        at = [picks[i] if i < len(picks) else 0 for i in range(len(run.sizes))]
+        i = len(at) - 1
+        while i >= 0 and at[i] + 1 >= run.sizes[i]:
+            i -= 1
+        if i < 0:
+            break
+        picks = [*at[:i], at[i] + 1]
+        if len(found) >= _MAX_FILLS:
+            fill_defaults(defaults, arguments)  # (raises the FillUnsure that says where)
+            raise FillUnsure("", [])  # pragma: no cover (it did)
+    sent = fill_defaults(defaults, arguments, leave_unsure=True)
+    return [*found, sent] if not any(_same(sent, seen) for seen in found) else found
 
 
-def _inside(default: Inside, value: Any, depth: int, memo: _Memo) -> Any:
+class _Fill:
+    """One fill of a call: each (Inside, object given there) filled once (the branches of
+    a union share what is below them), and what a union several branches fit with other
+    defaults gives: a refusal, the object as given (``leave``), or the fill of the branch
+    ``picks`` names (``fill_choices``: each union met, in order; 0 past the list)."""
+
+    def __init__(self, *, picks: list[int] | None = None, leave: bool = False) -> None:
+        self.done: dict[tuple[int, int], tuple[Any, Any]] = {}
+        self.picks, self.leave = picks, leave
+        self.sizes: list[int] = []  # the number of different fills of each union met
+
+    def pick(self, fills: list[Any]) -> Any:
+        at = len(self.sizes)
+        self.sizes.append(len(fills))
+        assert self.picks is not None
+        return fills[self.picks[at] if at < len(self.picks) else 0]
+
+
+def _inside(default: Inside, value: Any, depth: int, memo: _Fill) -> Any:
     key = (id(default), id(value))
-    if key not in memo:  # (the value is kept with its fill: its id stays its own)
-        memo[key] = (value, _inside_once(default, value, depth, memo))
-    return memo[key][1]
+    if key not in memo.done:  # (the value is kept with its fill: its id stays its own)
+        memo.done[key] = (value, _inside_once(default, value, depth, memo))
+    return memo.done[key][1]
 
 
-def _inside_once(default: Inside, value: Any, depth: int, memo: _Memo) -> Any:
+def _inside_once(default: Inside, value: Any, depth: int, memo: _Fill) -> Any:
     if (default.keys or default.choices) and (type(value) is dict or isinstance(value, Mapping)):
         if not default.choices:
             return fill_defaults(default.keys, value, depth + 1, memo)
@@ -196,6 +245,11 @@ def _inside_once(default: Inside, value: Any, depth: int, memo: _Memo) -> Any:
         fills = [fill_defaults(keys, value, depth + 1, memo) for keys in chosen]
         first = fills[0]
         if any(not _same(one, first) for one in fills[1:]):
+            if memo.leave:
+                return value
+            if memo.picks is not None:
+                return memo.pick([one for i, one in enumerate(fills)
+                                  if not any(_same(one, seen) for seen in fills[:i])])
             raise FillUnsure(_excerpt(value), _differ(fills), tagged=any(
                 want is not NO_DEFAULT for tag, _ in default.choices
                 for want, _needed in tag.values()))
