@@ -190,7 +190,7 @@ def fill_choices(defaults: Mapping[str, Any], arguments: Mapping[str, Any]
     each. More than ``_MAX_FILLS`` ways: the ``FillUnsure`` of ``fill_defaults``."""
     found: list[Mapping[str, Any]] = []
     picks: list[int] = []
-    while True:
+    for runs in range(1, 4 * _MAX_FILLS + 1):  # (a run may repeat one: bounded all the same)
         run = _Fill(picks=picks)
         one = fill_defaults(defaults, arguments, 0, run)
         if not any(_same(one, seen) for seen in found):
@@ -203,7 +203,7 @@ def fill_choices(defaults: Mapping[str, Any], arguments: Mapping[str, Any]
         if i < 0:
             break
         picks = [*at[:i], at[i] + 1]
-        if len(found) >= _MAX_FILLS:
+        if len(found) >= _MAX_FILLS or runs == 4 * _MAX_FILLS:
             fill_defaults(defaults, arguments)  # (raises the FillUnsure that says where)
             raise FillUnsure("", [])  # pragma: no cover (it did)
     sent = fill_defaults(defaults, arguments, leave_unsure=True)
