@@ -18,7 +18,9 @@ where a rule on ``opts.limit`` would have judged nothing).
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +34,7 @@ NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})
 MAX_FILL_DEPTH = 100  # levels of a call's arguments defaults are filled into
 _MAX_BRANCHES = 32  # branches of a union an object may be, filled in to compare
 _MAX_FILLS = 32  # ways a call's unions may be filled in, each judged by the rules
+_MAX_FILL_WORK = 50_000  # those ways times the objects each fills in: a bound on the cost
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -187,27 +190,20 @@ def fill_choices(defaults: Mapping[str, Any], arguments: Mapping[str, Any]
     branches of a oneOf/anyOf fit with other defaults (each such object filled as each
     branch fills it, in every combination), and last the arguments as the tool sends them
     (``leave_unsure``: such objects as given). A call is allowed only if the rules allow
-    each. More than ``_MAX_FILLS`` ways: the ``FillUnsure`` of ``fill_defaults``."""
-    found: list[Mapping[str, Any]] = []
-    picks: list[int] = []
-    for runs in range(1, 4 * _MAX_FILLS + 1):  # (a run may repeat one: bounded all the same)
-        run = _Fill(picks=picks)
-        one = fill_defaults(defaults, arguments, 0, run)
-        if not any(_same(one, seen) for seen in found):
-            found.append(one)
-        # the next combination (an odometer over the unions met, in the order met)
-        at = [picks[i] if i < len(picks) else 0 for i in range(len(run.sizes))]
-        i = len(at) - 1
-        while i >= 0 and at[i] + 1 >= run.sizes[i]:
-            i -= 1
-        if i < 0:
-            break
-        picks = [*at[:i], at[i] + 1]
-        if len(found) >= _MAX_FILLS or runs == 4 * _MAX_FILLS:
-            fill_defaults(defaults, arguments)  # (raises the FillUnsure that says where)
-            raise FillUnsure("", [])  # pragma: no cover (it did)
-    sent = fill_defaults(defaults, arguments, leave_unsure=True)
-    return [*found, sent] if not any(_same(sent, seen) for seen in found) else found
+    each. More than ``_MAX_FILLS`` ways, or ways times the objects filled over
+    ``_MAX_FILL_WORK``: the ``FillUnsure`` of ``fill_defaults``."""
+    first = _Fill(picks=[])
+    try:  # (stopped as soon as the ways are too many: a call of 50,000 such objects)
+        found = [fill_defaults(defaults, arguments, 0, first)]
+        first.count()
+    except _TooMany:
+        fill_defaults(defaults, arguments)  # (raises the FillUnsure that says where)
+        raise FillUnsure("", []) from None  # pragma: no cover (it did)
+    # (which unions are met does not depend on the branch taken at another: every branch
+    # of a union is filled before one is taken, so each run meets the same ones)
+    for picks in itertools.islice(itertools.product(*map(range, first.sizes)), 1, None):
+        found.append(fill_defaults(defaults, arguments, 0, _Fill(picks=list(picks))))
+    return [*found, fill_defaults(defaults, arguments, leave_unsure=True)]
 
 
 class _Fill:
@@ -224,8 +220,19 @@ class _Fill:
     def pick(self, fills: list[Any]) -> Any:
         at = len(self.sizes)
         self.sizes.append(len(fills))
+        self.count()
         assert self.picks is not None
         return fills[self.picks[at] if at < len(self.picks) else 0]
+
+    def count(self) -> None:
+        """Raises ``_TooMany`` when the ways met so far are more than are judged."""
+        ways = math.prod(self.sizes)
+        if ways > _MAX_FILLS or ways * len(self.done) > _MAX_FILL_WORK:
+            raise _TooMany
+
+
+class _TooMany(Exception):
+    """More ways to fill a call in than the rules judge (``fill_choices``)."""
 
 
 def _inside(default: Inside, value: Any, depth: int, memo: _Fill) -> Any:
