@@ -19,6 +19,7 @@ from toolhost.compile.defaults import (
     FillTooDeep,
     FillUnsure,
     declared_defaults,
+    fill_choices,
     fill_defaults,
 )
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
@@ -260,3 +261,31 @@ def test_a_recursive_union_is_filled_once_per_level(monkeypatch: pytest.MonkeyPa
         filled = filled["c"]
         levels.append(filled["n"])
     assert levels == [1] * 11 + [0]
+
+
+def _ints(**defaults: int) -> dict[str, Any]:
+    return {"type": "object", "properties": {
+        key: {"type": "integer", "default": value} for key, value in defaults.items()}}
+
+
+def test_a_union_inside_the_branches_of_a_union_is_judged_in_every_way() -> None:
+    """Whether a union's branches fill differently may depend on the branch taken at a union
+    inside them: ``o: A | B`` with ``A.c: X1 | Y1`` and ``B.c: X2 | Y2`` fill the same while
+    both inner unions take their first branch. Every way is judged all the same, ``B``
+    with ``Y2`` (x 3) too."""
+    schema = {"type": "object", "properties": {"o": {"$ref": "#/$defs/U"}}, "$defs": {
+        "U": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]},
+        "A": {"type": "object", "properties": {
+            "c": {"anyOf": [{"$ref": "#/$defs/X1"}, {"$ref": "#/$defs/Y1"}]}}},
+        "B": {"type": "object", "properties": {
+            "c": {"anyOf": [{"$ref": "#/$defs/X2"}, {"$ref": "#/$defs/Y2"}]}}},
+        "X1": _ints(x=1), "Y1": _ints(x=2), "X2": _ints(x=1), "Y2": _ints(x=3)}}
+    defaults = declared_defaults(schema)
+    ways = fill_choices(defaults, {"o": {"c": {}}})
+    assert {way["o"]["c"].get("x") for way in ways} == {1, 2, 3, None}  # None: as sent
+    deny = RuleConfig("deny", "mcp__demo__t", origin=Origin("t.yaml", 3, 5, "permissions.x"),
+                      when={"o.c.x": 3})
+    policy = compile_policy(PermissionsConfig(rules=(deny,), default="allow"), cwd="/tmp",
+                            defaults={"mcp__demo__t": defaults})
+    assert policy.decide("mcp__demo__t", {"o": {"c": {}}}).behavior == "deny"
+    assert policy.decide("mcp__demo__t", {"o": {"c": {"x": 2}}}).behavior == "allow"

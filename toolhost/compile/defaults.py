@@ -18,7 +18,6 @@ where a rule on ``opts.limit`` would have judged nothing).
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 from collections.abc import Mapping
@@ -192,17 +191,25 @@ def fill_choices(defaults: Mapping[str, Any], arguments: Mapping[str, Any]
     (``leave_unsure``: such objects as given). A call is allowed only if the rules allow
     each. More than ``_MAX_FILLS`` ways, or ways times the objects filled over
     ``_MAX_FILL_WORK``: the ``FillUnsure`` of ``fill_defaults``."""
-    first = _Fill(picks=[])
-    try:  # (stopped as soon as the ways are too many: a call of 50,000 such objects)
-        found = [fill_defaults(defaults, arguments, 0, first)]
-        first.count()
-    except _TooMany:
+    found: list[Mapping[str, Any]] = []
+    picks: list[int] = []
+    try:
+        while True:  # each way once: a walk of the tree of the unions' branches, in the
+            # order they are met (whether a union's branches differ may depend on the
+            # branch taken at one met before it, inside them: never on one met after)
+            run = _Fill(picks=picks, before=len(found))
+            found.append(fill_defaults(defaults, arguments, 0, run))
+            run.count()
+            at = [picks[i] if i < len(picks) else 0 for i in range(len(run.sizes))]
+            i = len(at) - 1
+            while i >= 0 and at[i] + 1 >= run.sizes[i]:
+                i -= 1
+            if i < 0:
+                break
+            picks = [*at[:i], at[i] + 1]
+    except _TooMany:  # (stopped as soon as they are too many: 50,000 such objects)
         fill_defaults(defaults, arguments)  # (raises the FillUnsure that says where)
         raise FillUnsure("", []) from None  # pragma: no cover (it did)
-    # (which unions are met does not depend on the branch taken at another: every branch
-    # of a union is filled before one is taken, so each run meets the same ones)
-    for picks in itertools.islice(itertools.product(*map(range, first.sizes)), 1, None):
-        found.append(fill_defaults(defaults, arguments, 0, _Fill(picks=list(picks))))
     return [*found, fill_defaults(defaults, arguments, leave_unsure=True)]
 
 
@@ -212,9 +219,10 @@ class _Fill:
     defaults gives: a refusal, the object as given (``leave``), or the fill of the branch
     ``picks`` names (``fill_choices``: each union met, in order; 0 past the list)."""
 
-    def __init__(self, *, picks: list[int] | None = None, leave: bool = False) -> None:
+    def __init__(self, *, picks: list[int] | None = None, leave: bool = False,
+                 before: int = 0) -> None:
         self.done: dict[tuple[int, int], tuple[Any, Any]] = {}
-        self.picks, self.leave = picks, leave
+        self.picks, self.leave, self.before = picks, leave, before  # (ways filled before)
         self.sizes: list[int] = []  # the number of different fills of each union met
 
     def pick(self, fills: list[Any]) -> Any:
@@ -225,8 +233,10 @@ class _Fill:
         return fills[self.picks[at] if at < len(self.picks) else 0]
 
     def count(self) -> None:
-        """Raises ``_TooMany`` when the ways met so far are more than are judged."""
-        ways = math.prod(self.sizes)
+        """Raises ``_TooMany`` when the ways are more than are judged: those of one walk
+        down the tree (each branch of each union met has a way of its own, or more), or
+        the objects all of them fill in."""
+        ways = max(self.before + 1, math.prod(self.sizes))
         if ways > _MAX_FILLS or ways * len(self.done) > _MAX_FILL_WORK:
             raise _TooMany
 
