@@ -289,3 +289,19 @@ def test_a_union_inside_the_branches_of_a_union_is_judged_in_every_way() -> None
                             defaults={"mcp__demo__t": defaults})
     assert policy.decide("mcp__demo__t", {"o": {"c": {}}}).behavior == "deny"
     assert policy.decide("mcp__demo__t", {"o": {"c": {"x": 2}}}).behavior == "allow"
+
+
+def test_a_rewrite_of_a_call_judged_in_several_ways_denies_it() -> None:
+    """An allow rule that rewrites the call rewrites the input of one way, a branch's fill,
+    which another way's upstream would not run: the call is denied, naming the rule."""
+    defaults = declared_defaults(BOXES)
+    rewrite = RuleConfig("allow", "mcp__demo__t", origin=Origin("t.yaml", 3, 5, "permissions.x"),
+                         rewrite={"set": {"/note": "x"}})
+    policy = compile_policy(PermissionsConfig(rules=(rewrite,), default="deny"), cwd="/tmp",
+                            defaults={"mcp__demo__t": defaults})
+    decision = policy.decide("mcp__demo__t", {"box": {"size": 2}})
+    assert decision.behavior == "deny" and decision.rule is not None
+    assert "rule that rewrites the call" in decision.message
+    # one branch's fill (the object names every value): rewritten as ever
+    given = policy.decide("mcp__demo__t", {"box": {"size": 2, "extra": "y"}})
+    assert given.behavior == "allow" and given.updated_input is not None
