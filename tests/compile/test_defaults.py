@@ -226,6 +226,8 @@ def test_an_untagged_union_is_judged_in_every_way_its_upstream_may_fill_it(
     if behavior == "refused":  # one line naming the first such object
         assert decision.message.startswith("mcp__demo__t's arguments give an object at " + (
             "box ({\"size\": 2})" if "box" in given else "boxes[0] ({\"size\": 1})"))
+        assert "more such ways than the rules judge (at most 32, 50,000 objects filled in " \
+            "all); refused (give " in decision.message
     ran: list[Mapping[str, Any]] = []
 
     async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:

@@ -87,13 +87,15 @@ class FillUnsure(FillRefused):
     a call giving them fills the same whatever the branch, and is judged."""
 
     def __init__(self, excerpt: str, keys: list[str], where: tuple[str | int, ...] = (),
-                 *, tagged: bool = True) -> None:
+                 *, tagged: bool = True, many: bool = False) -> None:
         super().__init__(excerpt)
         self.excerpt, self.keys, self.where, self.tagged = excerpt, keys, where, tagged
+        self.many = many  # judged in every way, but they are too many (``fill_choices``)
 
     def at(self, step: str | int) -> FillUnsure:
         """This refusal one level up: the object is inside ``step`` (a key or an index)."""
-        return FillUnsure(self.excerpt, self.keys, (step, *self.where), tagged=self.tagged)
+        return FillUnsure(self.excerpt, self.keys, (step, *self.where), tagged=self.tagged,
+                          many=self.many)
 
     @property
     def why(self) -> str:  # type: ignore[override]
@@ -101,7 +103,10 @@ class FillUnsure(FillRefused):
         return (f"give an object{f' at {place}' if place else ''} ({self.excerpt}) that more "
                 "than one branch of a oneOf/anyOf fits, each filling in other defaults"
                 f"{f' for {_names(self.keys)}' if self.keys else ''}: which the tool fills in "
-                "cannot be told, so no rule could judge it")
+                "cannot be told, " + (
+                    "and the call has more such ways than the rules judge (at most "
+                    f"{_MAX_FILLS}, {_MAX_FILL_WORK:,} objects filled in all)" if self.many else
+                    "so no rule could judge it"))
 
     @property
     def fix(self) -> str:  # type: ignore[override]
@@ -208,8 +213,12 @@ def fill_choices(defaults: Mapping[str, Any], arguments: Mapping[str, Any]
                 break
             picks = [*at[:i], at[i] + 1]
     except _TooMany:  # (stopped as soon as they are too many: 50,000 such objects)
-        fill_defaults(defaults, arguments)  # (raises the FillUnsure that says where)
-        raise FillUnsure("", []) from None  # pragma: no cover (it did)
+        try:
+            fill_defaults(defaults, arguments)  # (raises the FillUnsure that says where)
+        except FillUnsure as exc:
+            raise FillUnsure(exc.excerpt, exc.keys, exc.where, tagged=exc.tagged,
+                             many=True) from None
+        raise FillUnsure("", [], many=True) from None  # pragma: no cover (it did)
     return [*found, fill_defaults(defaults, arguments, leave_unsure=True)]
 
 
