@@ -218,3 +218,40 @@ def test_an_openapi_discriminator_names_the_branch_whose_defaults_are_judged(
             await host.aclose()
 
     anyio.run(main)
+
+
+BOX_TOOL = json.dumps([{"name": "pack", "inputSchema": {
+    "type": "object", "properties": {"box": {"anyOf": [{"$ref": "#/$defs/Small"},
+                                                       {"$ref": "#/$defs/Big"}]}},
+    "$defs": {"Small": {"type": "object", "properties": {"size": {"default": 1}}},
+              "Big": {"type": "object", "properties": {"size": {"default": 10},
+                                                       "extra": {"default": "y"}}}}}}])
+
+
+def test_an_untagged_union_is_judged_in_every_way_and_sent_as_given(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real upstream listing ``box: Small | Big`` (no discriminator): the rules judge each
+    branch's fill, and an allowed call reaches the upstream with the box as given."""
+    from toolhost.host import load_host
+
+    monkeypatch.setenv("HOSTILE_TOOLS", BOX_TOOL)
+    config = hostile_config(tmp_path)
+    config.write_text(config.read_text() + "  deny:\n    - tool: mcp__h__pack\n"
+                      "      when: {box.size: {min: 5}}\n")
+
+    async def main() -> None:
+        host = load_host(config)
+        try:
+            decide = host.policy.decide
+            assert decide("mcp__h__pack", {"box": {}}).behavior == "deny"  # a Big: 10
+            assert decide("mcp__h__pack", {"box": {"size": 2}}).behavior == "allow"
+            answer = await host.servers["h"].handle({
+                "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "pack", "arguments": {"box": {"size": 2}}}})
+            assert answer is not None
+            said = answer["result"]["content"][0]["text"]
+            assert json.loads(said.split(" with ", 1)[1]) == {"box": {"size": 2}}
+        finally:
+            await host.aclose()
+
+    anyio.run(main)

@@ -180,14 +180,19 @@ def test_a_secret_with_a_trailing_newline_is_refused_at_load(tmp_path: Path,
     assert "tok-from-a-file" not in problem  # the secret itself is never shown
 
 
-def test_an_api_key_header_name_must_be_a_header_name(tmp_path: Path,
-                                                      service: PetService) -> None:
+@pytest.mark.parametrize(("place", "name", "said"), [
+    ("header", "'X Key:'", "names the header 'X Key:', which is not a valid header name"),
+    ("cookie", "'a=b; admin'", "names the cookie 'a=b; admin', which is not a valid cookie "
+     "name"),
+    ("query", "''", "names no query parameter (its 'name' is empty)")])
+def test_an_api_key_name_must_be_a_name_of_its_place(tmp_path: Path, service: PetService,
+                                                     place: str, name: str, said: str) -> None:
     document = service.document().replace("apiKey: {type: apiKey, in: query, name: api_key}",
-                                          "apiKey: {type: apiKey, in: header, name: 'X Key:'}")
+                                          f"apiKey: {{type: apiKey, in: {place}, name: {name}}}")
     config = write(tmp_path, service, "    openapi: {spec: pets.yaml, security: "
                    "{apiKey: k-1234567}}\n", document=document)
-    assert any("security.apiKey: security scheme 'apiKey' names the header 'X Key:', which is "
-               "not a valid header name" in p for p in problems_of(config))
+    assert any(f"security.apiKey: security scheme 'apiKey' {said}" in p
+               for p in problems_of(config))
 
 
 @pytest.mark.parametrize(("server", "document", "expected"), [

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolhost.backends.base import CallContext, Invoke, ToolFailure, ToolRaised, describe
-from toolhost.compile.defaults import FillRefused, InsideDefaults, fill_defaults
+from toolhost.compile.defaults import FillRefused, FillUnsure, InsideDefaults, fill_defaults
 from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import cut_text, shape_result
 from toolhost.compile.validators import real_validator
@@ -172,7 +172,10 @@ class CompiledTool:
                                     f"'{self.name}': " + "; ".join(errors))
         if self.defaults:  # a list or object default is copied: a tool may change it
             try:
-                filled = fill_defaults(self.defaults, arguments)
+                try:
+                    filled = fill_defaults(self.defaults, arguments)
+                except FillUnsure:  # the rules judged each branch's fill: its upstream's
+                    filled = fill_defaults(self.defaults, arguments, leave_unsure=True)
             except FillRefused as exc:  # (the policy refuses it too: the tool's own lock)
                 return ToolResult.error("Invalid arguments for tool "
                                         f"'{self.name}': " + exc.said(None))

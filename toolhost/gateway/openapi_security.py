@@ -115,8 +115,13 @@ def security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiD
             continue
         if kind == "apiKey" and scheme.get("in") in ("header", "cookie") \
                 and not _TOKEN.fullmatch(carrier):
-            check.problem(where, f"security scheme {name!r} names the header {carrier!r}, "
-                          "which is not a valid header name")
+            place = "cookie" if scheme.get("in") == "cookie" else "header"
+            check.problem(where, f"security scheme {name!r} names the {place} {carrier!r}, "
+                          f"which is not a valid {place} name")
+            continue
+        if kind == "apiKey" and scheme.get("in") == "query" and not carrier:
+            check.problem(where, f"security scheme {name!r} names no query parameter (its "
+                          "'name' is empty): the service could not read the credential")
             continue
         framing = framing_reason(carrier) if scheme.get("in") == "header" else None
         if kind == "apiKey" and framing:

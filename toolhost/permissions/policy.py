@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolhost.compile.defaults import FillRefused, fill_defaults
+from toolhost.compile.defaults import FillRefused, FillUnsure, fill_choices, fill_defaults
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
 from toolhost.permissions import policy_says as says
@@ -144,8 +144,18 @@ class CompiledPolicy:
                                    or not filled.keys() <= tool_input.keys()):
             try:
                 tool_input = fill_defaults(filled, tool_input)
+            except FillUnsure:  # which branch its upstream fills: judged under each
+                try:
+                    return says.each_way(tool_name, [
+                        self._judged(tool_name, one) for one in fill_choices(filled, tool_input)])
+                except FillRefused as exc:
+                    return Decision("deny", exc.said(tool_name))
             except FillRefused as exc:  # fail closed: defaults no rule would see
                 return Decision("deny", exc.said(tool_name))
+        return self._judged(tool_name, tool_input)
+
+    def _judged(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+        """The decision for a call whose defaults are filled in."""
         if tool_name in SERVER_READS and (self._server or self._glob) and (
                 wide := server_wide(self.rules, tool_input)) is not None:
             return server_read(wide, self._stricter_rule(tool_name, tool_input)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.rules import CompiledRule
 
-__all__ = ["held_search", "moved", "rewrite_failed", "rewritten_around", "unevaluated",
-           "unproven"]
+__all__ = ["each_way", "held_search", "moved", "rewrite_failed", "rewritten_around",
+           "unevaluated", "unproven"]
 
 
 def held_search(rule: CompiledRule) -> Decision:
@@ -62,3 +62,21 @@ def rewritten_around(rule: CompiledRule, stricter: CompiledRule) -> Decision:
                     f"rewrites the input into a call that rule "
                     f"{stricter.text!r} ({stricter.origin}) {verb}, so the call "
                     "is denied.", rule=stricter.text, origin=stricter.origin)
+
+
+def each_way(tool_name: str, decisions: list[Decision]) -> Decision:
+    """One decision for a call judged in each way its upstream may fill it in (an object
+    several branches of a union fit, with other defaults): the first deny, else a deny when
+    any rewrites the call (the rewritten input of one way is not the others'), else the
+    first ask, else the first allow."""
+    for decision in decisions:
+        if decision.behavior == "deny":
+            return decision
+    rewriting = next((d for d in decisions if d.updated_input is not None), None)
+    if rewriting is not None:
+        return Decision("deny", f"{tool_name}'s arguments give an object that more than one "
+                        "branch of a oneOf/anyOf fits, and the rule that rewrites the call "
+                        f"({rewriting.rule}) would rewrite what one of them fills in: "
+                        "refused (name the branch, or give the values its defaults fill)",
+                        rule=rewriting.rule, origin=rewriting.origin)
+    return next((d for d in decisions if d.behavior == "ask"), decisions[0])
