@@ -128,6 +128,13 @@ V = "{{ v }}"
     ["ssh", "-S", V, "host"],
     ["rsync", "-M" + V, "a", "h:b"],
     ["rsync", "--daemon", "--config=" + V],
+    # (backends27) ssh reads -o's keyword as readconf does: a double-quoted keyword, and a
+    # keyword ended by a blank before any '='
+    ["ssh", "-o", '"ProxyCommand"=' + V, "host"],
+    ["scp", "-o", '"ProxyCommand"=' + V, "a", "h:b"],
+    ["ssh", "-o", "ProxyCommand sh -c 'a=1; " + V + "'", "host"],
+    ["ssh", "-o", "LocalCommand echo x=" + V, "host"],
+    ["ssh", "-o", "XAuthLocation=" + V, "host"],
 ])
 def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
                                                              argv: list[Any]) -> None:
@@ -176,6 +183,10 @@ def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
     (["vim", "-l", V], None),  # vim's -l is lisp mode
     (["less", "+{{ line }}", "f"], {"line": {"type": "integer"}}),
     (["less", "-p", V, "f"], None),  # a pattern
+    (["ssh", "-o", "User " + V, "host"], None),  # the keyword User, then its value
+    (["ssh", "-o", "ConnectTimeout={{ n }}", "-o", "Hostname=" + V, "host"],
+     {"n": {"type": "integer"}}),
+    (["ssh", "-i", V, "-p", "{{ n }}", "host"], {"n": {"type": "integer"}}),
 ])
 def test_data_in_options_still_loads(config: Config, argv: list[Any],
                                      params: dict[str, Any] | None) -> None:
@@ -334,3 +345,56 @@ async def test_a_repository_the_model_names_never_runs_its_config(config: Config
                               "--", "{{ path }}"])})
     result = await run(fixed, "t", {"path": "x"})
     assert "fatal" in result.text_content or not result.is_error, result.text_content
+
+
+@pytest.mark.parametrize("argv", [
+    ["ssh", "-L", V, "host", "uptime"],
+    ["ssh", "-R", V, "host"],
+    ["ssh", "-D", V, "host"],
+    ["ssh", "-W", V, "host"],  # the tool's stdio to a host and port the server reaches
+    ["ssh", "-w", V, "host"],
+    ["ssh", "-NL" + V, "host"],
+    ["ssh", "-fNR", V, "host"],
+    ["ssh", "-L", "8080:{{ v }}:80", "host"],
+    ["autossh", "-M", "0", "-L", V, "host"],
+    ["ssh", "-o", "LocalForward=" + V, "host"],
+    ["ssh", "-o", "RemoteForward " + V, "host"],
+    ["ssh", "-o", "dynamicforward=" + V, "host"],
+    ["ssh", "-o", "SendEnv=" + V, "host"],  # `*`: every variable of the tool's environment
+    ["ssh", "-oSendEnv=" + V, "host"],
+    ["ssh", "-vo", "SetEnv=LANG=" + V, "host"],  # `C LD_X=1`: more variables
+    ["ssh", "-o", '"SendEnv" ' + V, "host"],
+    ["ssh", "-o", "ForwardAgent=" + V, "host"],
+    ["ssh", "-o", "GatewayPorts=" + V, "host"],
+    ["ssh", "-o", "PermitRemoteOpen=" + V, "host"],
+    ["ssh", "-o", "Tunnel=" + V, "host"],
+    ["scp", "-o", "SendEnv=" + V, "a", "h:b"],
+    ["sftp", "-o", "LocalForward=" + V, "h"],
+])
+def test_a_value_never_chooses_what_ssh_forwards_or_sends(config: Config,
+                                                          argv: list[Any]) -> None:
+    """(backends27) No command runs, but the model would open a port (on every interface
+    with `0.0.0.0:`), reach any host and port the server can, or send the tool's
+    environment and agent to the server: refused at load, worded as such."""
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": cmd(argv, options={"allow_dash": []})}))
+    (problem,) = info.value.problems
+    assert problem.key_path.startswith("servers.demo.tools.t.command.argv[")
+    assert "port forward or what it sends" in problem.message, problem
+    assert "what the connection opens or sends" in problem.message, problem
+    assert "unsafe_code_placeholders" in (problem.hint or ""), problem
+    compile_tools(config({"t": cmd(argv, options={"unsafe_code_placeholders": True})}))
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="needs OpenSSH's ssh")
+@pytest.mark.parametrize("shape", ['"ProxyCommand"={}', "ProxyCommand sh -c 'a=1; {}'",
+                                   " proxycommand\t{}", "ProxyCommand=={}"])
+def test_ssh_reads_these_keywords_as_proxycommand(config: Config, shape: str) -> None:
+    """The real ssh's reading (`ssh -G` prints the settings it would use, connects to
+    nothing) and the loader's agree: each shape is a ProxyCommand, and loads as none."""
+    shown = subprocess.run(["ssh", "-G", "-F", "none", "-o", shape.format("echo B27"), "h"],
+                           capture_output=True, text=True, timeout=30, check=False).stdout
+    assert any(line.startswith("proxycommand ") and "echo B27" in line
+               for line in shown.splitlines()), shown
+    with pytest.raises(CompileError, match="runs or reads as a command"):
+        compile_tools(config({"t": cmd(["ssh", "-o", shape.format(V), "host"])}))

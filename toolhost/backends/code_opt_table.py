@@ -10,7 +10,8 @@ import re
 __all__ = ["ALIASES", "BUNDLE", "CLUSTERS", "CMD", "DIR", "EXACT_PREFIXES", "GIT_ARG_OPTIONS",
            "GIT_CODE_KEY", "GIT_CONFIG_ARG", "GIT_CONFIG_VERBS", "GIT_RUNS", "GIT_SHORT",
            "GIT_SUB", "LIBDIR", "MOD", "OPTIONS", "OUT", "OWN_OPTIONS_END", "PHP_CODE_KEY",
-           "PLUS_COMMAND", "SQL", "SQLITE_ARG", "SSH_CODE_KEY", "TAR_ARG_LETTERS", "TPL"]
+           "PLUS_COMMAND", "SQL", "SQLITE_ARG", "SSH_CODE_KEY", "SSH_EXPOSE_KEY", "SSH_SENDS",
+           "TAR_ARG_LETTERS", "TPL"]
 
 # git config keys that name a program, a shell command, a hook or a file of more config
 GIT_CODE_KEY = re.compile(
@@ -24,7 +25,17 @@ GIT_CODE_KEY = re.compile(
 SSH_CODE_KEY = re.compile(
     r"^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match"
     r"|include|pkcs11provider|securitykeyprovider|identityagent|controlpath|controlmaster"
-    r"|sshaskpass|proxyjump|proxyusefdpass|.*command)$", re.IGNORECASE)
+    r"|sshaskpass|proxyjump|proxyusefdpass|xauthlocation|.*command)$", re.IGNORECASE)
+# (backends27) ssh_config keywords that open a port, reach a host and port through the
+# server, or send the tool's environment or your agent to the server: no command runs,
+# but the model would choose what the connection exposes (`SendEnv=*`: every variable)
+SSH_EXPOSE_KEY = re.compile(
+    r"^(localforward|remoteforward|dynamicforward|gatewayports|permitremoteopen|tunnel"
+    r"|tunneldevice|sendenv|setenv|forwardagent|forwardx11|forwardx11trusted)$",
+    re.IGNORECASE)
+# what a value there chooses (code_opts' label; command_checks words the error by it)
+SSH_SENDS = ("a port forward or what it sends the server (a listening port, a host and "
+             "port it reaches through the server, your environment or ssh agent)")
 
 CMD = "a command"
 SQL = "statements and its own commands (which run programs)"
@@ -51,7 +62,11 @@ OPTIONS: dict[str, dict[str, str]] = {
     # -J: the hosts it connects through with your keys (as -o ProxyJump); ssh -S: a control
     # socket whose open connection it reuses (as -o ControlPath)
     "ssh": {"-o": "kv-ssh", "-F": "a configuration file", "-I": "a library", "-J": JUMP,
-            "-S": "a control socket whose connection it reuses"},
+            "-S": "a control socket whose connection it reuses",
+            # (backends27) -L/-R/-D forward ports, -W the tool's stdio to a host and port
+            # the server reaches, -w a tun device (as LocalForward ... Tunnel)
+            "-L": SSH_SENDS, "-R": SSH_SENDS, "-D": SSH_SENDS, "-W": SSH_SENDS,
+            "-w": SSH_SENDS},
     "scp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": CMD, "-J": JUMP},
     "sftp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": CMD, "-D": CMD, "-J": JUMP},
     # -M/--remote-option: an option of the other side's rsync; --config: the daemon's file
@@ -176,9 +191,9 @@ GIT_SHORT = {"rebase": {"-x": CMD, "-s": _STRATEGY}, "difftool": {"-x": CMD},
 ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vim",
             "view": "vim", "gvim": "vim", "vimdiff": "vim", "rvim": "vim", "gmake": "make",
             "gawk": "awk", "mawk": "awk", "nawk": "awk", "gsed": "sed", "gsort": "sort",
-            "slogin": "ssh", "mariadb": "mysql", "sqlite": "sqlite3", "nodejs": "node",
-            "luajit": "lua", "cc": "gcc", "g++": "gcc", "c++": "gcc", "clang": "gcc",
-            "clang++": "gcc", "batch": "at", "py.test": "pytest", "gpg2": "gpg",
+            "slogin": "ssh", "autossh": "ssh", "mariadb": "mysql", "sqlite": "sqlite3",
+            "nodejs": "node", "luajit": "lua", "cc": "gcc", "g++": "gcc", "c++": "gcc",
+            "clang": "gcc", "clang++": "gcc", "batch": "at", "py.test": "pytest", "gpg2": "gpg",
             "gradlew": "gradle", "mvnw": "mvn"}
 # "+CMD" is an Ex command (vim) or less's command (`+!CMD`), "+N" a line number
 PLUS_COMMAND = frozenset({"vim", "less"})
