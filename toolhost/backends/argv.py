@@ -33,6 +33,7 @@ from typing import Any
 from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
 from toolhost.backends.file_values import file_read, url_scheme
+from toolhost.backends.head_values import head_break
 from toolhost.backends.remote_operands import git_helper, remote_operand
 from toolhost.backends.url_values import url_value_problem
 from toolhost.excerpt import cut
@@ -208,6 +209,13 @@ class ArgvPlan:
                 f"https, which '{self.program}' would use to read a local file or reach "
                 "another host (the config can write the scheme: \"https://{{ host }}/\", "
                 "or pass --proto to say which schemes it allows)")
+        broken = head_break(out, valued)
+        if broken is not None:
+            raise ArgvRefused(
+                f"the value writes a line break (CR or LF) into {cut(broken, 60)!r}, which "
+                f"'{self.program}' would send in the request head: it would add headers or a "
+                "second request the config never wrote (a body option such as -d takes "
+                "line breaks)")
         read = file_read(out, valued)
         if read is not None:
             raise ArgvRefused(
