@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from toolhost.backends.code_filters import FILTERS, filter_slots
+from toolhost.backends.code_filters import FILTERS, XMLSTARLET, filter_slots
 from toolhost.backends.code_opts import option_code_slots
 from toolhost.backends.code_wrappers import is_wrapper, wrapper_targets
 
@@ -164,7 +164,8 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int
     rest = range(i + 1, len(tokens))
     # options of ordinary programs that run a command (git -c core.pager=, rsync -e, ...)
     slots.extend(CodeSlot(*slot) for slot in option_code_slots(tokens, i, name))
-    if name in FILTERS or name == "mlr":  # jq's filter, mlr put's expression (backends25)
+    # jq's filter, mlr put's expression (backends25), xmlstarlet's XPath (backends27)
+    if name in FILTERS or name == "mlr" or name in XMLSTARLET:
         slots.extend(CodeSlot(*slot) for slot in filter_slots(tokens, i, name))
         return
     targets = wrapper_targets(tokens, i, name) if is_wrapper(name) else None
