@@ -18,6 +18,7 @@ from typing import NamedTuple
 from toolhost.backends.code_filters import FILTERS, XMLSTARLET, filter_slots
 from toolhost.backends.code_opts import option_code_slots
 from toolhost.backends.code_wrappers import is_wrapper, wrapper_targets
+from toolhost.backends.make_values import make_slots
 
 __all__ = ["CodeSlot", "Token", "code_slots", "program_name", "run_chain", "run_program",
            "run_programs"]
@@ -164,6 +165,7 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int
     rest = range(i + 1, len(tokens))
     # options of ordinary programs that run a command (git -c core.pager=, rsync -e, ...)
     slots.extend(CodeSlot(*slot) for slot in option_code_slots(tokens, i, name))
+    slots.extend(CodeSlot(*slot) for slot in make_slots(tokens, i, name))  # make X={{ v }}
     # jq's filter, mlr put's expression (backends25), xmlstarlet's XPath (backends27)
     if name in FILTERS or name == "mlr" or name in XMLSTARLET:
         slots.extend(CodeSlot(*slot) for slot in filter_slots(tokens, i, name))

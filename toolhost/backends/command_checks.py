@@ -25,6 +25,7 @@ from toolhost.backends.code_opt_table import SSH_SENDS
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
 from toolhost.backends.file_slots import sent_file_slots
 from toolhost.backends.install_slots import install_problems
+from toolhost.backends.make_values import MAKES
 from toolhost.backends.stdin_args import (
     arg_file_value,
     split_env_s,
@@ -122,8 +123,19 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     stdin of a program that reads its program or commands from stdin (through wrappers:
     ``env``, ``timeout 5``, ``nice`` ...)."""
     found: list[Found] = []
-    for key, value in (opts.get("env") or {}).items():
-        if chooses_code(str(key)) and printed_names(str(value)):
+    env = opts.get("env") or {}
+    # (backends27) make reads every environment variable as a variable it expands
+    argv = plan_tokens(plan) if env else []
+    makes = any(program_name(argv[at].text) in MAKES for at in run_programs(argv)) \
+        if argv else False
+    for key, value in env.items():
+        if makes and printed_names(str(value)):
+            found.append((f"a placeholder in env {key}: make reads every environment variable "
+                          "as a variable it expands ($(shell CMD) runs a command; a recipe "
+                          "may run it)", f".env.{key}",
+                          "write it literally; or set unsafe_code_placeholders: true if the "
+                          "Makefile never expands it"))
+        elif chooses_code(str(key)) and printed_names(str(value)):
             found.append((f"a placeholder in env {key}: the value would choose code or a "
                           "library the program loads (or where its traffic goes)", f".env.{key}",
                           "write it literally; pass values as arguments"))
