@@ -135,6 +135,33 @@ V = "{{ v }}"
     ["ssh", "-o", "ProxyCommand sh -c 'a=1; " + V + "'", "host"],
     ["ssh", "-o", "LocalCommand echo x=" + V, "host"],
     ["ssh", "-o", "XAuthLocation=" + V, "host"],
+    # (backends27) more shells of code or statements, and programs that run a command
+    ["mongosh", "mongodb://h/db", "--eval", V],
+    ["mongo", "--eval", "db.x.find({name: '" + V + "'})"],
+    ["mysqlsh", "--py", "--execute=" + V],
+    ["clickhouse-client", "--query", "SELECT * FROM t WHERE id = '" + V + "'"],
+    ["clickhouse", "client", "-q", V],
+    ["clickhouse-local", "--query", V],
+    ["cqlsh", "-e", V],
+    ["sqlcmd", "-Q", V],
+    ["influx", "-execute", V],
+    ["duckdb", "db.duckdb", V],  # an operand after the database is SQL (.shell, COPY TO)
+    ["duckdb", "-readonly", "db.duckdb", "select 1", V],
+    ["matlab", "-batch", V],
+    ["latexmk", "-e", V],  # Perl
+    ["pandoc", "--filter", V, "in.md"],
+    ["pandoc", "--lua-filter=" + V, "in.md"],
+    ["pandoc", "-d", V, "in.md"],  # defaults that name filters
+    ["strace", "-o", V, "ls"],  # '|CMD' pipes the trace to a shell command
+    ["go", "test", "-exec", V, "./..."],
+    ["go", "build", "-toolexec=" + V, "."],
+    ["openssl", "req", "-engine", V, "-new"],  # a shared library it loads
+    ["openssl", "req", "-config", V, "-new"],
+    ["tsx", "-e", V],
+    ["ts-node", "-p", V],
+    ["kotlin", "-e", V],
+    ["pdflatex", "-interaction=nonstopmode", V],  # `\input{/etc/passwd}`
+    ["pdflatex", "doc.tex", V],  # TeX joins its operands into its first line: `\foo` runs
 ])
 def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
                                                              argv: list[Any]) -> None:
@@ -187,6 +214,16 @@ def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
     (["ssh", "-o", "ConnectTimeout={{ n }}", "-o", "Hostname=" + V, "host"],
      {"n": {"type": "integer"}}),
     (["ssh", "-i", V, "-p", "{{ n }}", "host"], {"n": {"type": "integer"}}),
+    (["mongosh", V, "--quiet", "--eval", "db.stats()"], None),  # the server's address
+    (["duckdb", "-readonly", V, "select 1"], None),  # the database file
+    (["tsx", "app.ts", V], None),  # the script's argument
+    (["pdflatex", "-jobname=" + V, "doc.tex"], None),
+    (["pdflatex", "-output-directory", V, "doc.tex"], None),
+    (["pandoc", "-o", "out.html", V], None),  # the input document
+    (["strace", "-f", "-o", "trace.txt", "ls", V], None),
+    (["go", "test", "-run", V, "./..."], None),
+    (["openssl", "x509", "-in", V, "-noout"], None),
+    (["dtach", "-n", "/tmp/s", "ls", V], None),
 ])
 def test_data_in_options_still_loads(config: Config, argv: list[Any],
                                      params: dict[str, Any] | None) -> None:
@@ -398,3 +435,16 @@ def test_ssh_reads_these_keywords_as_proxycommand(config: Config, shape: str) ->
                for line in shown.splitlines()), shown
     with pytest.raises(CompileError, match="runs or reads as a command"):
         compile_tools(config({"t": cmd(["ssh", "-o", shape.format(V), "host"])}))
+
+
+@pytest.mark.parametrize(("argv", "shown"), [
+    (["tsx", V], "script file"), (["ts-node", "--", V], "script file"),
+    (["wish", V], "script file"), (["dtach", "-n", "/tmp/s", V], "program"),
+    (["dtach", "-A", "/tmp/s", "-z", V, "x"], "program"),
+])
+def test_a_value_as_a_runners_script_or_program_is_a_load_error(config: Config,
+                                                                argv: list[Any],
+                                                                shown: str) -> None:
+    """(backends27) TypeScript runners and wish run their first operand; dtach is a wrapper."""
+    with pytest.raises(CompileError, match=shown):
+        compile_tools(config({"t": cmd(argv)}))

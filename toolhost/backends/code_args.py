@@ -54,13 +54,18 @@ _EVAL = {
     "node": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import"}),
     "nodejs": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import"}),
     "bun": ({"-e", "--eval", "-p", "--print"}, set()),
+    # (backends27) TypeScript runners, Kotlin's -e
+    "tsx": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import", "--tsconfig"}),
+    "ts-node": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "-P", "--project",
+                                                    "-C", "--compiler", "-O"}),
+    "kotlin": ({"-e", "-expression"}, {"-cp", "-classpath", "-howtorun"}),
     "deno": ({"eval"}, set()),
     "php": ({"-r", "-B", "-R", "-E"}, {"-c", "-d", "-z"}),
     "osascript": ({"-e"}, {"-l", "-s"}),
     "lua": ({"-e"}, {"-l"}),
     "luajit": ({"-e"}, {"-l"}),
     "rscript": ({"-e"}, set()),
-    "tclsh": (set(), set()),
+    "tclsh": (set(), set()), "wish": (set(), set()),
     "raku": ({"-e"}, {"-I", "-M"}), "perl6": ({"-e"}, {"-I", "-M"}),
     "julia": ({"-e", "-E", "--eval", "--print"}, {"-L", "--load", "-J", "-t", "-p"}),
     "elixir": ({"-e", "--eval"}, {"-r", "--require", "-pa", "-pz"}),
@@ -86,6 +91,13 @@ _EVAL = {
         "--become-user", "--become-method", "--start-at-task"}),
 }
 _SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
+# (backends27) TeX joins its operands into its first line of input: `doc.tex \\foo` inputs
+# the file and then runs `\\foo`, and an operand starting with '\\' is TeX code
+# (`\\input{/etc/passwd}`; `\\write18{CMD}` with -shell-escape): each operand is code
+_TEX = frozenset({"tex", "latex", "pdflatex", "xelatex", "lualatex", "luatex", "pdftex",
+                  "xetex", "etex", "context"})
+_TEX_ARG = frozenset({"-output-directory", "-jobname", "-interaction", "-fmt",
+                      "-aux-directory", "-output-format", "-cnf-line", "-synctex"})
 
 
 def _name(text: str) -> str:
@@ -207,6 +219,12 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int
                      _SHELL_ARG_OPTS, slots)
     elif _PYTHON.match(name):
         _interpreter(tokens, i, name, lambda f: f in ("-c", "-m"), {"-W", "-X", "-Q"}, slots)
+    elif name in _TEX:
+        for j in rest:
+            before, glued = tokens[j - 1].text, tokens[j].text.partition("=")[0]
+            if tokens[j].value and not (_tex_arg(before) or ("{" not in glued
+                                        and _tex_arg(glued))):
+                slots.append(CodeSlot(tokens[j].key, name, "code"))
     elif name in _EVAL:
         evals, with_arg = _EVAL[name]
         if name == "perl":
@@ -220,6 +238,11 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int
     elif name in _SED:
         _program_operand(tokens, i, name, {"-f", "--file"}, {"-e", "--expression"},
                          {"-l", "--line-length"}, slots)
+
+
+def _tex_arg(option: str) -> bool:
+    """Whether ``option`` is one of TeX's that take an argument (``-jobname``, ``--jobname``)."""
+    return option.startswith("-") and "-" + option.lstrip("-") in _TEX_ARG
 
 
 def _interpreter(tokens: Sequence[Token], i: int, name: str, is_eval: object,

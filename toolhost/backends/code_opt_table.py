@@ -158,6 +158,31 @@ OPTIONS: dict[str, dict[str, str]] = {
               "--defaults-extra-file": "a configuration file"},
     "duckdb": {"-c": SQL, "-cmd": SQL, "-init": "a script file", "-s": SQL},
     "sqlite3": {"-cmd": SQL, "-init": "a script file"},
+    # (backends27) more shells of code and of statements: mongosh's JavaScript (`require(
+    # 'child_process')`), MySQL Shell's JS/Python/SQL; clickhouse's SQL reads and writes
+    # local files (`FROM INFILE`, `INTO OUTFILE`, `file()`), cqlsh's `SOURCE`/`COPY TO`
+    "mongosh": {"--eval": CMD, "-f": "a script file", "--file": "a script file"},
+    "mysqlsh": {"-e": CMD, "--execute": CMD, "-f": "a script file", "--file": "a script file",
+                "--pym": MOD},
+    "clickhouse-client": {"-q": SQL, "--query": SQL, "--queries-file": "a script file",
+                          "-C": "a configuration file", "--config-file": "a configuration file"},
+    "cqlsh": {"-e": SQL, "--execute": SQL, "-f": "a script file", "--file": "a script file",
+              "--cqlshrc": "a configuration file"},
+    "sqlcmd": {"-Q": SQL, "-q": SQL, "-i": "a script file"},
+    "influx": {"-execute": SQL, "-import": "a script file", "-path": "a script file"},
+    "matlab": {"-batch": CMD, "-r": CMD},
+    # latexmk's -e and rc files are Perl; pandoc runs filters (a program, a Lua script) and
+    # reads defaults that name them; strace -o '|CMD' pipes its output to a shell command;
+    # go test -exec / build -toolexec run a program around each binary or tool; openssl
+    # loads an engine or provider (a shared library), its config can name one
+    "latexmk": {"-e": CMD, "-r": "a script file"},
+    "pandoc": {"--filter": CMD, "-F": CMD, "--lua-filter": "a script file",
+               "-L": "a script file", "--defaults": "a configuration file",
+               "-d": "a configuration file", "--data-dir": DIR},
+    "strace": {"-o": OUT, "--output": OUT},
+    "go": {"-exec": CMD, "-toolexec": CMD, "-overlay": "a configuration file", "-C": DIR},
+    "openssl": {"-engine": MOD, "-provider": MOD, "-provider-path": LIBDIR, "-pre": MOD,
+                "-post": MOD, "-config": "a configuration file"},
 }
 # sqlite3's options that take an argument (its operands: the database, then statements)
 SQLITE_ARG = frozenset({"-cmd", "-separator", "-newline", "-nullvalue", "-init", "-vfs",
@@ -194,7 +219,8 @@ ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vi
             "slogin": "ssh", "autossh": "ssh", "mariadb": "mysql", "sqlite": "sqlite3",
             "nodejs": "node", "luajit": "lua", "cc": "gcc", "g++": "gcc", "c++": "gcc",
             "clang": "gcc", "clang++": "gcc", "batch": "at", "py.test": "pytest", "gpg2": "gpg",
-            "gradlew": "gradle", "mvnw": "mvn"}
+            "gradlew": "gradle", "mvnw": "mvn", "mongo": "mongosh",
+            "clickhouse-local": "clickhouse-client", "clickhouse": "clickhouse-client"}
 # "+CMD" is an Ex command (vim) or less's command (`+!CMD`), "+N" a line number
 PLUS_COMMAND = frozenset({"vim", "less"})
 # programs that read bundled short options (getopt and the like): `-xvI CMD`, `-sK{{ f }}`,

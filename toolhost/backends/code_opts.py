@@ -77,7 +77,9 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     sub, after = len(tokens), table
     if family == "git":
         sub, after = _git_subcommand(tokens, i)
-    slots: list[Slot] = _sqlite_operands(tokens, i, name) if family == "sqlite3" else []
+    # sqlite3's and duckdb's operands after the database are statements
+    slots: list[Slot] = _sqlite_operands(tokens, i, name) \
+        if family in ("sqlite3", "duckdb") else []
     if family == "git":
         slots.extend(_git_sub_slots(tokens, sub, name))
     j = i + 1
@@ -156,8 +158,8 @@ def _sqlite_operands(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     while j < len(tokens):
         token = tokens[j]
         if not token.value and token.text.startswith("-") and operands == 0:
-            j += 2 if token.text.lstrip("-") and "-" + token.text.lstrip("-") in SQLITE_ARG \
-                else 1
+            j += 2 if (token.text.lstrip("-") and "-" + token.text.lstrip("-") in SQLITE_ARG) \
+                or (name == "duckdb" and token.text in ("-c", "-s")) else 1
             continue
         if operands >= 1 and token.value:
             slots.append((token.key, name, OPTION + SQL))
