@@ -79,6 +79,11 @@ async def test_line_breaks_in_a_body_still_run(config: Config, server: Server,
     (["wget", "--post-d", "a\nb", "u"], [(2, 0)], None),
     (["wget", "--header=X: a\nb", "u"], [(1, 12)], "--header=X: a\nb"),
     (["wget", "--post-data", "x", "a\nb"], [(3, 0)], "a\nb"),
+    # php -d: the CLI appends KEY=VALUE and a newline to the INI text it parses
+    (["php", "-d", "memory_limit=1\nauto_prepend_file=/x", "s.php"], [(2, 13)],
+     "memory_limit=1\nauto_prepend_file=/x"),
+    (["php8.2", "-dmemory_limit=1\nx=1", "s.php"], [(1, 15)], "-dmemory_limit=1\nx=1"),
+    (["php", "-d", "memory_limit=1", "s.php", "a\nb"], [(4, 0)], None),  # the script's
 ])
 def test_which_arguments_reach_the_request_head(out: list[str], valued: list[Any],
                                                 found: str | None) -> None:

@@ -220,9 +220,9 @@ class ArgvPlan:
         if broken is not None:
             raise ArgvRefused(
                 f"the value writes a line break (CR or LF) into {cut(broken, 60)!r}, which "
-                f"'{self.program}' would send in the request head: it would add headers or a "
-                "second request the config never wrote (a body option such as -d takes "
-                "line breaks)")
+                f"'{self.program}' reads line by line (a request head, php's INI settings): "
+                "it would add headers, a second request or a setting the config never wrote "
+                "(a body option such as curl -d takes line breaks)")
         read = file_read(out, valued)
         if read is not None:
             raise ArgvRefused(

@@ -129,16 +129,16 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     makes = any(program_name(argv[at].text) in MAKES for at in run_programs(argv)) \
         if argv else False
     for key, value in env.items():
-        if makes and printed_names(str(value)):
+        if chooses_code(str(key)) and printed_names(str(value)):
+            found.append((f"a placeholder in env {key}: the value would choose code or a "
+                          "library the program loads (or where its traffic goes)", f".env.{key}",
+                          "write it literally; pass values as arguments"))
+        elif makes and printed_names(str(value)):
             found.append((f"a placeholder in env {key}: make reads every environment variable "
                           "as a variable it expands ($(shell CMD) runs a command; a recipe "
                           "may run it)", f".env.{key}",
                           "write it literally; or set unsafe_code_placeholders: true if the "
                           "Makefile never expands it"))
-        elif chooses_code(str(key)) and printed_names(str(value)):
-            found.append((f"a placeholder in env {key}: the value would choose code or a "
-                          "library the program loads (or where its traffic goes)", f".env.{key}",
-                          "write it literally; pass values as arguments"))
     stdin = opts.get("stdin")
     if not (isinstance(stdin, str) and printed_names(stdin)):
         return found

@@ -9,6 +9,10 @@ or LF in such an argument after the argv is rendered (through wrappers); ``argv`
 the call. A body (``-d``, ``--data*``, ``--json``, ``-F``, ``--post-data``) is sent with
 its length, so a line break there is data and passes; so does any option of another
 program (a commit message's lines).
+
+The same for ``php -d KEY=VALUE``: the PHP CLI appends ``KEY=VALUE`` and a newline to the
+INI text it parses, so ``-d "memory_limit={{ m }}"`` with ``1\nauto_prepend_file=/x.php``
+sets a second directive that runs a file before every script.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ _CURL_BODY = frozenset({"-d", "--data", "--data-raw", "--data-binary", "--data-a
                         "-w", "--write-out"})
 _WGET_BODY = frozenset({"--post-data", "--body-data"})
 _CLIENTS = frozenset({"curl", "wget"})
+_PHP = frozenset({"php", "php-cgi", "php-cli"})
 
 
 def _name(program: str) -> str:
@@ -48,13 +53,18 @@ def head_break(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str | N
     the value)."""
     broken = {k: start for k, start in valued
               if "\r" in out[k][start:] or "\n" in out[k][start:]}
-    if not broken or not any(_name(text) in _CLIENTS for text in out):
+    if not broken or not any(_name(text) in _CLIENTS or _name(text).startswith("php")
+                             for text in out):
         return None  # the common case, without building tokens
     from toolhost.backends.code_args import Token, run_programs
 
     tokens = [Token("", text, k in broken) for k, text in enumerate(out)]
     for at in run_programs(tokens):
         name = _name(out[at])
+        if name in _PHP or (name.startswith("php") and name[3:].replace(".", "").isdigit()):
+            found = _php(out, at, broken)
+            if found is not None:
+                return found
         if name in _CLIENTS:
             found = _curl(out, at, broken) if name == "curl" else _wget(out, at, broken)
             if found is not None:
@@ -93,3 +103,14 @@ def _wget(out: Sequence[str], at: int, broken: dict[int, int]) -> str | None:
         if _body(option, _WGET_BODY):
             body.add(k if eq else k + 1)
     return next((out[k] for k in sorted(broken) if k > at and k not in body), None)
+
+
+def _php(out: Sequence[str], at: int, broken: dict[int, int]) -> str | None:
+    """A broken ``-d`` argument of php (``-d K=V`` or ``-dK=V``), up to its script."""
+    for k in range(at + 1, len(out)):
+        text = out[k]
+        if k in broken and (out[k - 1] == "-d" or text.startswith("-d")):
+            return text
+        if not text.startswith("-") and out[k - 1] not in ("-d", "-c", "-z", "-f"):
+            break  # the script: what follows is its own
+    return None
