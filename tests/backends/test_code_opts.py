@@ -224,6 +224,8 @@ def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
     (["go", "test", "-run", V, "./..."], None),
     (["openssl", "x509", "-in", V, "-noout"], None),
     (["dtach", "-n", "/tmp/s", "ls", V], None),
+    (["curl", "--proxy-user", V, "--connect-timeout", "{{ n }}", "-o", V, "https://a.test/"],
+     {"n": {"type": "integer"}}),
 ])
 def test_data_in_options_still_loads(config: Config, argv: list[Any],
                                      params: dict[str, Any] | None) -> None:
@@ -418,7 +420,7 @@ def test_a_value_never_chooses_what_ssh_forwards_or_sends(config: Config,
     (problem,) = info.value.problems
     assert problem.key_path.startswith("servers.demo.tools.t.command.argv[")
     assert "port forward or what it sends" in problem.message, problem
-    assert "what the connection opens or sends" in problem.message, problem
+    assert "where the connection goes or what it opens or sends" in problem.message, problem
     assert "unsafe_code_placeholders" in (problem.hint or ""), problem
     compile_tools(config({"t": cmd(argv, options={"unsafe_code_placeholders": True})}))
 
@@ -448,3 +450,26 @@ def test_a_value_as_a_runners_script_or_program_is_a_load_error(config: Config,
     """(backends27) TypeScript runners and wish run their first operand; dtach is a wrapper."""
     with pytest.raises(CompileError, match=shown):
         compile_tools(config({"t": cmd(argv)}))
+
+
+@pytest.mark.parametrize("argv", [
+    ["curl", "--resolve", V, "https://api.example.com/x"],  # api.example.com:443:EVIL_IP
+    ["curl", "--connect-to", V, "https://api.example.com/x"],
+    ["curl", "-x", V, "http://api.example.com/x"],  # the proxy sees the request and its auth
+    ["curl", "-sSx", V, "http://api.example.com/x"],
+    ["curl", "--prox", V, "http://api.example.com/x"],  # curl takes a start of --proxy
+    ["curl", "-x", "http://{{ v }}:3128", "http://api.example.com/x"],
+    ["curl", "--socks5-hostname", V, "https://api.example.com/x"],
+    ["curl", "--doh-url", V, "https://api.example.com/x"],
+    ["curl", "--unix-socket", V, "http://localhost/containers/json"],  # docker.sock
+    ["curl", "--cacert", V, "https://api.example.com/x"],
+])
+def test_a_value_never_chooses_where_curls_connection_goes(config: Config,
+                                                           argv: list[Any]) -> None:
+    """(backends27) The URL's host is the config's, but these send the config's request, its
+    headers and credentials to a host or socket the model names."""
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": cmd(argv, options={"allow_dash": []})}))
+    (problem,) = info.value.problems
+    assert "where its connection goes" in problem.message, problem
+    compile_tools(config({"t": cmd(argv, options={"unsafe_code_placeholders": True})}))

@@ -10,8 +10,8 @@ import re
 __all__ = ["ALIASES", "BUNDLE", "CLUSTERS", "CMD", "DIR", "EXACT_PREFIXES", "GIT_ARG_OPTIONS",
            "GIT_CODE_KEY", "GIT_CONFIG_ARG", "GIT_CONFIG_VERBS", "GIT_RUNS", "GIT_SHORT",
            "GIT_SUB", "LIBDIR", "MOD", "OPTIONS", "OUT", "OWN_OPTIONS_END", "PHP_CODE_KEY",
-           "PLUS_COMMAND", "SQL", "SQLITE_ARG", "SSH_CODE_KEY", "SSH_EXPOSE_KEY", "SSH_SENDS",
-           "TAR_ARG_LETTERS", "TPL"]
+           "PLUS_COMMAND", "ROUTE", "SQL", "SQLITE_ARG", "SSH_CODE_KEY", "SSH_EXPOSE_KEY",
+           "SSH_SENDS", "TAR_ARG_LETTERS", "TPL"]
 
 # git config keys that name a program, a shell command, a hook or a file of more config
 GIT_CODE_KEY = re.compile(
@@ -36,6 +36,13 @@ SSH_EXPOSE_KEY = re.compile(
 # what a value there chooses (code_opts' label; command_checks words the error by it)
 SSH_SENDS = ("a port forward or what it sends the server (a listening port, a host and "
              "port it reaches through the server, your environment or ssh agent)")
+# (backends27) where curl's connection goes, whatever the URL says: the config's request,
+# its headers and credentials would go to a host or socket the model names
+ROUTE = ("where its connection goes (a proxy, another address or socket for the URL's host, "
+         "whom TLS trusts)")
+_ROUTES = ("-x", "--proxy", "--preproxy", "--socks4", "--socks4a", "--socks5",
+           "--socks5-hostname", "--proxy1.0", "--resolve", "--connect-to", "--doh-url",
+           "--unix-socket", "--abstract-unix-socket", "--cacert", "--capath")
 
 CMD = "a command"
 SQL = "statements and its own commands (which run programs)"
@@ -94,7 +101,8 @@ OPTIONS: dict[str, dict[str, str]] = {
     # su USER -c CMD: the command comes after the user (code_args stops at the operand)
     "su": {"-c": CMD, "--command": CMD, "--session-command": CMD, "-s": CMD,
            "--shell": CMD},
-    "curl": {"-K": "a configuration file", "--config": "a configuration file"},
+    "curl": {"-K": "a configuration file", "--config": "a configuration file",
+             **dict.fromkeys(_ROUTES, ROUTE)},
     "make": {"-f": "a script file", "--file": "a script file", "--makefile": "a script file",
              "-E": CMD, "--eval": CMD, "-C": DIR, "--directory": DIR},
     "cargo": {"--manifest-path": DIR, "-C": DIR, "--config": "a configuration file"},

@@ -21,7 +21,7 @@ from toolhost.backends.argv import (
 from toolhost.backends.code_args import Token, code_slots, program_name, run_programs
 from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_filters import safe_form
-from toolhost.backends.code_opt_table import SSH_SENDS
+from toolhost.backends.code_opt_table import ROUTE, SSH_SENDS
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
 from toolhost.backends.file_slots import sent_file_slots
 from toolhost.backends.install_slots import install_problems
@@ -236,10 +236,10 @@ def _code_problem(key: str, program: str, what: str, plan: ArgvPlan) -> Found:
         elif program_family(program) in ("git", "ssh", "scp", "sftp"):
             hint = ("write the option literally; a value may follow a literal KEY= that runs "
                     "nothing (git -c user.name={{ name }}, ssh -o User={{ user }})")
-        if kind == SSH_SENDS:  # no code runs: the model would choose what is exposed
+        if kind in (SSH_SENDS, ROUTE):  # no code runs: the model would choose what is exposed
             return (f"a value is an option's argument that {program} reads as {kind}: the "
-                    "model would choose what the connection opens or sends", key,
-                    hint + "; or set unsafe_code_placeholders: true if you have checked it")
+                    "model would choose where the connection goes or what it opens or sends",
+                    key, hint + "; or set unsafe_code_placeholders: true if you have checked it")
         return (f"a value is an option's argument that {program} runs or reads as {kind}: "
                 "the model would choose the program or code that runs", key,
                 hint + "; or set unsafe_code_placeholders: true if you have checked it")
