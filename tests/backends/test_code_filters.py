@@ -52,6 +52,22 @@ V = "{{ v }}"
     (["gawk", "--include=" + V, "{print}", "f"], 1),  # awk source it loads
     (["gawk", "-l", V, "{print}", "f"], 2),  # a shared library
     (["gawk", "--exec", V, "f"], 2),
+    # (backends27) xmlstarlet's XPath runs in libxslt: document() reads any file or URL
+    (["xmlstarlet", "sel", "-t", "-v", "//item[@id='" + V + "']", "doc.xml"], 4),
+    (["xmlstarlet", "sel", "-t", "-m", "//x", "-c", V, "-n", "doc.xml"], 6),
+    (["xmlstarlet", "sel", "-t", "-i", V, "-o", "yes", "doc.xml"], 4),
+    (["xmlstarlet", "sel", "-t", "--var", "q", V, "-v", "$q", "doc.xml"], 5),
+    (["xmlstarlet", "sel", "-t", "--var", "q=" + V, "-v", "$q", "doc.xml"], 4),
+    (["xmlstarlet", "sel", "-t", "-s", "A:T:-", V, "-v", ".", "doc.xml"], 5),
+    (["xmlstarlet", "sel", "-t", "-e", V, "-v", "//x", "doc.xml"], 4),  # {XPath}
+    (["xmlstarlet", "sel", "-t", "--unknown", V, "doc.xml"], 4),  # fail closed
+    (["xmlstarlet", "ed", "-u", "//x", "-x", V, "doc.xml"], 5),
+    (["xmlstarlet", "-q", "ed", "-L", "-d", V, "doc.xml"], 5),
+    (["xmlstarlet", "ed", "-m", "//a", V, "doc.xml"], 4),
+    (["xmlstarlet", "tr", V, "doc.xml"], 2),  # the stylesheet
+    (["xmlstarlet", "tr", "s.xsl", "-p", "q=" + V, "doc.xml"], 4),
+    (["xmlstarlet", V, "-t", "-v", "1", "doc.xml"], 1),  # the command
+    (["xml", "select", "-t", "--value-of", V, "doc.xml"], 4),
 ])
 def test_a_value_as_a_filter_program_is_a_load_error(config: Config, argv: list[Any],
                                                      at: int) -> None:
@@ -63,10 +79,15 @@ def test_a_value_as_a_filter_program_is_a_load_error(config: Config, argv: list[
     compile_tools(config({"t": cmd(argv, options={"unsafe_code_placeholders": True})}))
 
 
-def test_the_hint_shows_the_value_as_a_variable(config: Config) -> None:
+@pytest.mark.parametrize(("argv", "shown"), [
+    (["jq", ".[] | select(.id == " + V + ")", "d.json"], "--arg, q"),
+    (["xmlstarlet", "sel", "-t", "-v", "//x[@id=" + V + "]", "d.xml"], "-s, \"q={{ q }}\""),
+])
+def test_the_hint_shows_the_value_as_a_variable(config: Config, argv: list[str],
+                                                shown: str) -> None:
     with pytest.raises(CompileError) as info:
-        compile_tools(config({"t": cmd(["jq", ".[] | select(.id == " + V + ")", "d.json"])}))
-    assert "--arg, q" in (info.value.problems[0].hint or "")
+        compile_tools(config({"t": cmd(argv)}))
+    assert shown in (info.value.problems[0].hint or "")
 
 
 @pytest.mark.parametrize("argv", [
@@ -84,6 +105,13 @@ def test_the_hint_shows_the_value_as_a_variable(config: Config) -> None:
     ["xsltproc", "--stringparam", "q", V, "s.xsl", "doc.xml"],
     ["xsltproc", "-o", V, "s.xsl", "doc.xml"],
     ["jsonnet", "--ext-str", "q=" + V, "m.jsonnet"],
+    ["xmlstarlet", "sel", "-t", "-v", "//x", V],  # an input file
+    ["xmlstarlet", "sel", "-N", "x=" + V, "-t", "-o", V, "-v", "//x", "doc.xml"],
+    ["xmlstarlet", "ed", "-u", "//x", "-v", V, "doc.xml"],  # the new text
+    ["xmlstarlet", "ed", "-s", "/r", "-t", "elem", "-n", V, "-v", V, "doc.xml"],
+    ["xmlstarlet", "tr", "s.xsl", "-s", "q=" + V, "doc.xml"],  # a string parameter
+    ["xmlstarlet", "val", "-e", "-d", "x.dtd", V],
+    ["xmlstarlet", "fo", V],
 ])
 def test_values_as_data_of_a_filter_program_still_load(config: Config,
                                                        argv: list[Any]) -> None:

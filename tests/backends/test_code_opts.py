@@ -128,6 +128,40 @@ V = "{{ v }}"
     ["ssh", "-S", V, "host"],
     ["rsync", "-M" + V, "a", "h:b"],
     ["rsync", "--daemon", "--config=" + V],
+    # (backends27) ssh reads -o's keyword as readconf does: a double-quoted keyword, and a
+    # keyword ended by a blank before any '='
+    ["ssh", "-o", '"ProxyCommand"=' + V, "host"],
+    ["scp", "-o", '"ProxyCommand"=' + V, "a", "h:b"],
+    ["ssh", "-o", "ProxyCommand sh -c 'a=1; " + V + "'", "host"],
+    ["ssh", "-o", "LocalCommand echo x=" + V, "host"],
+    ["ssh", "-o", "XAuthLocation=" + V, "host"],
+    # (backends27) more shells of code or statements, and programs that run a command
+    ["mongosh", "mongodb://h/db", "--eval", V],
+    ["mongo", "--eval", "db.x.find({name: '" + V + "'})"],
+    ["mysqlsh", "--py", "--execute=" + V],
+    ["clickhouse-client", "--query", "SELECT * FROM t WHERE id = '" + V + "'"],
+    ["clickhouse", "client", "-q", V],
+    ["clickhouse-local", "--query", V],
+    ["cqlsh", "-e", V],
+    ["sqlcmd", "-Q", V],
+    ["influx", "-execute", V],
+    ["duckdb", "db.duckdb", V],  # an operand after the database is SQL (.shell, COPY TO)
+    ["duckdb", "-readonly", "db.duckdb", "select 1", V],
+    ["matlab", "-batch", V],
+    ["latexmk", "-e", V],  # Perl
+    ["pandoc", "--filter", V, "in.md"],
+    ["pandoc", "--lua-filter=" + V, "in.md"],
+    ["pandoc", "-d", V, "in.md"],  # defaults that name filters
+    ["strace", "-o", V, "ls"],  # '|CMD' pipes the trace to a shell command
+    ["go", "test", "-exec", V, "./..."],
+    ["go", "build", "-toolexec=" + V, "."],
+    ["openssl", "req", "-engine", V, "-new"],  # a shared library it loads
+    ["openssl", "req", "-config", V, "-new"],
+    ["tsx", "-e", V],
+    ["ts-node", "-p", V],
+    ["kotlin", "-e", V],
+    ["pdflatex", "-interaction=nonstopmode", V],  # `\input{/etc/passwd}`
+    ["pdflatex", "doc.tex", V],  # TeX joins its operands into its first line: `\foo` runs
 ])
 def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
                                                              argv: list[Any]) -> None:
@@ -176,6 +210,22 @@ def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
     (["vim", "-l", V], None),  # vim's -l is lisp mode
     (["less", "+{{ line }}", "f"], {"line": {"type": "integer"}}),
     (["less", "-p", V, "f"], None),  # a pattern
+    (["ssh", "-o", "User " + V, "host"], None),  # the keyword User, then its value
+    (["ssh", "-o", "ConnectTimeout={{ n }}", "-o", "Hostname=" + V, "host"],
+     {"n": {"type": "integer"}}),
+    (["ssh", "-i", V, "-p", "{{ n }}", "host"], {"n": {"type": "integer"}}),
+    (["mongosh", V, "--quiet", "--eval", "db.stats()"], None),  # the server's address
+    (["duckdb", "-readonly", V, "select 1"], None),  # the database file
+    (["tsx", "app.ts", V], None),  # the script's argument
+    (["pdflatex", "-jobname=" + V, "doc.tex"], None),
+    (["pdflatex", "-output-directory", V, "doc.tex"], None),
+    (["pandoc", "-o", "out.html", V], None),  # the input document
+    (["strace", "-f", "-o", "trace.txt", "ls", V], None),
+    (["go", "test", "-run", V, "./..."], None),
+    (["openssl", "x509", "-in", V, "-noout"], None),
+    (["dtach", "-n", "/tmp/s", "ls", V], None),
+    (["curl", "--proxy-user", V, "--connect-timeout", "{{ n }}", "-o", V, "https://a.test/"],
+     {"n": {"type": "integer"}}),
 ])
 def test_data_in_options_still_loads(config: Config, argv: list[Any],
                                      params: dict[str, Any] | None) -> None:
@@ -334,3 +384,92 @@ async def test_a_repository_the_model_names_never_runs_its_config(config: Config
                               "--", "{{ path }}"])})
     result = await run(fixed, "t", {"path": "x"})
     assert "fatal" in result.text_content or not result.is_error, result.text_content
+
+
+@pytest.mark.parametrize("argv", [
+    ["ssh", "-L", V, "host", "uptime"],
+    ["ssh", "-R", V, "host"],
+    ["ssh", "-D", V, "host"],
+    ["ssh", "-W", V, "host"],  # the tool's stdio to a host and port the server reaches
+    ["ssh", "-w", V, "host"],
+    ["ssh", "-NL" + V, "host"],
+    ["ssh", "-fNR", V, "host"],
+    ["ssh", "-L", "8080:{{ v }}:80", "host"],
+    ["autossh", "-M", "0", "-L", V, "host"],
+    ["ssh", "-o", "LocalForward=" + V, "host"],
+    ["ssh", "-o", "RemoteForward " + V, "host"],
+    ["ssh", "-o", "dynamicforward=" + V, "host"],
+    ["ssh", "-o", "SendEnv=" + V, "host"],  # `*`: every variable of the tool's environment
+    ["ssh", "-oSendEnv=" + V, "host"],
+    ["ssh", "-vo", "SetEnv=LANG=" + V, "host"],  # `C LD_X=1`: more variables
+    ["ssh", "-o", '"SendEnv" ' + V, "host"],
+    ["ssh", "-o", "ForwardAgent=" + V, "host"],
+    ["ssh", "-o", "GatewayPorts=" + V, "host"],
+    ["ssh", "-o", "PermitRemoteOpen=" + V, "host"],
+    ["ssh", "-o", "Tunnel=" + V, "host"],
+    ["scp", "-o", "SendEnv=" + V, "a", "h:b"],
+    ["sftp", "-o", "LocalForward=" + V, "h"],
+])
+def test_a_value_never_chooses_what_ssh_forwards_or_sends(config: Config,
+                                                          argv: list[Any]) -> None:
+    """(backends27) No command runs, but the model would open a port (on every interface
+    with `0.0.0.0:`), reach any host and port the server can, or send the tool's
+    environment and agent to the server: refused at load, worded as such."""
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": cmd(argv, options={"allow_dash": []})}))
+    (problem,) = info.value.problems
+    assert problem.key_path.startswith("servers.demo.tools.t.command.argv[")
+    assert "port forward or what it sends" in problem.message, problem
+    assert "where the connection goes or what it opens or sends" in problem.message, problem
+    assert "unsafe_code_placeholders" in (problem.hint or ""), problem
+    compile_tools(config({"t": cmd(argv, options={"unsafe_code_placeholders": True})}))
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="needs OpenSSH's ssh")
+@pytest.mark.parametrize("shape", ['"ProxyCommand"={}', "ProxyCommand sh -c 'a=1; {}'",
+                                   " proxycommand\t{}", "ProxyCommand=={}"])
+def test_ssh_reads_these_keywords_as_proxycommand(config: Config, shape: str) -> None:
+    """The real ssh's reading (`ssh -G` prints the settings it would use, connects to
+    nothing) and the loader's agree: each shape is a ProxyCommand, and loads as none."""
+    shown = subprocess.run(["ssh", "-G", "-F", "none", "-o", shape.format("echo B27"), "h"],
+                           capture_output=True, text=True, timeout=30, check=False).stdout
+    assert any(line.startswith("proxycommand ") and "echo B27" in line
+               for line in shown.splitlines()), shown
+    with pytest.raises(CompileError, match="runs or reads as a command"):
+        compile_tools(config({"t": cmd(["ssh", "-o", shape.format(V), "host"])}))
+
+
+@pytest.mark.parametrize(("argv", "shown"), [
+    (["tsx", V], "script file"), (["ts-node", "--", V], "script file"),
+    (["wish", V], "script file"), (["dtach", "-n", "/tmp/s", V], "program"),
+    (["dtach", "-A", "/tmp/s", "-z", V, "x"], "program"),
+])
+def test_a_value_as_a_runners_script_or_program_is_a_load_error(config: Config,
+                                                                argv: list[Any],
+                                                                shown: str) -> None:
+    """(backends27) TypeScript runners and wish run their first operand; dtach is a wrapper."""
+    with pytest.raises(CompileError, match=shown):
+        compile_tools(config({"t": cmd(argv)}))
+
+
+@pytest.mark.parametrize("argv", [
+    ["curl", "--resolve", V, "https://api.example.com/x"],  # api.example.com:443:EVIL_IP
+    ["curl", "--connect-to", V, "https://api.example.com/x"],
+    ["curl", "-x", V, "http://api.example.com/x"],  # the proxy sees the request and its auth
+    ["curl", "-sSx", V, "http://api.example.com/x"],
+    ["curl", "--prox", V, "http://api.example.com/x"],  # curl takes a start of --proxy
+    ["curl", "-x", "http://{{ v }}:3128", "http://api.example.com/x"],
+    ["curl", "--socks5-hostname", V, "https://api.example.com/x"],
+    ["curl", "--doh-url", V, "https://api.example.com/x"],
+    ["curl", "--unix-socket", V, "http://localhost/containers/json"],  # docker.sock
+    ["curl", "--cacert", V, "https://api.example.com/x"],
+])
+def test_a_value_never_chooses_where_curls_connection_goes(config: Config,
+                                                           argv: list[Any]) -> None:
+    """(backends27) The URL's host is the config's, but these send the config's request, its
+    headers and credentials to a host or socket the model names."""
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": cmd(argv, options={"allow_dash": []})}))
+    (problem,) = info.value.problems
+    assert "where its connection goes" in problem.message, problem
+    compile_tools(config({"t": cmd(argv, options={"unsafe_code_placeholders": True})}))

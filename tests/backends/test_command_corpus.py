@@ -67,7 +67,9 @@ def templates() -> dict[str, tuple[list[Any], dict[str, Any], Expect]]:
                 lambda a: None if dash(a["archive"], a["member"])
                 else ["-tf", a["archive"], a["member"]]),
         "curl": (["-sS", "--max-time", "5", "{{ url }}"], {},
+                 # a line break would reach the request head (curl refuses it in a URL)
                  lambda a: None if dash(a["url"]) or other_scheme(a["url"])
+                 or "\r" in a["url"] or "\n" in a["url"]
                  else ["-sS", "--max-time", "5", a["url"]]),
         "find": (["{{ dir }}", "-name", "{{ pattern }}", "-type", "f"], {},
                  lambda a: None if dash(a["dir"], a["pattern"])

@@ -33,6 +33,8 @@ from typing import Any
 from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
 from toolhost.backends.file_values import file_read, url_scheme
+from toolhost.backends.head_values import head_break
+from toolhost.backends.make_values import make_assignment
 from toolhost.backends.remote_operands import git_helper, remote_operand
 from toolhost.backends.url_values import url_value_problem
 from toolhost.excerpt import cut
@@ -192,6 +194,12 @@ class ArgvPlan:
                 f"the value makes {cut(helper, 60)!r} a git remote of the form NAME::ADDRESS,"
                 " so git would run the program git-remote-NAME (write the URL's scheme in "
                 "the config: \"https://{{ url }}\")")
+        assignment = make_assignment(out, state.valued) if state.valued else None
+        if assignment is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(assignment, 60)!r} a variable assignment: make would "
+                "override the Makefile's variable and expand it ($(shell CMD) runs a command; "
+                "a recipe may run it), so the value may name a target but not hold '='")
         if state.valued:
             self._check_files(out, state.valued)
             moved = url_value_problem(out, state.valued, state.tails)
@@ -208,6 +216,13 @@ class ArgvPlan:
                 f"https, which '{self.program}' would use to read a local file or reach "
                 "another host (the config can write the scheme: \"https://{{ host }}/\", "
                 "or pass --proto to say which schemes it allows)")
+        broken = head_break(out, valued)
+        if broken is not None:
+            raise ArgvRefused(
+                f"the value writes a line break (CR or LF) into {cut(broken, 60)!r}, which "
+                f"'{self.program}' reads line by line (a request head, php's INI settings): "
+                "it would add headers, a second request or a setting the config never wrote "
+                "(a body option such as curl -d takes line breaks)")
         read = file_read(out, valued)
         if read is not None:
             raise ArgvRefused(

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from toolhost.backends.code_filters import FILTERS, filter_slots
+from toolhost.backends.code_filters import FILTERS, XMLSTARLET, filter_slots
 from toolhost.backends.code_opts import option_code_slots
 from toolhost.backends.code_wrappers import is_wrapper, wrapper_targets
+from toolhost.backends.make_values import make_slots
 
 __all__ = ["CodeSlot", "Token", "code_slots", "program_name", "run_chain", "run_program",
            "run_programs"]
@@ -53,13 +54,18 @@ _EVAL = {
     "node": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import"}),
     "nodejs": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import"}),
     "bun": ({"-e", "--eval", "-p", "--print"}, set()),
+    # (backends27) TypeScript runners, Kotlin's -e
+    "tsx": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import", "--tsconfig"}),
+    "ts-node": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "-P", "--project",
+                                                    "-C", "--compiler", "-O"}),
+    "kotlin": ({"-e", "-expression"}, {"-cp", "-classpath", "-howtorun"}),
     "deno": ({"eval"}, set()),
     "php": ({"-r", "-B", "-R", "-E"}, {"-c", "-d", "-z"}),
     "osascript": ({"-e"}, {"-l", "-s"}),
     "lua": ({"-e"}, {"-l"}),
     "luajit": ({"-e"}, {"-l"}),
     "rscript": ({"-e"}, set()),
-    "tclsh": (set(), set()),
+    "tclsh": (set(), set()), "wish": (set(), set()),
     "raku": ({"-e"}, {"-I", "-M"}), "perl6": ({"-e"}, {"-I", "-M"}),
     "julia": ({"-e", "-E", "--eval", "--print"}, {"-L", "--load", "-J", "-t", "-p"}),
     "elixir": ({"-e", "--eval"}, {"-r", "--require", "-pa", "-pz"}),
@@ -85,6 +91,13 @@ _EVAL = {
         "--become-user", "--become-method", "--start-at-task"}),
 }
 _SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
+# (backends27) TeX joins its operands into its first line of input: `doc.tex \\foo` inputs
+# the file and then runs `\\foo`, and an operand starting with '\\' is TeX code
+# (`\\input{/etc/passwd}`; `\\write18{CMD}` with -shell-escape): each operand is code
+_TEX = frozenset({"tex", "latex", "pdflatex", "xelatex", "lualatex", "luatex", "pdftex",
+                  "xetex", "etex", "context"})
+_TEX_ARG = frozenset({"-output-directory", "-jobname", "-interaction", "-fmt",
+                      "-aux-directory", "-output-format", "-cnf-line", "-synctex"})
 
 
 def _name(text: str) -> str:
@@ -164,7 +177,9 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int
     rest = range(i + 1, len(tokens))
     # options of ordinary programs that run a command (git -c core.pager=, rsync -e, ...)
     slots.extend(CodeSlot(*slot) for slot in option_code_slots(tokens, i, name))
-    if name in FILTERS or name == "mlr":  # jq's filter, mlr put's expression (backends25)
+    slots.extend(CodeSlot(*slot) for slot in make_slots(tokens, i, name))  # make X={{ v }}
+    # jq's filter, mlr put's expression (backends25), xmlstarlet's XPath (backends27)
+    if name in FILTERS or name == "mlr" or name in XMLSTARLET:
         slots.extend(CodeSlot(*slot) for slot in filter_slots(tokens, i, name))
         return
     targets = wrapper_targets(tokens, i, name) if is_wrapper(name) else None
@@ -204,6 +219,12 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int
                      _SHELL_ARG_OPTS, slots)
     elif _PYTHON.match(name):
         _interpreter(tokens, i, name, lambda f: f in ("-c", "-m"), {"-W", "-X", "-Q"}, slots)
+    elif name in _TEX:
+        for j in rest:
+            before, glued = tokens[j - 1].text, tokens[j].text.partition("=")[0]
+            if tokens[j].value and not (_tex_arg(before) or ("{" not in glued
+                                        and _tex_arg(glued))):
+                slots.append(CodeSlot(tokens[j].key, name, "code"))
     elif name in _EVAL:
         evals, with_arg = _EVAL[name]
         if name == "perl":
@@ -217,6 +238,11 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int
     elif name in _SED:
         _program_operand(tokens, i, name, {"-f", "--file"}, {"-e", "--expression"},
                          {"-l", "--line-length"}, slots)
+
+
+def _tex_arg(option: str) -> bool:
+    """Whether ``option`` is one of TeX's that take an argument (``-jobname``, ``--jobname``)."""
+    return option.startswith("-") and "-" + option.lstrip("-") in _TEX_ARG
 
 
 def _interpreter(tokens: Sequence[Token], i: int, name: str, is_eval: object,

@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolhost.backends.code_opts import Token
+from toolhost.backends.code_xmlstarlet import XMLSTARLET, xmlstarlet_slots
 
-__all__ = ["FILTERS", "filter_slots", "safe_form"]
+__all__ = ["FILTERS", "XMLSTARLET", "filter_slots", "safe_form"]
 
 Slot = tuple[str, str, str]  # (key, program, what)
 _SCRIPT = "a script file"
@@ -101,6 +102,8 @@ def filter_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     """The positions after the filter program at ``i`` whose value would write its code."""
     if name == "mlr":
         return _miller(tokens, i)
+    if name in XMLSTARLET:
+        return xmlstarlet_slots(tokens, i, name)
     lang = FILTERS.get(name)
     if lang is None:
         return []
@@ -225,6 +228,9 @@ def safe_form(program: str) -> str | None:
         return "[mlr, --icsv, --ojson, filter, -s, \"q={{ q }}\", '$name == @q', data.csv]"
     if program == "xsltproc":
         return "[xsltproc, --stringparam, q, \"{{ q }}\", style.xsl, doc.xml]"
+    if program in XMLSTARLET:
+        return (f"[{program}, tr, style.xsl, -s, \"q={{{{ q }}}}\", doc.xml]  "
+                "# the stylesheet reads $q")
     if program == "jsonnet":
         return "[jsonnet, --ext-str, \"q={{ q }}\", main.jsonnet]  # std.extVar('q')"
     return None

@@ -10,7 +10,8 @@ import re
 __all__ = ["ALIASES", "BUNDLE", "CLUSTERS", "CMD", "DIR", "EXACT_PREFIXES", "GIT_ARG_OPTIONS",
            "GIT_CODE_KEY", "GIT_CONFIG_ARG", "GIT_CONFIG_VERBS", "GIT_RUNS", "GIT_SHORT",
            "GIT_SUB", "LIBDIR", "MOD", "OPTIONS", "OUT", "OWN_OPTIONS_END", "PHP_CODE_KEY",
-           "PLUS_COMMAND", "SQL", "SQLITE_ARG", "SSH_CODE_KEY", "TAR_ARG_LETTERS", "TPL"]
+           "PLUS_COMMAND", "ROUTE", "SQL", "SQLITE_ARG", "SSH_CODE_KEY", "SSH_EXPOSE_KEY",
+           "SSH_SENDS", "TAR_ARG_LETTERS", "TPL"]
 
 # git config keys that name a program, a shell command, a hook or a file of more config
 GIT_CODE_KEY = re.compile(
@@ -24,7 +25,24 @@ GIT_CODE_KEY = re.compile(
 SSH_CODE_KEY = re.compile(
     r"^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match"
     r"|include|pkcs11provider|securitykeyprovider|identityagent|controlpath|controlmaster"
-    r"|sshaskpass|proxyjump|proxyusefdpass|.*command)$", re.IGNORECASE)
+    r"|sshaskpass|proxyjump|proxyusefdpass|xauthlocation|.*command)$", re.IGNORECASE)
+# (backends27) ssh_config keywords that open a port, reach a host and port through the
+# server, or send the tool's environment or your agent to the server: no command runs,
+# but the model would choose what the connection exposes (`SendEnv=*`: every variable)
+SSH_EXPOSE_KEY = re.compile(
+    r"^(localforward|remoteforward|dynamicforward|gatewayports|permitremoteopen|tunnel"
+    r"|tunneldevice|sendenv|setenv|forwardagent|forwardx11|forwardx11trusted)$",
+    re.IGNORECASE)
+# what a value there chooses (code_opts' label; command_checks words the error by it)
+SSH_SENDS = ("a port forward or what it sends the server (a listening port, a host and "
+             "port it reaches through the server, your environment or ssh agent)")
+# (backends27) where curl's connection goes, whatever the URL says: the config's request,
+# its headers and credentials would go to a host or socket the model names
+ROUTE = ("where its connection goes (a proxy, another address or socket for the URL's host, "
+         "whom TLS trusts)")
+_ROUTES = ("-x", "--proxy", "--preproxy", "--socks4", "--socks4a", "--socks5",
+           "--socks5-hostname", "--proxy1.0", "--resolve", "--connect-to", "--doh-url",
+           "--unix-socket", "--abstract-unix-socket", "--cacert", "--capath")
 
 CMD = "a command"
 SQL = "statements and its own commands (which run programs)"
@@ -51,7 +69,11 @@ OPTIONS: dict[str, dict[str, str]] = {
     # -J: the hosts it connects through with your keys (as -o ProxyJump); ssh -S: a control
     # socket whose open connection it reuses (as -o ControlPath)
     "ssh": {"-o": "kv-ssh", "-F": "a configuration file", "-I": "a library", "-J": JUMP,
-            "-S": "a control socket whose connection it reuses"},
+            "-S": "a control socket whose connection it reuses",
+            # (backends27) -L/-R/-D forward ports, -W the tool's stdio to a host and port
+            # the server reaches, -w a tun device (as LocalForward ... Tunnel)
+            "-L": SSH_SENDS, "-R": SSH_SENDS, "-D": SSH_SENDS, "-W": SSH_SENDS,
+            "-w": SSH_SENDS},
     "scp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": CMD, "-J": JUMP},
     "sftp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": CMD, "-D": CMD, "-J": JUMP},
     # -M/--remote-option: an option of the other side's rsync; --config: the daemon's file
@@ -79,7 +101,8 @@ OPTIONS: dict[str, dict[str, str]] = {
     # su USER -c CMD: the command comes after the user (code_args stops at the operand)
     "su": {"-c": CMD, "--command": CMD, "--session-command": CMD, "-s": CMD,
            "--shell": CMD},
-    "curl": {"-K": "a configuration file", "--config": "a configuration file"},
+    "curl": {"-K": "a configuration file", "--config": "a configuration file",
+             **dict.fromkeys(_ROUTES, ROUTE)},
     "make": {"-f": "a script file", "--file": "a script file", "--makefile": "a script file",
              "-E": CMD, "--eval": CMD, "-C": DIR, "--directory": DIR},
     "cargo": {"--manifest-path": DIR, "-C": DIR, "--config": "a configuration file"},
@@ -143,6 +166,31 @@ OPTIONS: dict[str, dict[str, str]] = {
               "--defaults-extra-file": "a configuration file"},
     "duckdb": {"-c": SQL, "-cmd": SQL, "-init": "a script file", "-s": SQL},
     "sqlite3": {"-cmd": SQL, "-init": "a script file"},
+    # (backends27) more shells of code and of statements: mongosh's JavaScript (`require(
+    # 'child_process')`), MySQL Shell's JS/Python/SQL; clickhouse's SQL reads and writes
+    # local files (`FROM INFILE`, `INTO OUTFILE`, `file()`), cqlsh's `SOURCE`/`COPY TO`
+    "mongosh": {"--eval": CMD, "-f": "a script file", "--file": "a script file"},
+    "mysqlsh": {"-e": CMD, "--execute": CMD, "-f": "a script file", "--file": "a script file",
+                "--pym": MOD},
+    "clickhouse-client": {"-q": SQL, "--query": SQL, "--queries-file": "a script file",
+                          "-C": "a configuration file", "--config-file": "a configuration file"},
+    "cqlsh": {"-e": SQL, "--execute": SQL, "-f": "a script file", "--file": "a script file",
+              "--cqlshrc": "a configuration file"},
+    "sqlcmd": {"-Q": SQL, "-q": SQL, "-i": "a script file"},
+    "influx": {"-execute": SQL, "-import": "a script file", "-path": "a script file"},
+    "matlab": {"-batch": CMD, "-r": CMD},
+    # latexmk's -e and rc files are Perl; pandoc runs filters (a program, a Lua script) and
+    # reads defaults that name them; strace -o '|CMD' pipes its output to a shell command;
+    # go test -exec / build -toolexec run a program around each binary or tool; openssl
+    # loads an engine or provider (a shared library), its config can name one
+    "latexmk": {"-e": CMD, "-r": "a script file"},
+    "pandoc": {"--filter": CMD, "-F": CMD, "--lua-filter": "a script file",
+               "-L": "a script file", "--defaults": "a configuration file",
+               "-d": "a configuration file", "--data-dir": DIR},
+    "strace": {"-o": OUT, "--output": OUT},
+    "go": {"-exec": CMD, "-toolexec": CMD, "-overlay": "a configuration file", "-C": DIR},
+    "openssl": {"-engine": MOD, "-provider": MOD, "-provider-path": LIBDIR, "-pre": MOD,
+                "-post": MOD, "-config": "a configuration file"},
 }
 # sqlite3's options that take an argument (its operands: the database, then statements)
 SQLITE_ARG = frozenset({"-cmd", "-separator", "-newline", "-nullvalue", "-init", "-vfs",
@@ -176,10 +224,11 @@ GIT_SHORT = {"rebase": {"-x": CMD, "-s": _STRATEGY}, "difftool": {"-x": CMD},
 ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vim",
             "view": "vim", "gvim": "vim", "vimdiff": "vim", "rvim": "vim", "gmake": "make",
             "gawk": "awk", "mawk": "awk", "nawk": "awk", "gsed": "sed", "gsort": "sort",
-            "slogin": "ssh", "mariadb": "mysql", "sqlite": "sqlite3", "nodejs": "node",
-            "luajit": "lua", "cc": "gcc", "g++": "gcc", "c++": "gcc", "clang": "gcc",
-            "clang++": "gcc", "batch": "at", "py.test": "pytest", "gpg2": "gpg",
-            "gradlew": "gradle", "mvnw": "mvn"}
+            "slogin": "ssh", "autossh": "ssh", "mariadb": "mysql", "sqlite": "sqlite3",
+            "nodejs": "node", "luajit": "lua", "cc": "gcc", "g++": "gcc", "c++": "gcc",
+            "clang": "gcc", "clang++": "gcc", "batch": "at", "py.test": "pytest", "gpg2": "gpg",
+            "gradlew": "gradle", "mvnw": "mvn", "mongo": "mongosh",
+            "clickhouse-local": "clickhouse-client", "clickhouse": "clickhouse-client"}
 # "+CMD" is an Ex command (vim) or less's command (`+!CMD`), "+N" a line number
 PLUS_COMMAND = frozenset({"vim", "less"})
 # programs that read bundled short options (getopt and the like): `-xvI CMD`, `-sK{{ f }}`,

@@ -37,6 +37,8 @@ from toolhost.backends.code_opt_table import (
     SQL,
     SQLITE_ARG,
     SSH_CODE_KEY,
+    SSH_EXPOSE_KEY,
+    SSH_SENDS,
     TAR_ARG_LETTERS,
 )
 
@@ -75,7 +77,9 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     sub, after = len(tokens), table
     if family == "git":
         sub, after = _git_subcommand(tokens, i)
-    slots: list[Slot] = _sqlite_operands(tokens, i, name) if family == "sqlite3" else []
+    # sqlite3's and duckdb's operands after the database are statements
+    slots: list[Slot] = _sqlite_operands(tokens, i, name) \
+        if family in ("sqlite3", "duckdb") else []
     if family == "git":
         slots.extend(_git_sub_slots(tokens, sub, name))
     j = i + 1
@@ -111,11 +115,12 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
         what, glued = _match(table, text, cluster, EXACT_PREFIXES.get(family, frozenset()))
         if what is not None:
             if glued is not None:
-                if token.value and _code_value(what, glued):
-                    slots.append((token.key, name, _label(what)))
+                chosen = _code_value(what, glued) if token.value else None
+                if chosen is not None:
+                    slots.append((token.key, name, OPTION + chosen))
             elif j + 1 < len(tokens) and tokens[j + 1].value \
-                    and _code_value(what, tokens[j + 1].text):
-                slots.append((tokens[j + 1].key, name, _label(what)))
+                    and (chosen := _code_value(what, tokens[j + 1].text)) is not None:
+                slots.append((tokens[j + 1].key, name, OPTION + chosen))
                 j += 1
             elif takes is not None:
                 j += 1  # its literal argument is no operand
@@ -153,8 +158,8 @@ def _sqlite_operands(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     while j < len(tokens):
         token = tokens[j]
         if not token.value and token.text.startswith("-") and operands == 0:
-            j += 2 if token.text.lstrip("-") and "-" + token.text.lstrip("-") in SQLITE_ARG \
-                else 1
+            j += 2 if (token.text.lstrip("-") and "-" + token.text.lstrip("-") in SQLITE_ARG) \
+                or (name == "duckdb" and token.text in ("-c", "-s")) else 1
             continue
         if operands >= 1 and token.value:
             slots.append((token.key, name, OPTION + SQL))
@@ -278,18 +283,37 @@ def _abbreviation(table: dict[str, str], text: str, exact: frozenset[str]
     return what, (rest if sep else None)
 
 
-def _code_value(what: str, text: str) -> bool:
-    """Whether the value printed in ``text`` (the option's argument, a template that prints
-    one) chooses code: always for a command, for KEY=VALUE when the key is printed or is a
-    key that runs something."""
+def _code_value(what: str, text: str) -> str | None:
+    """What the value printed in ``text`` (the option's argument, a template that prints
+    one) chooses, or None: always the option's ``what`` for a command; for KEY=VALUE, a
+    command when the key is printed or is a key that runs something (an ssh key that opens a
+    port or sends your environment: that)."""
     if not what.startswith("kv-"):
-        return True
-    key, sep, _ = text.partition("=")
+        return what
+    key, sep = _ssh_key(text) if what == "kv-ssh" else text.partition("=")[:2]
     if not sep or "{" in key:
-        return True  # the model would choose the key (or the whole setting)
+        return CMD  # the model would choose the key (or the whole setting)
     pattern = {"kv-git": GIT_CODE_KEY, "kv-php": PHP_CODE_KEY}.get(what, SSH_CODE_KEY)
     check: Callable[[str], object] = pattern.match
-    return bool(check(key.strip()))
+    if check(key.strip()):
+        return CMD
+    return SSH_SENDS if what == "kv-ssh" and SSH_EXPOSE_KEY.match(key) else None
+
+
+def _ssh_key(text: str) -> tuple[str, str]:
+    """ssh_config's keyword of ``-o TEXT`` as ssh reads it (readconf's strdelim): past
+    leading blanks, up to the first blank or '=', a double-quoted word unquoted
+    (``"ProxyCommand"=CMD`` is ProxyCommand); and '=' or ' ' when a value follows, else ''."""
+    text = text.lstrip(" \t\r\n")
+    if text.startswith('"'):
+        end = text.find('"', 1)
+        if end < 0:
+            return text, ""
+        key, rest = text[1:end], text[end + 1:]
+    else:
+        cut = min((at for at in map(text.find, " \t\r\n=") if at >= 0), default=len(text))
+        key, rest = text[:cut], text[cut:]
+    return key, ("=" if rest[:1] in (" ", "\t", "\r", "\n", "=") else "")
 
 
 def _label(what: str) -> str:

@@ -48,6 +48,8 @@ PLAIN: dict[str, Wrap] = {
     "xargs": w("-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs "
                "-s --max-chars --process-slot-var", "-0 --null -r --no-run-if-empty -t "
                "--verbose -p --interactive -x --exit -o --open-tty -i -e -l"),
+    # (backends27) dtach -n SOCKET [-E -z -r METHOD] PROGRAM ARGS
+    "dtach": w("-a -A -c -n -N -e -r", "-E -z"),
     "nice": w("-n --adjustment"), "nohup": w(), "setsid": w("", "-c -f -w --ctty --fork "
                                                                 "--wait"),
     "time": w("-f --format -o --output", "-p -v -a -q --portability --verbose --append"),

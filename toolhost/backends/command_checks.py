@@ -21,9 +21,11 @@ from toolhost.backends.argv import (
 from toolhost.backends.code_args import Token, code_slots, program_name, run_programs
 from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_filters import safe_form
+from toolhost.backends.code_opt_table import ROUTE, SSH_SENDS
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
 from toolhost.backends.file_slots import sent_file_slots
 from toolhost.backends.install_slots import install_problems
+from toolhost.backends.make_values import MAKES
 from toolhost.backends.stdin_args import (
     arg_file_value,
     split_env_s,
@@ -121,11 +123,22 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     stdin of a program that reads its program or commands from stdin (through wrappers:
     ``env``, ``timeout 5``, ``nice`` ...)."""
     found: list[Found] = []
-    for key, value in (opts.get("env") or {}).items():
+    env = opts.get("env") or {}
+    # (backends27) make reads every environment variable as a variable it expands
+    argv = plan_tokens(plan) if env else []
+    makes = any(program_name(argv[at].text) in MAKES for at in run_programs(argv)) \
+        if argv else False
+    for key, value in env.items():
         if chooses_code(str(key)) and printed_names(str(value)):
             found.append((f"a placeholder in env {key}: the value would choose code or a "
                           "library the program loads (or where its traffic goes)", f".env.{key}",
                           "write it literally; pass values as arguments"))
+        elif makes and printed_names(str(value)):
+            found.append((f"a placeholder in env {key}: make reads every environment variable "
+                          "as a variable it expands ($(shell CMD) runs a command; a recipe "
+                          "may run it)", f".env.{key}",
+                          "write it literally; or set unsafe_code_placeholders: true if the "
+                          "Makefile never expands it"))
     stdin = opts.get("stdin")
     if not (isinstance(stdin, str) and printed_names(stdin)):
         return found
@@ -223,6 +236,10 @@ def _code_problem(key: str, program: str, what: str, plan: ArgvPlan) -> Found:
         elif program_family(program) in ("git", "ssh", "scp", "sftp"):
             hint = ("write the option literally; a value may follow a literal KEY= that runs "
                     "nothing (git -c user.name={{ name }}, ssh -o User={{ user }})")
+        if kind in (SSH_SENDS, ROUTE):  # no code runs: the model would choose what is exposed
+            return (f"a value is an option's argument that {program} reads as {kind}: the "
+                    "model would choose where the connection goes or what it opens or sends",
+                    key, hint + "; or set unsafe_code_placeholders: true if you have checked it")
         return (f"a value is an option's argument that {program} runs or reads as {kind}: "
                 "the model would choose the program or code that runs", key,
                 hint + "; or set unsafe_code_placeholders: true if you have checked it")

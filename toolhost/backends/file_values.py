@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["CLIENTS", "file_read", "url_scheme"]
+__all__ = ["CLIENTS", "curl_option", "file_read", "url_scheme"]
 
 _CURL_AT = frozenset({"-d", "--data", "--data-binary", "--data-ascii", "--json", "-H",
                       "--header", "-w", "--write-out", "--proxy-header"})
@@ -101,7 +101,7 @@ def _curl_scheme(out: Sequence[str], at: int, starts: dict[int, int]) -> str | N
 def _curl_files(out: Sequence[str], at: int, starts: dict[int, int]) -> str | None:
     k = at + 1
     while k < len(out):
-        found = _curl_option(out, k)
+        found = curl_option(out, k)
         if found is None:
             k += 1
             continue
@@ -120,7 +120,7 @@ def _curl_files(out: Sequence[str], at: int, starts: dict[int, int]) -> str | No
     return None
 
 
-def _curl_option(out: Sequence[str], k: int) -> tuple[str, str, int, int] | None:
+def curl_option(out: Sequence[str], k: int) -> tuple[str, str, int, int] | None:
     """(option, its argument, where the argument starts in ``out[index]``, index) for the
     option at ``out[k]``: ``--data X``, ``-d X``, ``-dX`` and bundles (``-sd X``, ``-sbX``:
     getopt's reading, the first letter that takes an argument takes the rest or the next
