@@ -45,6 +45,9 @@ ACCEPTED = {
     "line ends": '{"a": 1,\r\n "b": 2,\r "c": [\n\n 3\n]\n}',
     "long values": '{"a": "' + "v" * 5000 + '", "' + "k" * 150 + '": 1}',
     "astral": '{"a": "\U0001F600", "b": "\u00a0x"}',
+    # a quote before a long run of blanks and line breaks: checked in one pass (the key
+    # check was quadratic in the run: ~1,000 s for these, a hang)
+    "runs of blanks": '{"a": "x"' + "\n" * 1_000_000 + ', "b": "y"' + " " * 1_000_000 + "}",
 }
 
 
@@ -73,6 +76,7 @@ REFUSED = {
     "key over 1,024": '{"' + "k" * 1100 + '": 1}',
     "escaped key over 1,024": '{"' + "\\u0041" * 180 + '": 1}',
     "key then a line break": '{"a"\n: 1}',
+    "key then blanks and line breaks": '{"a" \t\r\n \n\t: 1}',
     "key then blanks": '{"a"' + " " * 1100 + ": 1}",
     "deep mappings": '{"a": ' * DEEP + "1" + "}" * DEEP,
     "deep lists": '{"a": ' + "[" * DEEP + "]" * DEEP + "}",
