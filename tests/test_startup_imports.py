@@ -41,11 +41,12 @@ def _imported_after(code: str) -> set[str]:
                              "logging", "toolhost.errors", "toolhost.results"}),
     # --help builds every command's parser: none imports what only its own run needs (nor
     # argparse's shutil, for a width the CLI's formatter finds itself); it ends in the
-    # parse, before logging is set up, and raises no error
+    # parse, before logging is set up, and raises no error; no secret is known, so the
+    # scrubbing streams never load the redaction machinery
     ("from toolhost.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass",
      {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx", "shutil", "tempfile",
       "difflib", "logging", "toolhost.errors", "toolhost.results",
-      "toolhost.redaction.chardump", "toolhost.redaction.hexdump",
+      "toolhost.redaction", "toolhost.redaction.chardump", "toolhost.redaction.hexdump",
       "toolhost.redaction.wrapped", "toolhost.redaction.cipher", "string"}),
     # the demo config: command tools with simple templates, python tools, a deny rule with
     # a condition

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from toolhost.redaction import ScrubbingStream
+from toolhost.scrub_stream import ScrubbingStream
 from toolhost.stdout_guard import fill_closed_stdio
 from toolhost.stdout_quiet import HeldStdout
 

@@ -1,11 +1,12 @@
 """Reading an OpenAPI 3.x document: a file beside the config, or a URL fetched once and cached.
 
 The document is hostile input like any config file: it is read with the same size cap and
-parsed by the same bounded YAML reader (JSON is YAML), so an alias bomb, a 10,000-deep
-nesting or a 5 GB file is one located problem. Only local references (``#/...``) are
-followed; a reference to another file or URL is refused rather than fetched. The structure
-is then checked by ``openapi-spec-validator`` (extra ``openapi``; imported only here; without it
-a warning says the structure was not checked), and
+parsed by the same bounded YAML reader (JSON is YAML; a JSON document the C ``json``
+parser provably reads alike is parsed by it, positions made when one is read: ``json_fast``),
+so an alias bomb, a 10,000-deep nesting or a 5 GB file is one located problem. Only local
+references (``#/...``) are followed; a reference to another file or URL is refused rather
+than fetched. The structure is then checked by ``openapi-spec-validator`` (extra
+``openapi``; imported only here; without it a warning says the structure was not checked), and
 every problem names the document's file, line and key path. A document too large to check
 whole within seconds is checked on the part its chosen operations use
 (``toolhost.gateway.openapi_part``), or refused.
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from toolhost.config.json_fast import parse_json_fast
 from toolhost.config.limits import LIMITS, read_bounded
 from toolhost.config.tree import Mark, format_path, mark_for
 from toolhost.config.tree import Path as KeyPath
@@ -71,7 +73,9 @@ def read_document(file: str, problems: list[Problem], *, source_url: str | None 
     found: list[Problem] = []
     text = read_bounded(file, found, what="OpenAPI document",
                         hint="an OpenAPI document is a .yaml, .yml or .json file")
-    doc = parse_yaml(text, file, "openapi", found) if text is not None else None
+    # a JSON document the C json parser reads as YAML would: positions only when one is read
+    doc = None if text is None else \
+        parse_json_fast(text, file, "openapi") or parse_yaml(text, file, "openapi", found)
     if doc is None or found:
         problems.extend(found)
         return None
@@ -101,35 +105,49 @@ def read_document(file: str, problems: list[Problem], *, source_url: str | None 
 
 def _check_refs(doc: OpenApiDoc, nodes: list[int]) -> Iterator[Problem]:
     """Every ``$ref`` is local and points at something; ``nodes[0]`` counts the values."""
-    stack: list[tuple[KeyPath, Any]] = [((), doc.data)]
+    # each node's place is a link (its parent's link, its key), made into a key path only
+    # for a problem: a tuple per node cost as much as the parse of a JSON document
+    stack: list[tuple[Any, Any]] = [(None, doc.data)]
     settled: set[str] = set()  # references known to reach something (or reported)
     seen = 0
     while stack:
-        path, node = stack.pop()
+        link, node = stack.pop()
         seen += 1
-        nodes[0] = seen
         if seen > MAX_REFS * 10:
+            nodes[0] = seen
             yield doc.problem((), "the document has too many nodes to check")
             return
-        if isinstance(node, Mapping):
+        kind = type(node)  # (both readers build plain dicts and lists: no ABC check)
+        if kind is dict or (kind is not list and isinstance(node, Mapping)):
             ref = node.get("$ref")
             if isinstance(ref, str):
+                where = (*_key_path(link), "$ref")
                 if not ref.startswith("#/"):
-                    yield doc.problem((*path, "$ref"), f"reference {cut(ref, 120)!r} points "
+                    yield doc.problem(where, f"reference {cut(ref, 120)!r} points "
                                       "outside the document; toolhost follows only local "
                                       "references (#/...)", "bundle the document into one "
                                       "file first, e.g. with `redocly bundle`")
                 elif resolve_pointer(doc.data, ref) is None:
-                    yield doc.problem((*path, "$ref"), f"reference {cut(ref, 120)!r} points "
+                    yield doc.problem(where, f"reference {cut(ref, 120)!r} points "
                                       "at nothing in the document")
                 elif (loop := _ref_loop(doc.data, ref, settled)) is not None:
-                    yield doc.problem((*path, "$ref"), f"reference {cut(ref, 120)!r} leads "
+                    yield doc.problem(where, f"reference {cut(ref, 120)!r} leads "
                                       f"round a cycle of references ({loop}) that never "
                                       "reaches anything", "one of them must be a schema, "
                                       "parameter or body of its own")
-            stack.extend(((*path, k), v) for k, v in node.items() if not isinstance(k, bool))
-        elif isinstance(node, list):
-            stack.extend(((*path, i), v) for i, v in enumerate(node))
+            stack.extend(((link, k), v) for k, v in node.items() if not isinstance(k, bool))
+        elif kind is list or isinstance(node, list):
+            stack.extend(((link, i), v) for i, v in enumerate(node))
+    nodes[0] = seen
+
+
+def _key_path(link: Any) -> KeyPath:
+    """The key path a ``_check_refs`` link stands for."""
+    keys: list[Any] = []
+    while link is not None:
+        link, key = link
+        keys.append(key)
+    return tuple(reversed(keys))
 
 
 def _ref_loop(data: Any, ref: str, settled: set[str]) -> str | None:

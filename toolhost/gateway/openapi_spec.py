@@ -33,7 +33,7 @@ from toolhost.config.filepaths import resolve_path
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
 from toolhost.config.repotree import fetch_cache_root
-from toolhost.config.tree import Path, mark_for
+from toolhost.config.tree import LazyOrigin, Path
 from toolhost.config.url_secrets import shown_url
 from toolhost.config.urlcheck import url_problem
 from toolhost.errors import Problem
@@ -345,8 +345,9 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
                           "choose a default the document's schema and params allow")
     plan.required = [r for r in plan.required if r not in fixed and r not in defaulted]
     annotations = {**plan.annotations, **reshape.annotations}
+    # (looked up when read: a JSON document's marks are made only then)
     origin = reshape.origin if reshape.origin.line else \
-        mark_for(doc.marks, op.where, doc.file).origin(op.where)
+        LazyOrigin(doc.marks, op.where, doc.file)
     schemes, missing, malformed = credentials.for_operation(doc, op.node)
     if missing:
         said[0].setdefault(missing, []).append(op)
