@@ -14,6 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Protocol
 
+from toolhost.permissions.pathclass import bracket
+
 __all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "fold", "interpolated_root",
            "normalize_path", "rule_path_pattern", "spellings"]
 
@@ -101,12 +103,9 @@ def _translate(glob: str) -> str:
         elif glob[i] == "?":
             out.append("[^/]")
             i += 1
-        elif glob[i] == "[" and (end := glob.find("]", i + 2)) != -1:
-            body = glob[i + 1:end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
+        elif glob[i] == "[" and (found := bracket(glob, i)) is not None:
+            text, i = found
+            out.append(text)
         elif glob[i] == "\\" and i + 1 < n:
             out.append(re.escape(glob[i + 1]))
             i += 2
