@@ -58,3 +58,15 @@ def test_a_bracket_no_one_can_mean_is_a_located_load_error(rule: str, word: str)
         compile_policy(PermissionsConfig(rules=[RuleConfig(effect="deny", tool=rule)]))
     text = str(caught.value)
     assert word in text and rule in text and len(text.splitlines()) == 1
+
+
+def test_a_path_glob_condition_reads_brackets_the_same_way(tmp_path: Path) -> None:
+    keys = RuleConfig(effect="deny", tool="Read",
+                      when={"file_path": {"path_glob": "./keys/[[:alnum:]]*"}})
+    pub = RuleConfig(effect="allow", tool="Read",
+                     when={"file_path": {"path_glob": "./pub[!_]*"}})
+    policy = compile_policy(PermissionsConfig(rules=[keys, pub], default="ask"),
+                            cwd=str(tmp_path))
+    said = {f: policy.decide("Read", {"file_path": f}).behavior
+            for f in ("keys/id9", "keys/.k", "pub-x", "pub/secret")}
+    assert said == {"keys/id9": "deny", "keys/.k": "ask", "pub-x": "allow", "pub/secret": "ask"}
