@@ -70,3 +70,20 @@ def test_a_path_glob_condition_reads_brackets_the_same_way(tmp_path: Path) -> No
     said = {f: policy.decide("Read", {"file_path": f}).behavior
             for f in ("keys/id9", "keys/.k", "pub-x", "pub/secret")}
     assert said == {"keys/id9": "deny", "keys/.k": "ask", "pub-x": "allow", "pub/secret": "ask"}
+
+
+def test_a_run_of_unclosed_brackets_is_scanned_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # each '[' scanned to the end was quadratic: a 4,096-character rule of '[' held a load
+    # for seconds (the rule-length limit); once one finds no ']', none after it does
+    from toolhost.permissions import pathclass, paths
+
+    calls: list[int] = []
+
+    def counted(glob: str, start: int) -> tuple[str, int] | None:
+        calls.append(start)
+        return pathclass.bracket(glob, start)
+
+    monkeypatch.setattr(paths, "bracket", counted)
+    pattern = paths.compile_path_glob("x" + "[\\]" * 1_000, "/r")
+    assert len(calls) == 1
+    assert pattern.matches("/r/x" + "[]" * 1_000)  # each '[' literal, each '\]' a ']'

@@ -87,6 +87,7 @@ def _translate(glob: str) -> str:
     """
     out: list[str] = []
     i, n = 0, len(glob)
+    closes = True  # (once a bracket finds no end, none after it does: one scan, not one each)
     while i < n:
         if glob.startswith("**/", i):
             out.append("(?:.*/)?")
@@ -103,9 +104,13 @@ def _translate(glob: str) -> str:
         elif glob[i] == "?":
             out.append("[^/]")
             i += 1
-        elif glob[i] == "[" and (found := bracket(glob, i)) is not None:
+        elif glob[i] == "[" and closes and (found := bracket(glob, i)) is not None:
             text, i = found
             out.append(text)
+        elif glob[i] == "[":
+            closes = False
+            out.append(re.escape("["))
+            i += 1
         elif glob[i] == "\\" and i + 1 < n:
             out.append(re.escape(glob[i + 1]))
             i += 2
