@@ -26,7 +26,7 @@ PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRea
 
 def normalize_path(value: str, cwd: str) -> str | None:
     """The absolute, symlink-resolved form of ``value`` (relative to ``cwd``); None if unusable."""
-    if not value or "\x00" in value:
+    if not value or "\x00" in value or _SURROGATE.search(value):
         return None
     path = os.path.expanduser(value)
     if not os.path.isabs(path):
@@ -36,6 +36,10 @@ def normalize_path(value: str, cwd: str) -> str | None:
         return None
     return real
 
+
+# (round 25) a lone surrogate (JSON "\udc80") is no character: the CLI (Node) opens it as
+# U+FFFD, this process as a byte or not at all (UnicodeEncodeError): which file is unknown
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # (round 22) what /proc/self (/dev/fd, /dev/stdin ...) leads to is the reading process's own:
 # its cwd, root, open files; resolved here it is toolhost's (``/proc/self/cwd/secrets/k``
