@@ -30,6 +30,7 @@ RULES = {
     "Edit(src/[ab/**)": ("warning", "opens no character class"),
     "Glob(**/*[.py)": ("warning", "opens no character class"),
     "NotebookEdit(//nb/[x]/[y.ipynb)": ("warning", "opens no character class"),
+    "Read(//x/k[!])": ("warning", "opens no character class"),  # (']' first is literal)
     "Read(//etc/shadow), Read(//x)": ("warning", "two rules in one string"),
     "Edit(src/**) Write(docs/**)": ("warning", "two rules in one string"),
 }
@@ -37,6 +38,7 @@ FINE = ["Read(/docs/**)", "Read(//etc/passwd)", "Read(./etc/x)", "Read(/*.md)",
         "Read(//etc/**.conf)", "Read(//x/**/*.py)", "Read(//srv/data:/x)",
         "Bash(npm test:*)", "Bash(curl https://x.example/?q=1:*)", "Bash(git * main)",
         "Read(//x/[ab]c)", "Read(//x/[!a]/y)", "Read(//x/[]]/y)", "Bash(ls [a:*)",
+        "Read(//x/[!]a]/y)", "Read(//x/[[:alpha:]]y)",
         "Read(//x/f(1).txt)", "Read(//x/a), b/**)"]
 
 

@@ -230,9 +230,11 @@ def _check(args: argparse.Namespace) -> int:
             return 2
     assert not isinstance(tool_input, str) and not isinstance(caller, str)
     config, policy = _load(args, args.cwd)
-    note = _unknown_tool_note(config, args.tool)
-    if note:
-        print(f"toolhost permissions check: note: {note}", file=sys.stderr)
+    from toolhost.permissions.case_inputs import builtin_input_note
+
+    for note in (_unknown_tool_note(config, args.tool), builtin_input_note(args.tool, tool_input)):
+        if note:
+            print(f"toolhost permissions check: note: {note}", file=sys.stderr)
     cwd = args.cwd or config.run.cwd
     if cwd and not os.path.isdir(cwd):
         print(f"toolhost permissions check: note: the working directory {cwd!r} does not "
@@ -352,6 +354,11 @@ def _vacuous(config: HostConfig, case: Case, outcome: Outcome) -> list[str]:
     if unknown:
         notes.append(unknown + (" " if unknown.endswith("?") else ". ") + "The case gets what "
                      "any unknown name gets: it tests no tool's rules")
+    from toolhost.permissions.case_inputs import builtin_input_note
+
+    refused = builtin_input_note(case.tool, case.input)  # (a typo'd file_path meets any deny)
+    if refused:
+        notes.append(refused)
     decision = outcome.decision
     if decision is not None and decision.error:
         notes.append(f"rule {decision.rule!r} could not be evaluated for this input "

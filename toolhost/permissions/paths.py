@@ -14,6 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Protocol
 
+from toolhost.permissions.pathclass import bracket
+
 __all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "fold", "interpolated_root",
            "normalize_path", "rule_path_pattern", "spellings"]
 
@@ -24,7 +26,7 @@ PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRea
 
 def normalize_path(value: str, cwd: str) -> str | None:
     """The absolute, symlink-resolved form of ``value`` (relative to ``cwd``); None if unusable."""
-    if not value or "\x00" in value:
+    if not value or "\x00" in value or _SURROGATE.search(value):
         return None
     path = os.path.expanduser(value)
     if not os.path.isabs(path):
@@ -34,6 +36,10 @@ def normalize_path(value: str, cwd: str) -> str | None:
         return None
     return real
 
+
+# (round 25) a lone surrogate (JSON "\udc80") is no character: the CLI (Node) opens it as
+# U+FFFD, this process as a byte or not at all (UnicodeEncodeError): which file is unknown
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # (round 22) what /proc/self (/dev/fd, /dev/stdin ...) leads to is the reading process's own:
 # its cwd, root, open files; resolved here it is toolhost's (``/proc/self/cwd/secrets/k``
@@ -85,6 +91,7 @@ def _translate(glob: str) -> str:
     """
     out: list[str] = []
     i, n = 0, len(glob)
+    closes = True  # (once a bracket finds no end, none after it does: one scan, not one each)
     while i < n:
         if glob.startswith("**/", i):
             out.append("(?:.*/)?")
@@ -101,12 +108,13 @@ def _translate(glob: str) -> str:
         elif glob[i] == "?":
             out.append("[^/]")
             i += 1
-        elif glob[i] == "[" and (end := glob.find("]", i + 2)) != -1:
-            body = glob[i + 1:end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
+        elif glob[i] == "[" and closes and (found := bracket(glob, i)) is not None:
+            text, i = found
+            out.append(text)
+        elif glob[i] == "[":
+            closes = False
+            out.append(re.escape("["))
+            i += 1
         elif glob[i] == "\\" and i + 1 < n:
             out.append(re.escape(glob[i + 1]))
             i += 2

@@ -104,12 +104,17 @@ def _unclosed_bracket(name: str, spec: str) -> list[tuple[str, str, str]]:
             i += 2
             continue
         if spec[i] == "[":
-            end = spec.find("]", i + 2)
-            if end == -1:
+            from toolhost.permissions.pathclass import bracket
+
+            try:
+                closed = bracket(spec, i)
+            except ValueError:  # (a load error already says what is wrong with it)
+                return []
+            if closed is None:
                 return [("warning", f"'[' in {spec!r} opens no character class (no ']' after "
                          f"it): the rule names a path holding a literal '['",
                          "close the class with ']', or write '\\[' for a literal bracket")]
-            i = end
+            i = closed[1] - 1
         i += 1
     return []
 
