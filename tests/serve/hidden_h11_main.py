@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import h11
 from h11 import _readers
 
 from toolhost.cli import main
@@ -27,6 +28,6 @@ class HiddenChunks:
 
 
 if __name__ == "__main__":
-    bodies: Any = _readers.READERS[_readers.SEND_BODY]  # type: ignore[index]
+    bodies: Any = _readers.READERS[h11.SEND_BODY]
     bodies["chunked"] = HiddenChunks
     sys.exit(main(sys.argv[1:]))
