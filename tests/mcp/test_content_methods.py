@@ -56,6 +56,8 @@ def test_capabilities_follow_what_is_declared(server: McpServer) -> None:
 @pytest.mark.parametrize("method, params, code, words", [
     ("resources/read", {}, -32602, "string 'uri'"),
     ("resources/read", {"uri": ["x"]}, -32602, "string 'uri'"),
+    ("resources/read", {"uri": ""}, -32602, "'uri' is empty"),
+    ("resources/subscribe", {"uri": ""}, -32602, "'uri' is empty"),
     ("resources/read", {"uri": "t://" + "x" * 100_000}, -32602, "at most 8,192"),
     ("resources/read", {"uri": "t://a/b"}, -32002, "Resource not found"),
     ("resources/list", {"cursor": "garbage"}, -32602, "invalid cursor"),

@@ -6,6 +6,7 @@ calls after it are still answered. One real ``toolhost serve`` probed with raw s
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.modern import modern_meta
-from tests.serve.conftest import http_server
+from tests.serve.conftest import HERE, http_server, server_env
 from tests.serve.kb_config import KB_HEAD
 from tests.serve.raw_http import answers, exchange
 
@@ -172,6 +173,36 @@ def test_a_fault_is_answered_with_its_status_and_a_json_rpc_error(
     text = error_of(*got[0])
     assert all(word in text for word in words), text
     assert [a[0] for a in answers(exchange(where, sized()))] == [200]  # the next one is served
+
+
+# what our own reading of a chunked body refuses (toolhost.serve.http_chunks)
+CHUNKED_REFUSED = [case for case in REFUSED if "chunk" in case[0] or "trailer" in case[0]]
+
+
+@pytest.fixture(scope="module")
+def hidden_h11(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """A server whose h11 keeps its chunked reader's state out of sight (hidden_h11_main)."""
+    tmp = tmp_path_factory.mktemp("hidden")
+    (tmp / "kb.yaml").write_text(KB_HEAD + "permissions:\n  default: allow\n")
+    argv = [sys.executable, str(HERE / "hidden_h11_main.py"), "serve", str(tmp / "kb.yaml"),
+            "--transport", "http", "--port", "0", "--max-message", "1MiB",
+            "--body-timeout", "30", "--header-timeout", "1"]
+    env = server_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(HERE), env["PYTHONPATH"]])
+    with http_server(argv, tmp / "server.log", env=env) as url:
+        parts = urlsplit(url)
+        yield parts.hostname or "", parts.port or 0
+
+
+@pytest.mark.parametrize(("name", "data", "status", "words"), CHUNKED_REFUSED,
+                         ids=[c[0] for c in CHUNKED_REFUSED])
+def test_chunked_bodies_are_checked_without_h11s_private_state(
+        hidden_h11: tuple[str, int], name: str, data: bytes, status: int,
+        words: list[str]) -> None:
+    # (before: the checks read h11's reader state, and found nothing to refuse here)
+    got = answers(exchange(hidden_h11, data))
+    assert [a[0] for a in got] == [status], got
+    assert all(word in error_of(*got[0]) for word in words)
 
 
 SERVED = [

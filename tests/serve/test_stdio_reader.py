@@ -77,3 +77,36 @@ def test_lines_come_in_order_and_a_cancelled_read_is_not_lost() -> None:
             return got
 
     assert anyio.run(main) == [b"one\n", b"two\n", b""]
+
+
+@pytest.mark.parametrize("sent", [b"", b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'])
+def test_serve_on_a_terminal_ends_cleanly_when_it_hangs_up(tmp_path: Path, sent: bytes) -> None:
+    """stdin a pseudo-terminal (a person ran ``toolhost serve`` in a terminal, or a client
+    gave it a pty) whose other side closes: the input ended, the server exits 0 (before:
+    "internal error: OSError: [Errno 5] Input/output error", exit 2, once a line was read)."""
+    import pty
+    import tty
+
+    (tmp_path / "s.yaml").write_text(CONFIG)
+    main, other = pty.openpty()
+    tty.setraw(other)  # (no echo: what the server writes is only its answers)
+    proc = subprocess.Popen([sys.executable, "-m", "toolhost", "serve",
+                             str(tmp_path / "s.yaml")], stdin=other, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=server_env())
+    os.close(other)
+    try:
+        if sent:
+            os.write(main, sent)
+            assert proc.stdout is not None
+            assert json.loads(proc.stdout.readline()) == {"jsonrpc": "2.0", "id": 1,
+                                                          "result": {}}
+    finally:
+        os.close(main)
+    try:
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert b"error" not in err.lower(), err

@@ -139,7 +139,7 @@ class ContentMethods:
                              ) -> dict[str, Any]:
         uri = params.get("uri")
         if not isinstance(uri, str) or not uri:
-            raise _invalid("resources/read needs a string 'uri'")
+            raise _invalid(_uri_needed("resources/read", uri))
         _bounded(uri)
         found = self.content.find(uri)
         if found is None:
@@ -189,7 +189,7 @@ class ContentMethods:
     async def unsubscribe(self, params: Mapping[str, Any], peer: Hashable) -> dict[str, Any]:
         uri = params.get("uri")
         if not isinstance(uri, str):
-            raise _invalid("resources/unsubscribe needs a string 'uri'")
+            raise _invalid(_uri_needed("resources/unsubscribe", uri))
         self.subscriptions.get(peer, set()).discard(uri)
         return {}
 
@@ -200,7 +200,7 @@ class ContentMethods:
     def _known_uri(self, params: Mapping[str, Any]) -> str:
         uri = params.get("uri")
         if not isinstance(uri, str) or not uri:
-            raise _invalid("resources/subscribe needs a string 'uri'")
+            raise _invalid(_uri_needed("resources/subscribe", uri))
         _bounded(uri)
         if not self.content.exists(uri):  # a read could serve it (not any path of a directory)
             raise MethodError(RESOURCE_NOT_FOUND, f"Resource not found: {cut(uri, 200)}",
@@ -372,3 +372,10 @@ def _hidden(value: Any) -> Any:
     # opt-out, unlike a tool's ``redact_results``. A blob or an image holding one is hidden
     # whole (its bytes are left as they are otherwise).
     return scrub_value(without_secret_data(value, active()))
+
+
+def _uri_needed(method: str, uri: object) -> str:
+    """Why ``uri`` is no URI to ask ``method`` of (missing, not a string, or empty)."""
+    if uri == "":
+        return f"{method}: 'uri' is empty; send the URI of a resource"
+    return f"{method} needs a string 'uri'"

@@ -85,6 +85,9 @@ class Session:
     # use): no settings, streams or questions to the client (toolhost.serve.http_sessions)
     kept: bool = True
     unkept_id: str = ""  # its id while not kept (LegacySessions.done_unkept)
+    # taken out of the table (DELETE, expiry, eviction): what a request of it still being
+    # answered sets for it (a subscription, a log level) is forgotten once it is answered
+    gone: bool = False
 
 
 class InFlight:

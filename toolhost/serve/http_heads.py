@@ -2,8 +2,8 @@
 (``toolhost.serve.http_protocol`` calls these on the bytes as they arrive): one too large
 (431), and one framed in a way h11 reads by the RFC's leave but a proxy in front may read
 otherwise (400, request smuggling): a bare LF line end, an obs-fold header, a repeated
-``Content-Length``, ``Content-Length`` with ``Transfer-Encoding``; the same line rules for a
-chunked body's trailer section.
+``Content-Length``, ``Content-Length`` with ``Transfer-Encoding`` (the same line rules for a
+chunked body's trailer section: ``toolhost.serve.http_chunks``).
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import re
-from typing import Any
 
 __all__ = ["MAX_HEADER_LINES", "MAX_HEAD_BYTES", "TOO_LARGE", "answer", "head_fault",
-           "head_refusal", "head_too_large", "trailer_fault"]
+           "head_refusal", "head_too_large"]
 
 log = logging.getLogger("toolhost.serve")
 
@@ -84,40 +83,4 @@ def head_fault(head: bytes) -> str | None:
         return "send one Content-Length header with one value"
     if lengths and _CODED.search(lower) is not None:
         return "send Content-Length or Transfer-Encoding, not both"
-    return None
-
-
-def trailer_fault(conn: Any) -> str | None:
-    """Why the trailer section h11 is about to read from ``conn`` (after a chunked body's
-    last chunk) is refused, or None: a bare LF or an obs-fold there, as in a head
-    (``head_fault``): a proxy in front that reads it otherwise would take the next request
-    for a trailer, or a trailer for the next request. Looks only at a chunked body's next
-    chunk header, through h11's reader state (anything else: None)."""
-    reader: Any = getattr(conn, "_reader", None)
-    if type(reader).__name__ != "ChunkedReader" or getattr(reader, "_bytes_in_chunk", 1) != 0:
-        return None
-    data = getattr(getattr(conn, "_receive_buffer", None), "_data", None)
-    discard = getattr(reader, "_bytes_to_discard", None)  # the CRLF ending a chunk
-    if not isinstance(data, bytearray) or not isinstance(discard, bytes) \
-            or not data.startswith(discard):
-        return None
-    start = len(discard)
-    if not getattr(reader, "_reading_trailer", False):
-        end = data.find(b"\r\n", start, start + 1024)  # the chunk header (CRLF only)
-        if end < 0 or data[start:end].split(b";", 1)[0].strip(b" \t0"):
-            return None  # incomplete, or not the last chunk
-        start = end + 2
-    section = bytes(data[start:start + MAX_HEAD_BYTES + 4])
-    if section.startswith(b"\r\n"):
-        return None  # no trailers
-    if section.startswith(b"\n"):
-        return "the chunked body ends with a bare LF; end each line with CRLF"
-    end_of = _HEAD_END.search(section)
-    if end_of is None:
-        return None  # not all here yet
-    trailers = b"\r\n" + section[:end_of.end()]
-    if trailers.count(b"\n") != trailers.count(b"\r\n"):
-        return "a trailer line ends with a bare LF; end each line with CRLF"
-    if b"\n " in trailers or b"\n\t" in trailers:
-        return "a trailer is folded onto the next line (obs-fold); send each on one line"
     return None

@@ -226,12 +226,18 @@ class Poster:
         # id; a request without a session is a client of its own, forgotten once answered
         peer: Hashable = session_id if kept else object()
         forget = getattr(self._handler, "forget_peer", None)
-        if not kept and forget is not None:
+        if forget is not None:
             counted = release
 
             def release() -> None:
                 counted()
-                forget(peer)
+                # a session ended (DELETE) while this request ran had its settings
+                # forgotten then: what the request set since (a subscription whose
+                # permission check was still running) goes too, unless its id came back
+                # as a session again meanwhile (an evicted one is revived by its id)
+                if not kept or (session is not None and session.gone
+                                and peer not in self._sessions.table):
+                    forget(peer)
         return Exchange(self._handler, message, session, modern, headers, self._in_flight,
                         caller, json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer,
                         stream=stream, streams=self._streams,

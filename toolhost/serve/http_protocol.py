@@ -39,6 +39,7 @@ import time
 from typing import Any
 
 from toolhost.excerpt import cut
+from toolhost.serve.http_chunks import ChunkScan
 from toolhost.serve.http_heads import (
     MAX_HEAD_BYTES,
     MAX_HEADER_LINES,
@@ -46,7 +47,6 @@ from toolhost.serve.http_heads import (
     answer,
     head_refusal,
     head_too_large,
-    trailer_fault,
 )
 from toolhost.serve.http_streams import ABORT_EXTENSION, HALF_CLOSED_EXTENSION
 
@@ -141,6 +141,7 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
         _bad: bytes | None = None  # the 400 answering what h11 (or a bound) refused
         _chunks = 0  # chunks of the request's body so far
         _body_bytes = 0  # its bytes so far
+        _scan: ChunkScan | None = None  # the framing of its body, when chunked (our reading)
 
         def data_received(self, data: bytes) -> None:
             # a new request's head: refused before h11 parses it when it is too large
@@ -149,12 +150,13 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                 if answer is not None:
                     self._refuse_head(answer)
                     return
+            if self._scan is not None and not self._scan.done:
+                self._scan.feed(data)  # (before h11 reads it: a fault is found first)
             super().data_received(data)
-            if max_body is not None and self.conn.their_state is h11.SEND_BODY:
+            if max_body is not None and self._scan is not None:
                 # h11 waits for a whole chunk however large it says it is (2**64 bytes)
-                waiting = getattr(getattr(self.conn, "_reader", None), "_bytes_in_chunk", 0)
-                if isinstance(waiting, int) and waiting > max_body \
-                        and not self.transport.is_closing():
+                waiting = self._scan.announced
+                if waiting > max_body and not self.transport.is_closing():
                     log.info("refused a request with a chunk of %d bytes", waiting)
                     self._disarm()
                     self.transport.write(chunk_too_large(waiting, max_body))
@@ -190,7 +192,7 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
             next_event = self.conn.next_event
 
             def noting_why() -> Any:  # uvicorn's 400 drops h11's reason: keep it
-                fault = trailer_fault(self.conn)
+                fault = self._scan.fault if self._scan is not None else None
                 if fault is not None:
                     log.info("refused a chunked body: %s", fault)
                     self._bad = answer(400, "Bad Request", f"Bad Request: {fault}")
@@ -214,6 +216,12 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                             raise h11.RemoteProtocolError("small chunks")
                 elif kind is h11.Request:
                     self._chunks = self._body_bytes = 0
+                    self._scan = None
+                    if any(name == b"transfer-encoding" for name, _ in event.headers):
+                        # (h11 reads a body chunked only, and refused any other coding)
+                        self._scan = ChunkScan()
+                        # what came after the head so far; later bytes: data_received
+                        self._scan.feed(bytes(self.conn.trailing_data[0]))
                 return event
             self.conn.next_event = noting_why  # type: ignore[method-assign]
             if max_connections is not None and len(self.connections) > max_connections:

@@ -98,6 +98,8 @@ class SessionTable:
     def pop(self, session_id: str) -> Session | None:
         """Remove a session (ended or evicted) and forget its settings."""
         session = self._sessions.pop(session_id, None)
+        if session is not None:
+            session.gone = True
         if self._forget is not None:
             self._forget(session_id)
         return session

@@ -49,6 +49,7 @@ __all__ = ["LineWriter", "StdioServer", "claim_stdout"]
 
 log = logging.getLogger("toolhost.serve")
 
+GIVE_UP_SECONDS = 1.0  # then, how long the cancelled requests' answers may take to go out
 EOF_GRACE_SECONDS = 5.0  # how long calls may still finish after the client closed stdin
 
 
@@ -80,6 +81,7 @@ class StdioServer:
         # being answered (the end of input waits for their answers to be written)
         self._running: dict[Any, anyio.CancelScope] = {}
         self._answering = 0
+        self._stopping = False  # the grace after the end of input ended (``_give_up``)
         # Requests in flight and the bytes of their lines: past either limit, the excess is
         # answered "busy" at once (memory stays bounded; accepted calls go on)
         self._budget = Budget(limits.max_in_flight, limits.max_in_flight_bytes,
@@ -166,8 +168,26 @@ class StdioServer:
                 while self._answering:
                     self._idle = anyio.Event()
                     await self._idle.wait()
+            if self._answering:
+                await self._give_up()
             tg.cancel_scope.cancel()
         self._closed = True
+
+    async def _give_up(self) -> None:
+        """The grace after the end of input is over: cancel what still runs, each request
+        answered -32800 saying why (before, they were dropped unanswered: a client that
+        closed its input and still reads its answers waited for them forever), for at most
+        ``GIVE_UP_SECONDS`` (a client that reads nothing must not keep the server)."""
+        log.warning("the client closed its input: %d request(s) still answered after the "
+                    "%g s grace; cancelling those still running (%d)", self._answering,
+                    self._grace, len(self._running))
+        self._stopping = True
+        for scope in list(self._running.values()):
+            scope.cancel()
+        with anyio.move_on_after(GIVE_UP_SECONDS):
+            while self._answering:
+                self._idle = anyio.Event()
+                await self._idle.wait()
 
     async def _skip_rest_of_line(self) -> int:
         """Read and drop the rest of an over-long line, in bounded chunks; its size."""
@@ -276,7 +296,12 @@ class StdioServer:
                     self._initialized_by(message, answer)
                 if answer is not None:
                     await self.send(answer)
-            if scope.cancelled_caught:
+            if scope.cancelled_caught and self._stopping:
+                await self.send(error_response(
+                    request_id, rpc.REQUEST_CANCELLED, "Request cancelled: the client closed "
+                    f"its input and the {self._grace:g} s grace for running requests ended "
+                    "(toolhost serve --shutdown-grace)"))
+            elif scope.cancelled_caught:
                 log.info("request %r cancelled by the client", request_id)
         finally:
             if held:

@@ -4,12 +4,15 @@ A read of stdin blocks until the client writes. Read on one of anyio's worker th
 blocked read kept the process from exiting: Ctrl-C (SIGINT) ended the serving, then Python's
 exit waited for that thread until the client closed its end (a client that sends SIGINT and
 keeps the pipe open, a person's Ctrl-C where serve reads a terminal). A daemon thread never
-holds the exit. A read whose waiter is cancelled is not lost: the next ``readline`` takes it.
+holds the exit. A read whose waiter is cancelled is not lost: the next ``readline`` takes
+it. A terminal (a pty) whose other side hung up, and a socket its peer reset, end the input
+as a closed pipe does.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import queue
 import threading
 from collections import deque
@@ -20,6 +23,8 @@ import anyio.from_thread
 import anyio.lowlevel
 
 __all__ = ["LineReader"]
+
+_ENDED = (errno.EIO, errno.ECONNRESET)  # what a read of an input whose client left raises
 
 
 class LineReader:
@@ -68,7 +73,11 @@ class LineReader:
             result: bytes | BaseException
             try:
                 result = self._file.readline(size)
-            except (OSError, ValueError) as exc:  # (closed under us: said to the reader)
+            except OSError as exc:
+                # a terminal whose other side hung up reads EIO, a socket reset by its
+                # peer ECONNRESET: the input ended (not an internal error)
+                result = b"" if exc.errno in _ENDED else exc
+            except ValueError as exc:  # (closed under us: said to the reader)
                 result = exc
             with self._lock:
                 self._results.append(result)

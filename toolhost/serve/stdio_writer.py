@@ -27,6 +27,7 @@ __all__ = ["LineWriter", "input_hung_up"]
 # while no request is read (the output is full), how often the input is looked at for its
 # end: a client that closed our input without reading still lets the server end
 HANGUP_EVERY = 0.5
+_RDHUP = getattr(select, "POLLRDHUP", 0)  # Linux: the peer of a socket stopped sending
 
 
 class LineWriter:
@@ -90,17 +91,19 @@ class LineWriter:
 
 
 def input_hung_up(reader: Any) -> bool:
-    """Whether the writing end of ``reader`` (a pipe, a socket) is closed, though lines it
-    sent may be unread (Linux reports a pipe's hang-up beside its data); False when that
-    cannot be told (no file descriptor, no ``poll``)."""
+    """Whether the writing end of ``reader`` (a pipe, a socket, a terminal) is closed, though
+    lines it sent may be unread (Linux reports a pipe's or a terminal's hang-up beside its
+    data, and a socket's end of sending, ``shutdown`` or ``close``, as ``POLLRDHUP``); False
+    when that cannot be told (no file descriptor, no ``poll``)."""
     try:
         fd = reader.fileno()
         poller = select.poll()
     except (AttributeError, OSError, ValueError):
         return False
-    poller.register(fd, select.POLLIN)
+    # (a TCP or Unix socket whose peer stopped sending gives no POLLHUP while ours is open)
+    ended = select.POLLHUP | select.POLLERR | select.POLLNVAL | _RDHUP
+    poller.register(fd, select.POLLIN | _RDHUP)
     try:
-        return any(events & (select.POLLHUP | select.POLLERR | select.POLLNVAL)
-                   for _, events in poller.poll(0))
+        return any(events & ended for _, events in poller.poll(0))
     except OSError:
         return False
