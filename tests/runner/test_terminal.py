@@ -474,3 +474,55 @@ def test_keys_typed_for_a_withdrawn_question_are_not_left_for_the_shell(
         "for the shell)"
     assert said in read_shown(master, said)
     assert pending(term.read_fd) == 0
+
+
+@pytest.mark.parametrize(("first", "then", "behavior", "message"), [
+    (b"n\n", b"too risky\n", "deny", "too risky"),  # the reason asked after "n"
+    (b"s\n", b"y\n", "allow", ""),  # the question again, shown whole
+], ids=["reason", "show-all"])
+def test_a_turn_prompt_waiting_never_reads_between_one_questions_reads(
+        tty: tuple[int, Terminal], first: bytes, then: bytes, behavior: str,
+        message: str) -> None:
+    # R26's flake: a turn that ended with a question open shows its `> ` prompt as soon as
+    # the answer "n" was read: it took the next line (the reason) as a turn, and the reason
+    # question waited for one more Enter
+    from toolhost.permissions import TerminalAsker
+    from toolhost.permissions.decision import Decision
+
+    master, term = tty
+    asker = TerminalAsker(reader=term)
+    turns: list[str | None] = []
+    prompts: list[str] = []  # each read's prompt, as shown
+    write = term.write
+    term.write = lambda text: (prompts.append(text) if text.endswith(": ") or text == "> "
+                               else None, write(text))[1]  # type: ignore[method-assign]
+
+    async def next_turn() -> None:
+        turns.append(await term.readline("> "))
+
+    async def main() -> Decision:
+        decided: list[Decision] = []
+
+        async def ask() -> None:
+            decided.append(await asker.ask("mcp__s__sh", {"cmd": "ls"}, Decision("ask", "")))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask)
+            with anyio.fail_after(10):
+                while not term.question:
+                    await anyio.sleep(0.01)
+                tg.start_soon(next_turn)  # the turn ended: its prompt waits for the terminal
+                await anyio.sleep(0.05)
+                os.write(master, first)
+                while len(prompts) < 2:  # what reads next: the question's, or the turn's
+                    await anyio.sleep(0.01)
+                os.write(master, then)
+                await type_at_prompt(master, term, b"hello\n")
+                while not turns:
+                    await anyio.sleep(0.01)
+        return decided[0]
+
+    decision = anyio.run(main)
+    assert (decision.behavior, decision.message.rsplit(": ", 1)[-1] if message else "") == \
+        (behavior, message), decision
+    assert turns == ["hello"]

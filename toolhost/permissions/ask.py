@@ -192,6 +192,15 @@ class TerminalAsker:
     async def _ask_reader(self, reader: LineReader, tool_name: str,
                           tool_input: Mapping[str, Any],
                           decision: Decision) -> tuple[str, str, bool]:
+        holding = getattr(reader, "holding", None)  # (``Terminal.holding``)
+        if holding is None:
+            return await self._read_answer(reader, tool_name, tool_input, decision)
+        async with holding():  # the answer and its reason are read as one question
+            return await self._read_answer(reader, tool_name, tool_input, decision)
+
+    async def _read_answer(self, reader: LineReader, tool_name: str,
+                           tool_input: Mapping[str, Any],
+                           decision: Decision) -> tuple[str, str, bool]:
         question = self._question(tool_name, tool_input, decision)
         while True:
             line = await reader.readline(question, question=True)

@@ -47,6 +47,9 @@ STDERR_KEEP = 64 * 1024
 INITIALIZE_TIMEOUT = 60.0
 EXIT_GRACE = 10.0  # seconds the CLI gets to exit after its stdin closes
 TERMINATE_GRACE = 3.0
+# seconds a CLI whose output ended gets to exit before what it left open is cancelled (so a
+# question's audit line can say how it ended); one still running then "closed its output"
+OUTPUT_END_GRACE = 1.0
 HURRY_GRACE = 2.0  # after a signal (the person wants out): seconds for each step above
 
 
@@ -90,12 +93,18 @@ class _CliLines(PipeLines):
     """The CLI's stdout, read to its end: ``ended`` once the last line was taken."""
 
     ended = False
+    process: anyio.abc.Process | None = None
+    on_end: Callable[[], None] | None = None  # told once ``ended`` is set
 
     async def receive_line(self) -> bytes:
         try:
             return await super().receive_line()
         except anyio.EndOfStream:
+            if self.process is not None:  # how it ended is known to what its end cancels
+                await _wait_exit(self.process, OUTPUT_END_GRACE)  # (a question's audit line)
             self.ended = True  # before the session cancels what was in flight
+            if self.on_end is not None:
+                self.on_end()
             raise
 
 
@@ -118,12 +127,28 @@ class CliSession:
         self.turns_open = 0
         self._lines: _CliLines | None = None  # its stdout (``output_ended``)
         self._served = anyio.Event()  # the control session is over: nothing more will come
+        # told, before the requests still open are cancelled, how the CLI went (``how_gone``)
+        self.on_gone: Callable[[str], None] | None = None
 
     @property
     def output_ended(self) -> bool:
         """The CLI's output has ended (it exited, was killed, or closed it): a request of
         its cancelled from now on was not withdrawn, the CLI is gone."""
         return self._lines is not None and self._lines.ended
+
+    @property
+    def how_gone(self) -> str:
+        """How the CLI went, once its output ended: ``the Claude CLI exited (exit code 3)``,
+        ``... was killed by SIGKILL (...)``, or ``... closed its output`` (still running)."""
+        code = self.process.returncode
+        if code is None:
+            return "the Claude CLI closed its output"
+        how, why = _ended(code)
+        return f"the Claude CLI {how}{why}"
+
+    def _output_ended(self) -> None:
+        if self.on_gone is not None:
+            self.on_gone(self.how_gone)
 
     def abort(self) -> None:
         """End the session fast (toolhost got a signal): when the session is left, the calls
@@ -273,6 +298,8 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
     assert process.stdin and process.stderr
     lines = await _CliLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
     lines.hold_output = hold_output
+    if isinstance(lines, _CliLines):
+        lines.process = process
     stderr = _Tail()
     send_results, receive_results = anyio.create_memory_object_stream[Mapping[str, Any]](
         KEPT_RESULTS)
@@ -340,6 +367,8 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
 
     cli = CliSession(process, control, stderr, receive_results, redact)
     cli._lines = lines if isinstance(lines, _CliLines) else None
+    if cli._lines is not None:
+        cli._lines.on_end = cli._output_ended
     holder.append(cli)
     if started is not None:
         started(cli)

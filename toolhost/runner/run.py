@@ -422,8 +422,15 @@ class Signals:
         """The CLI runs (``initialize`` may not be answered yet): a signal from now on, or
         one that already came, stops it with the short grace."""
         self.session = session
+        session.on_gone = self._cli_gone
         if self.report.interrupted:
             session.abort()
+
+    def _cli_gone(self, how: str) -> None:
+        """The CLI's output ended: a question still open ends unanswered because the CLI
+        went (its audit line says how), unless a stop already said why."""
+        if self.gate is not None and self.gate.ending is None:
+            self.gate.ending = how
 
     def turn_started(self) -> None:
         self.turn, self.interrupting = True, False

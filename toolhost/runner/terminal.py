@@ -28,6 +28,7 @@ import os
 import signal
 import sys
 import termios
+from collections.abc import AsyncIterator
 from contextvars import ContextVar
 
 import anyio
@@ -128,6 +129,23 @@ class Terminal(PasteInput):
         self._scope.cancel()
         return True
 
+    @contextlib.asynccontextmanager
+    async def holding(self) -> AsyncIterator[None]:
+        """The terminal read by this task alone until the block ends: a permission question's
+        reads (the answer, "show it all", the reason asked after "n") are one, and the
+        ``> `` prompt of a turn that ended meanwhile is not shown, nor read, between them
+        (the next Enter typed was taken as an empty turn, the reason waited for another)."""
+        me = anyio.get_current_task().id
+        if self._holder == me:
+            yield
+            return
+        async with self._lock:
+            self._holder = me
+            try:
+                yield
+            finally:
+                self._holder = None
+
     async def readline(self, prompt: str, *, question: bool = False,
                        keep_typeahead: bool = False) -> str | None:
         """Show ``prompt`` and read one line (without its newline); None at end of input
@@ -135,7 +153,7 @@ class Terminal(PasteInput):
         before it are dropped (nothing typed ahead answers it) unless ``keep_typeahead``.
         Raises ``TerminalInterrupt`` after ``cancel_read``.
         """
-        async with self._lock:
+        async with self.holding():
             if question and self.refuse_questions:
                 refused = TerminalInterrupt()
                 refused.asked = False  # never shown: not "when asked about"

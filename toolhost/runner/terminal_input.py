@@ -63,6 +63,7 @@ class TerminalInput:
         with contextlib.suppress(OSError, termios.error):
             self._modes = termios.tcgetattr(read_fd)
         self._lock = anyio.Lock()
+        self._holder: int | None = None  # the task holding ``_lock`` (``Terminal.holding``)
         self._scope: anyio.CancelScope | None = None
         self._interrupted = False
         self.question = False  # a permission question is being read now
