@@ -101,6 +101,11 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.chosen_code import chosen_code_reason
 
             reason = chosen_code_reason(forms) if judge([None]) else None
+        if reason is None and cwd is not None and judge is not None and "=" in command \
+                and judge([None]):  # round 27: PYTHONPATH=, PERL5OPT=, NODE_OPTIONS= ...
+            from toolhost.permissions.loader_env import loader_env_reason
+
+            reason = loader_env_reason(forms, cwd)
         if reason is None and cwd is not None:  # round 20: a script an earlier call wrote
             from toolhost.permissions.laterscript import script_reason
 
