@@ -29,13 +29,14 @@ LOADS_CODE = [
     "PYTHONBREAKPOINT=evil.x python3 x.py", "PERL5OPT=-Mevil perl -e 1",
     "PERL5LIB=lib perl x.pl", "RUBYOPT=-revil ruby -e 1", "RUBYLIB=lib ruby x.rb",
     "NODE_OPTIONS='--require ./evil' node x.js", "JAVA_TOOL_OPTIONS=-javaagent:e.jar java X",
-    "GIT_TEMPLATE_DIR=./t git init y",
+    "GIT_TEMPLATE_DIR=./t git init y", "GOFLAGS=-toolexec=./evil go build",
+    "GOFLAGS='-mod=mod -vettool=x' go vet", "GOENV=./e go build",
     "compgen -W '$(rm -rf x)' w", "compgen -aW'`rm -rf x`' w", "compgen -C 'rm -rf x' w",
     "compgen -F f w", "builtin compgen -W '$(rm -rf x)' w", "fc -s", "fc -e - rm", "fc",
     "set -o history; history -s 'rm -rf x'; fc -s",
 ]
 STILL_PROVABLE = [
-    "PYTHONPATH=ok python3 x.py", "PYTHONPATH=ok:/nowhere python3 -c 1",
+    "PYTHONPATH=ok python3 x.py", "GOFLAGS=-mod=vendor go build", "PYTHONPATH=ok:/nowhere python3 -c 1",
     "env PYTHONPATH=ok python3 -c 1", "echo PYTHONSTARTUP=x", "PYTHONDONTWRITEBYTECODE=1 ls",
     "compgen -W 'a b' w", "compgen -c ls", "fc -l", "fc -ln -5",
 ]

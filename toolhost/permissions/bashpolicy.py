@@ -106,6 +106,10 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.loader_env import loader_env_reason
 
             reason = loader_env_reason(forms, cwd)
+        if reason is None and judge is not None and judge([None]):  # round 27: ~/.ssh/config
+            from toolhost.permissions.home_config import home_config_reason
+
+            reason = home_config_reason(forms)
         if reason is None and cwd is not None:  # round 20: a script an earlier call wrote
             from toolhost.permissions.laterscript import script_reason
 
@@ -220,7 +224,7 @@ _HANDS_STRINGS = frozenset({
     "split", "rg", "nodemon", "tcpdump", "nc", "netcat", "ncat", "fzf", "bat", "aria2c",
     "cpio", "git", "sed", "gsed", "awk", "gawk", "mawk", "nawk", "vi", "vim", "nvim", "gvim",
     "view", "ex", "rvim", "vimdiff", "less", "more", "most", "gdb", "lldb", "gh", "glab",
-    "npm", "pnpm", "yarn", "mlr", "miller"})
+    "npm", "pnpm", "yarn", "mlr", "miller", "go"})
 _HANDED: ContextVar[int] = ContextVar("handed_depth", default=0)
 _MAX_HANDED = 16  # the command lines one program is handed that are read (fail closed past)
 

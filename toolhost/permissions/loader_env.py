@@ -3,7 +3,8 @@
 ``lib/json.py`` in place of the standard library's), ``PYTHONSTARTUP=f python3 -i`` runs
 ``f``, ``PERL5OPT=-Mx``, ``RUBYOPT=-rx``, ``NODE_OPTIONS=--require=x`` and
 ``JAVA_TOOL_OPTIONS=-javaagent:x`` load a module, ``PYTHONHOME``/``PYTHONUSERBASE`` move the
-site directories (whose ``.pth`` files run), ``GIT_TEMPLATE_DIR`` gives ``git init`` hooks.
+site directories (whose ``.pth`` files run), ``GIT_TEMPLATE_DIR`` gives ``git init`` hooks,
+``GOFLAGS=-toolexec=CMD`` and ``GOENV`` choose what go runs.
 Checked with python 3.11 (sitecustomize, PYTHONSTARTUP). Where a deny or ask Bash rule
 exists, an assignment to one (leading, after ``env``/``sudo``, or ``export``/``declare``) is
 not provable, but a ``PYTHONPATH`` whose directories hold no module of the standard library
@@ -26,6 +27,7 @@ _LOADERS = frozenset({
 _SETTERS = frozenset({"env", "sudo", "doas", "export", "declare", "typeset", "local",
                       "readonly", "nice", "nohup", "time"})
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)", re.S)
+_GO_RUNS = re.compile(r"-?-(?:toolexec|vettool|exec|overlay)\b")
 _CUSTOMIZE = {"sitecustomize", "usercustomize"}
 
 
@@ -50,6 +52,8 @@ def loader_env_reason(forms: list[tuple[str, ...]], cwd: str) -> str | None:
             if name in _LOADERS:
                 return (f"{name}= makes an interpreter load code the line does not name, "
                         "which the rules cannot see")
+            if name == "GOENV" or (name == "GOFLAGS" and _GO_RUNS.search(value)):
+                return f"{name}= makes go run a program the line does not name"
             if name == "PYTHONPATH" and (why := _pythonpath(value, cwd, moved)) is not None:
                 return why
     return None

@@ -1,0 +1,97 @@
+"""Files of the home folder that choose the code a program runs (round 27, after round 26
+read the ones a line names: ``ssh -F``, ``less -k``, ``wget --config``). ``~/.ssh/config``'s
+``ProxyCommand``, ``LocalCommand``, ``KnownHostsCommand``, ``Match exec`` (and an
+``Include`` or a provider library) run for ``ssh h``, ``scp``, ``sftp``, an rsync or a git
+that reaches a host; ``~/.wgetrc``'s ``use_askpass`` runs for ``wget``; a lesskey file's
+``#env`` section sets ``LESSOPEN=|CMD`` for ``less f`` (also when its output is a pipe) and
+``git -p``; go's env file (``go env -w``) sets ``GOFLAGS=-toolexec=CMD`` or ``CC`` for every
+later go build. Checked with less 590 and wget 1.21. Each file is read bounded (never a FIFO
+opened blocking); an unreadable one fails closed. ssh reads the home of the user's passwd
+entry, not ``$HOME``: both are read. The system files (``/etc/ssh/ssh_config``,
+``/etc/wgetrc``) are the administrator's, not read."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+
+from toolhost.permissions.command_strings import base
+from toolhost.permissions.gitcommands import git_subcommand
+from toolhost.permissions.gitconfig_runs import _CONTACTS
+from toolhost.permissions.makefile_read import read_text
+
+__all__ = ["home_config_reason"]
+
+_SSH = re.compile(r"(?im)^[ \t]*(?:proxycommand|localcommand|knownhostscommand|include|"
+                  r"pkcs11provider|securitykeyprovider|match\b.*\bexec)\b")
+_WGET = re.compile(r"(?im)^[ \t]*use[_-]?askpass[ \t]*=")
+_LESS = re.compile(r"(?i)#env|LESSOPEN|LESSCLOSE")
+_GO = re.compile(r"(?m)^(?:GOFLAGS|CC|CXX|FC|AR|GCCGO|PKG_CONFIG|CGO_\w+|GOTOOLCHAIN|GOROOT|"
+                 r"GOENV|GOTOOLDIR)=")
+_SSH_PROGRAMS = frozenset({"ssh", "scp", "sftp", "slogin", "sshfs", "ssh-copy-id"})
+
+
+def _passwd_home() -> str | None:
+    """The home of the user's passwd entry (where ssh looks, whatever ``$HOME`` says)."""
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (KeyError, OSError):
+        return None
+
+
+def _homes() -> list[str]:
+    homes = [os.path.expanduser("~"), _passwd_home()]
+    return list(dict.fromkeys(h for h in homes if h))
+
+
+def _found(paths: list[str], pattern: re.Pattern[str]) -> str | None:
+    """The first of ``paths`` that is there and matches ``pattern`` or cannot be read."""
+    for path in paths:
+        text, there = read_text(path)
+        if there and (text is None or pattern.search(text)):
+            return path
+    return None
+
+
+def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | None:
+    """The home files ``form``'s program reads that may choose code, with what to look for."""
+    name = base(form[0])
+    homes = _homes()
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(homes[0], ".config")
+    ssh = ([os.path.join(h, ".ssh", "config") for h in homes], _SSH,
+           "runs a command (ProxyCommand, LocalCommand, Match exec ...)")
+    if name in _SSH_PROGRAMS or (name == "rsync" and any(
+            ":" in w for w in form[1:] if not w.startswith("-"))):
+        return ssh
+    if name == "git":
+        found = git_subcommand(form[1:])
+        if found is not None and found[0] in _CONTACTS:
+            return ssh
+        if any(w in ("-p", "--paginate") for w in form[1:found[1] + 1 if found else None]):
+            name = "less"
+    if name == "wget":
+        return [os.path.join(homes[0], ".wgetrc")], _WGET, "runs use_askpass"
+    if name == "less":
+        return ([os.path.join(homes[0], n) for n in (".lesskey", ".less")]
+                + [os.path.join(xdg, "lesskey")], _LESS, "sets LESSOPEN, a command less runs")
+    if name == "go" and len(form) > 1 and form[1] not in ("version", "help", "env", "fmt"):
+        env = os.path.join(xdg, "go", "env")
+        return [env], _GO, "sets GOFLAGS, CC or the toolchain a go build runs"
+    return None
+
+
+def home_config_reason(forms: list[tuple[str, ...]]) -> str | None:
+    """Why a form among ``forms`` runs code a home config file chooses (None: none does).
+    Call only where a deny or ask Bash rule exists."""
+    for form in forms:
+        if not form:
+            continue
+        if base(form[0]) == "go" and form[1:2] == ("env",) and any(
+                w == "-w" or w.startswith("-w=") for w in form[2:]):
+            return ("go env -w writes go's env file, whose GOFLAGS or CC every later go "
+                    "command runs: not provable")
+        which = _which(form)
+        if which is not None and (path := _found(which[0], which[1])) is not None:
+            return f"{path!r} {which[2]}, which the rules cannot see"
+    return None
