@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from toolhost.permissions import home_config
 
 ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
 
@@ -36,14 +37,18 @@ LOADS_CODE = [
     "set -o history; history -s 'rm -rf x'; fc -s",
 ]
 STILL_PROVABLE = [
-    "PYTHONPATH=ok python3 x.py", "GOFLAGS=-mod=vendor go build", "PYTHONPATH=ok:/nowhere python3 -c 1",
+    "PYTHONPATH=ok python3 x.py", "GOFLAGS=-mod=vendor go build",
+    "PYTHONPATH=ok:/nowhere python3 -c 1",
     "env PYTHONPATH=ok python3 -c 1", "echo PYTHONSTARTUP=x", "PYTHONDONTWRITEBYTECODE=1 ls",
     "compgen -W 'a b' w", "compgen -c ls", "fc -l", "fc -ln -5",
 ]
 
 
 @pytest.fixture
-def folder(tmp_path: Path) -> Path:
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path))  # (no go env file, ssh config ... of the host)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setattr(home_config, "_passwd_home", lambda: str(tmp_path))
     (tmp_path / "evil").write_text("#!/bin/sh\nrm -rf x\n")
     for name, text in (("lib/sitecustomize.py", "import os\n"), ("pkg/json.py", "x = 1\n"),
                        ("ok/tool.py", "x = 1\n")):
@@ -78,3 +83,24 @@ def test_python_really_runs_sitecustomize_of_pythonpath(folder: Path) -> None:
 def test_bash_really_runs_what_compgen_and_fc_are_given(tmp_path: Path, line: str) -> None:
     subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, check=False)
     assert (tmp_path / "RAN").exists()
+
+
+@pytest.mark.parametrize(("allowed", "flagged"), [
+    ("Bash(PYTHONSTARTUP=s python3:*)", True), ("Bash(NODE_OPTIONS=x node:*)", True),
+    ("Bash(GOFLAGS=-toolexec=x go build)", True), ("Bash(go env -w:*)", True),
+    ("Bash(fc -s)", True), ("Bash(compgen -W $(x):*)", True), ("Bash(compgen -C x:*)", True),
+    ("Bash(fc -l)", False), ("Bash(compgen -c:*)", False), ("Bash(go env:*)", False),
+    ("Bash(PYTHONPATH=src python3:*)", False),  # (decided by what src holds)
+])
+def test_lint_flags_an_allow_that_loads_or_reruns_code(allowed: str, flagged: bool) -> None:
+    from toolhost.config.model import PermissionsConfig, RuleConfig
+    from toolhost.permissions import compile_policy, lint_policy
+
+    policy = compile_policy(PermissionsConfig(rules=[
+        RuleConfig(effect="allow", tool=allowed), RuleConfig(effect="deny", tool="Bash(rm:*)")],
+        default="ask"), cwd="/")
+    found = [f.rule for f in lint_policy(policy) if f.code == "never-allows"]
+    assert found == ([allowed] if flagged else [])
+    if flagged:  # (and the engine agrees)
+        command = allowed[5:-1].removesuffix(":*")
+        assert policy.decide("Bash", {"command": command}).behavior != "allow"

@@ -21,7 +21,7 @@ from toolhost.permissions.gitcommands import git_subcommand
 from toolhost.permissions.gitconfig_runs import _CONTACTS
 from toolhost.permissions.makefile_read import read_text
 
-__all__ = ["home_config_reason"]
+__all__ = ["home_config_reason", "writes_go_env"]
 
 _SSH = re.compile(r"(?im)^[ \t]*(?:proxycommand|localcommand|knownhostscommand|include|"
                   r"pkcs11provider|securitykeyprovider|match\b.*\bexec)\b")
@@ -81,16 +81,23 @@ def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | No
     return None
 
 
+def writes_go_env(form: tuple[str, ...]) -> str | None:
+    """Why ``form`` is ``go env -w``: it writes go's env file, which later go commands read."""
+    if form and base(form[0]) == "go" and form[1:2] == ("env",) and any(
+            w == "-w" or w.startswith("-w=") for w in form[2:]):
+        return ("go env -w writes go's env file, whose GOFLAGS or CC every later go "
+                "command runs: not provable")
+    return None
+
+
 def home_config_reason(forms: list[tuple[str, ...]]) -> str | None:
     """Why a form among ``forms`` runs code a home config file chooses (None: none does).
     Call only where a deny or ask Bash rule exists."""
     for form in forms:
         if not form:
             continue
-        if base(form[0]) == "go" and form[1:2] == ("env",) and any(
-                w == "-w" or w.startswith("-w=") for w in form[2:]):
-            return ("go env -w writes go's env file, whose GOFLAGS or CC every later go "
-                    "command runs: not provable")
+        if (why := writes_go_env(form)) is not None:
+            return why
         which = _which(form)
         if which is not None and (path := _found(which[0], which[1])) is not None:
             return f"{path!r} {which[2]}, which the rules cannot see"

@@ -17,7 +17,7 @@ import re
 
 from toolhost.permissions.latershadow import _modules
 
-__all__ = ["loader_env_reason"]
+__all__ = ["assigned_loader", "loader_env_reason"]
 
 _LOADERS = frozenset({
     "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONBREAKPOINT",
@@ -46,7 +46,19 @@ def _assignments(form: tuple[str, ...]) -> list[tuple[str, str]]:
 def loader_env_reason(forms: list[tuple[str, ...]], cwd: str) -> str | None:
     """Why an assignment among ``forms`` makes an interpreter load code off the line (None:
     none does). Call only where a deny or ask Bash rule exists."""
+    if (why := assigned_loader(forms)) is not None:
+        return why
     moved = any(f[0] in ("cd", "pushd", "popd") for f in forms if f)
+    for form in forms:
+        for name, value in _assignments(form):
+            if name == "PYTHONPATH" and (why := _pythonpath(value, cwd, moved)) is not None:
+                return why
+    return None
+
+
+def assigned_loader(forms: list[tuple[str, ...]]) -> str | None:
+    """Why an assignment among ``forms`` loads code whatever the files hold
+    (``PYTHONSTARTUP=``, ``PERL5OPT=``, ``GOFLAGS=-toolexec=``; lint's ``never-allows``)."""
     for form in forms:
         for name, value in _assignments(form):
             if name in _LOADERS:
@@ -54,8 +66,6 @@ def loader_env_reason(forms: list[tuple[str, ...]], cwd: str) -> str | None:
                         "which the rules cannot see")
             if name == "GOENV" or (name == "GOFLAGS" and _GO_RUNS.search(value)):
                 return f"{name}= makes go run a program the line does not name"
-            if name == "PYTHONPATH" and (why := _pythonpath(value, cwd, moved)) is not None:
-                return why
     return None
 
 
