@@ -35,16 +35,23 @@ FAMILIES = [
     (".config/lesskey", "#env\nLESSOPEN=|rm -rf x %s\n", ["less -R f"]),
     (".config/go/env", "GOFLAGS=-toolexec=./evil\n", ["go build", "go vet", "go list ./..."]),
     (".config/go/env", "CC=./evil\n", ["go build ."]),
+    (".curlrc", "output = .git/hooks/pre-commit\n", ["curl http://x", "curl -s http://x"]),
+    (".curlrc", "-sO\n", ["curl http://x/a"]),
+    (".npmrc", "script-shell=./evil\n", ["npx ls", "npm exec -- ls", "npm x -- ls",
+                                         "npm explore x -- ls", "npm init x", "npm create x"]),
 ]
 HARMLESS = [
     (".ssh/config", "Host h\n  User u\n  ProxyJump j\n", ["ssh h", "scp a h:b", "git fetch"]),
     (".wgetrc", "robots = off\n", ["wget http://x"]),
     (".lesskey", "#command\nq quit\n", ["less f", "git -p log"]),
     (".config/go/env", "GOPROXY=direct\n", ["go build"]),
+    (".curlrc", "silent\nlocation\nuser-agent = \"x\"\n", ["curl http://x"]),
+    (".npmrc", "registry=https://r.example/\n", ["npx ls", "npm exec -- ls"]),
 ]
 # the home folder needs no file for these: the line writes what later go commands run
 WRITES = ["go env -w GOFLAGS=-toolexec=./evil", "go env -w CC=./evil",
-          "go build -toolexec ./evil .", "go vet -vettool=./evil"]
+          "go build -toolexec ./evil .", "go vet -vettool=./evil", "curl -K cfg http://x",
+          "curl -sK cfg http://x", "curl --config cfg http://x", "CURL_HOME=d curl http://x"]
 
 
 @pytest.fixture
@@ -117,3 +124,16 @@ def test_wget_really_runs_the_askpass_of_a_home_wgetrc(home: Path) -> None:
                    cwd=home.parent, env=env, capture_output=True, check=False,
                    stdin=subprocess.DEVNULL, timeout=60)
     assert (home.parent / "RAN").exists()
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
+def test_npm_exec_really_runs_the_script_shell_of_an_npmrc(tmp_path: Path) -> None:
+    shell = tmp_path / "evil"
+    shell.write_text('#!/bin/sh\ntouch RAN\nexec /bin/sh "$@"\n')
+    shell.chmod(0o755)
+    (tmp_path / ".npmrc").write_text("script-shell=./evil\n")
+    (tmp_path / "package.json").write_text("{}\n")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    subprocess.run(["npm", "exec", "--offline", "--", "true"], cwd=tmp_path, env=env,
+                   capture_output=True, check=False, stdin=subprocess.DEVNULL, timeout=120)
+    assert (tmp_path / "RAN").exists()

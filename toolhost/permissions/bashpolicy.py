@@ -109,7 +109,7 @@ def unprovable(command: str, cwd: str | None = None,
         if reason is None and judge is not None and judge([None]):  # round 27: ~/.ssh/config
             from toolhost.permissions.home_config import home_config_reason
 
-            reason = home_config_reason(forms)
+            reason = home_config_reason(forms, cwd)
         if reason is None and cwd is not None:  # round 20: a script an earlier call wrote
             from toolhost.permissions.laterscript import script_reason
 

@@ -29,6 +29,9 @@ _WGET = re.compile(r"(?im)^[ \t]*use[_-]?askpass[ \t]*=")
 _LESS = re.compile(r"(?i)#env|LESSOPEN|LESSCLOSE")
 _GO = re.compile(r"(?m)^(?:GOFLAGS|CC|CXX|FC|AR|GCCGO|PKG_CONFIG|CGO_\w+|GOTOOLCHAIN|GOROOT|"
                  r"GOENV|GOTOOLDIR)=")
+_CURLRC = re.compile(r"(?im)^[ \t]*(?:-[A-Za-z]*[oOJK]|(?:--?)?(?:output|remote-name|"
+                     r"remote-header-name|config|create-dirs|output-dir|etag-save|dump-header|trace|"
+                     r"cookie-jar|hsts|alt-svc|libcurl|stderr)\b)")
 _SSH_PROGRAMS = frozenset({"ssh", "scp", "sftp", "slogin", "sshfs", "ssh-copy-id"})
 
 
@@ -90,13 +93,49 @@ def writes_go_env(form: tuple[str, ...]) -> str | None:
     return None
 
 
-def home_config_reason(forms: list[tuple[str, ...]]) -> str | None:
+def _curl(form: tuple[str, ...]) -> str | None:
+    """``curl -K FILE`` (a config naming ``output``: a file written that the line does not
+    name, a hook or a ``~/.bashrc``), ``CURL_HOME=``; else the home ``.curlrc`` read."""
+    if form[0].startswith("CURL_HOME="):
+        return "CURL_HOME= names another .curlrc"
+    if base(form[0]) != "curl":
+        return None
+    for word in form[1:]:
+        if word == "--config" or (word[:1] == "-" and word[1:2] != "-" and "K" in word):
+            return f"curl {word} reads a config file that may name the file it writes"
+    homes = _homes()
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(homes[0], ".config")
+    rcs = [os.path.join(p, ".curlrc") for p in (os.environ.get("CURL_HOME"), homes[0], xdg)
+           if p]
+    path = _found(list(dict.fromkeys(rcs)), _CURLRC)
+    return None if path is None else f"{path!r} may name the file curl writes"
+
+
+def _npm_exec(form: tuple[str, ...], cwd: str) -> str | None:
+    """``npx X``, ``npm exec``/``x``/``explore``/``init X``/``create X`` run their command
+    through the ``script-shell`` an ``.npmrc`` names (npm 11 ran a project's for ``npm exec
+    -- ls``): the rc files are read as for ``npm run`` (``package_files.rc_reason``)."""
+    name = base(form[0])
+    words = [w for w in form[1:] if not w.startswith("-")]
+    if name == "npx" or (name == "npm" and words[:1] and (
+            words[0] in ("exec", "x", "explore") or (words[0] in ("init", "create", "innit")
+                                                       and len(words) > 1))):
+        from toolhost.permissions.package_files import rc_reason
+
+        return rc_reason(cwd)
+    return None
+
+
+def home_config_reason(forms: list[tuple[str, ...]], cwd: str | None = None) -> str | None:
     """Why a form among ``forms`` runs code a home config file chooses (None: none does).
     Call only where a deny or ask Bash rule exists."""
     for form in forms:
         if not form:
             continue
-        if (why := writes_go_env(form)) is not None:
+        if (why := writes_go_env(form) or (_curl(form) if "curl" in "".join(form).lower()
+                                           else None)) is not None:
+            return why
+        if cwd is not None and (why := _npm_exec(form, cwd)) is not None:
             return why
         which = _which(form)
         if which is not None and (path := _found(which[0], which[1])) is not None:
