@@ -110,6 +110,10 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.home_config import home_config_reason
 
             reason = home_config_reason(forms, cwd)
+            if reason is None and cwd is not None:  # round 27: asdf path: versions, mise
+                from toolhost.permissions.version_managers import version_manager_reason
+
+                reason = version_manager_reason(forms, cwd)
         if reason is None and cwd is not None:  # round 20: a script an earlier call wrote
             from toolhost.permissions.laterscript import script_reason
 
