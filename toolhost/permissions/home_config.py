@@ -17,9 +17,11 @@ import pwd
 import re
 
 from toolhost.permissions.command_strings import base
+from toolhost.permissions.fresh_files import may_write
 from toolhost.permissions.gitcommands import git_subcommand
 from toolhost.permissions.gitconfig_runs import _CONTACTS
 from toolhost.permissions.makefile_read import read_text
+from toolhost.permissions.shell import ParsedCommand
 
 __all__ = ["home_config_reason", "writes_go_env"]
 
@@ -115,20 +117,26 @@ def _npm_exec(form: tuple[str, ...], cwd: str) -> str | None:
     """``npx X``, ``npm exec``/``x``/``explore``/``init X``/``create X`` run their command
     through the ``script-shell`` an ``.npmrc`` names (npm 11 ran a project's for ``npm exec
     -- ls``): the rc files are read as for ``npm run`` (``package_files.rc_reason``)."""
-    name = base(form[0])
-    words = [w for w in form[1:] if not w.startswith("-")]
-    if name == "npx" or (name == "npm" and words[:1] and (
-            words[0] in ("exec", "x", "explore") or (words[0] in ("init", "create", "innit")
-                                                       and len(words) > 1))):
+    if _npm_execs(form):
         from toolhost.permissions.package_files import rc_reason
 
         return rc_reason(cwd)
     return None
 
 
-def home_config_reason(forms: list[tuple[str, ...]], cwd: str | None = None) -> str | None:
+def _npm_execs(form: tuple[str, ...]) -> bool:
+    name = base(form[0])
+    words = [w for w in form[1:] if not w.startswith("-")]
+    return name == "npx" or (name == "npm" and bool(words) and (
+        words[0] in ("exec", "x", "explore") or (words[0] in ("init", "create", "innit")
+                                                   and len(words) > 1)))
+
+
+def home_config_reason(forms: list[tuple[str, ...]], cwd: str | None = None,
+                       parsed: ParsedCommand | None = None) -> str | None:
     """Why a form among ``forms`` runs code a home config file chooses (None: none does).
-    Call only where a deny or ask Bash rule exists."""
+    Call only where a deny or ask Bash rule exists. With ``parsed`` (the whole line), a
+    line that may write a file before the program reads its own is not provable either."""
     for form in forms:
         if not form:
             continue
@@ -138,6 +146,11 @@ def home_config_reason(forms: list[tuple[str, ...]], cwd: str | None = None) -> 
         if cwd is not None and (why := _npm_exec(form, cwd)) is not None:
             return why
         which = _which(form)
+        name = base(form[0])
+        reads = which is not None or name == "curl" or _npm_execs(form)
+        if parsed is not None and reads and may_write(parsed, name):
+            return (f"the line may write a file before {name} reads its configuration "
+                    "(the files it reads are looked at before the line runs)")
         if which is not None and (path := _found(which[0], which[1])) is not None:
             return f"{path!r} {which[2]}, which the rules cannot see"
     return None

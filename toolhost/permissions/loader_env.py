@@ -15,7 +15,9 @@ from __future__ import annotations
 import os
 import re
 
+from toolhost.permissions.fresh_files import may_write
 from toolhost.permissions.latershadow import _modules
+from toolhost.permissions.shell import ParsedCommand
 
 __all__ = ["assigned_loader", "loader_env_reason"]
 
@@ -43,7 +45,8 @@ def _assignments(form: tuple[str, ...]) -> list[tuple[str, str]]:
     return out
 
 
-def loader_env_reason(forms: list[tuple[str, ...]], cwd: str) -> str | None:
+def loader_env_reason(forms: list[tuple[str, ...]], cwd: str,
+                      parsed: ParsedCommand | None = None) -> str | None:
     """Why an assignment among ``forms`` makes an interpreter load code off the line (None:
     none does). Call only where a deny or ask Bash rule exists."""
     if (why := assigned_loader(forms)) is not None:
@@ -51,7 +54,12 @@ def loader_env_reason(forms: list[tuple[str, ...]], cwd: str) -> str | None:
     moved = any(f[0] in ("cd", "pushd", "popd") for f in forms if f)
     for form in forms:
         for name, value in _assignments(form):
-            if name == "PYTHONPATH" and (why := _pythonpath(value, cwd, moved)) is not None:
+            if name != "PYTHONPATH":
+                continue
+            if parsed is not None and may_write(parsed, _program(form)):
+                return ("the line may write a module into a PYTHONPATH folder before python "
+                        "imports it (the folder is looked at before the line runs)")
+            if (why := _pythonpath(value, cwd, moved)) is not None:
                 return why
     return None
 
@@ -67,6 +75,13 @@ def assigned_loader(forms: list[tuple[str, ...]]) -> str | None:
             if name == "GOENV" or (name == "GOFLAGS" and _GO_RUNS.search(value)):
                 return f"{name}= makes go run a program the line does not name"
     return None
+
+
+def _program(form: tuple[str, ...]) -> str:
+    """The program a form runs past its assignments and wrappers (``python3``)."""
+    rest = [w for w in form if not (_ASSIGN.fullmatch(w) or w[:1] == "-"
+                                    or w.rsplit("/", 1)[-1] in _SETTERS)]
+    return rest[0].rsplit("/", 1)[-1] if rest else ""
 
 
 def _pythonpath(value: str, cwd: str, moved: bool) -> str | None:

@@ -17,7 +17,9 @@ import re
 import shutil
 
 from toolhost.permissions.command_strings import base
+from toolhost.permissions.fresh_files import may_write
 from toolhost.permissions.makefile_read import read_text
+from toolhost.permissions.shell import ParsedCommand
 
 __all__ = ["version_manager_reason"]
 
@@ -69,7 +71,8 @@ def _shim(name: str) -> str | None:
     return "mise" if ("mise" in found or "rtx" in found) else "asdf"
 
 
-def version_manager_reason(forms: list[tuple[str, ...]], cwd: str) -> str | None:
+def version_manager_reason(forms: list[tuple[str, ...]], cwd: str,
+                           parsed: ParsedCommand | None = None) -> str | None:
     """Why a form among ``forms`` runs a program a version manager's project file chooses
     (None: none does). Call only where a deny or ask Bash rule exists."""
     for form in forms:
@@ -83,6 +86,9 @@ def version_manager_reason(forms: list[tuple[str, ...]], cwd: str) -> str | None
                 w.startswith(("path:", "ref:")) or "@path:" in w for w in form[2:])):
             return (f"{name} {form[1]} writes or installs what {name} runs for a tool later, "
                     "which the rules cannot see")
+        if parsed is not None and may_write(parsed, name):
+            return (f"the line may write a file before {manager} reads what it runs for "
+                    f"{name!r} (the files are looked at before the line runs)")
         if manager == "asdf":
             if name == "asdf" and form[1] not in ("exec", "env", "shell", "local", "set"):
                 continue
