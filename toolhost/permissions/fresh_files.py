@@ -9,7 +9,7 @@ not provable (fail closed)."""
 
 from __future__ import annotations
 
-from toolhost.permissions.runlater import _reader, past_wrappers
+from toolhost.permissions.runlater import _WRAPPERS, _reader, past_wrappers
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["may_write"]
@@ -42,7 +42,8 @@ def may_write(parsed: ParsedCommand, program: str) -> bool:
 def _name(words: tuple[Word, ...]) -> str:
     """The program a simple command runs, past plain wrappers and leading assignments."""
     start = past_wrappers(words)
-    if start == 0:
-        rest = [w for w in words if "=" not in w.value]
-        return rest[0].value.rsplit("/", 1)[-1] if rest else ":"
+    if start == 0:  # (assignments, or a wrapper with options: the first other word)
+        rest = [n for w in words if "=" not in w.value and not w.value.startswith("-")
+                and (n := w.value.rsplit("/", 1)[-1]) not in _WRAPPERS]
+        return rest[0] if rest else ":"
     return words[start].value.rsplit("/", 1)[-1]

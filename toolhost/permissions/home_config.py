@@ -12,6 +12,7 @@ entry, not ``$HOME``: both are read. The system files (``/etc/ssh/ssh_config``,
 
 from __future__ import annotations
 
+import functools
 import os
 import pwd
 import re
@@ -35,12 +36,18 @@ _CURLRC = re.compile(r"(?im)^[ \t]*(?:-[A-Za-z]*[oOJK]|(?:--?)?(?:output|remote-
                      r"remote-header-name|config|create-dirs|output-dir|etag-save|dump-header|trace|"
                      r"cookie-jar|hsts|alt-svc|libcurl|stderr)\b)")
 _SSH_PROGRAMS = frozenset({"ssh", "scp", "sftp", "slogin", "sshfs", "ssh-copy-id"})
+_READERS = _SSH_PROGRAMS | {"rsync", "git", "wget", "less", "go"}
 
 
 def _passwd_home() -> str | None:
     """The home of the user's passwd entry (where ssh looks, whatever ``$HOME`` says)."""
+    return _pw_dir(os.getuid())
+
+
+@functools.lru_cache(maxsize=4)
+def _pw_dir(uid: int) -> str | None:
     try:
-        return pwd.getpwuid(os.getuid()).pw_dir
+        return pwd.getpwuid(uid).pw_dir
     except (KeyError, OSError):
         return None
 
@@ -62,19 +69,27 @@ def _found(paths: list[str], pattern: re.Pattern[str]) -> str | None:
 def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | None:
     """The home files ``form``'s program reads that may choose code, with what to look for."""
     name = base(form[0])
+    if name not in _READERS:
+        return None  # (the common case: no home folder looked up)
+    kind = name
+    if name == "rsync":
+        kind = "ssh" if any(":" in w for w in form[1:] if not w.startswith("-")) else ""
+    elif name == "git":
+        found = git_subcommand(form[1:])
+        kind = "ssh" if found is not None and found[0] in _CONTACTS else ""
+        if not kind and any(w in ("-p", "--paginate")
+                            for w in form[1:found[1] + 1 if found else None]):
+            kind = "less"
+    elif name in _SSH_PROGRAMS:
+        kind = "ssh"
+    if not kind:
+        return None
     homes = _homes()
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(homes[0], ".config")
-    ssh = ([os.path.join(h, ".ssh", "config") for h in homes], _SSH,
-           "runs a command (ProxyCommand, LocalCommand, Match exec ...)")
-    if name in _SSH_PROGRAMS or (name == "rsync" and any(
-            ":" in w for w in form[1:] if not w.startswith("-"))):
-        return ssh
-    if name == "git":
-        found = git_subcommand(form[1:])
-        if found is not None and found[0] in _CONTACTS:
-            return ssh
-        if any(w in ("-p", "--paginate") for w in form[1:found[1] + 1 if found else None]):
-            name = "less"
+    name = kind
+    if name == "ssh":
+        return ([os.path.join(h, ".ssh", "config") for h in homes], _SSH,
+                "runs a command (ProxyCommand, LocalCommand, Match exec ...)")
     if name == "wget":
         return [os.path.join(homes[0], ".wgetrc")], _WGET, "runs use_askpass"
     if name == "less":
@@ -126,6 +141,8 @@ def _npm_exec(form: tuple[str, ...], cwd: str) -> str | None:
 
 def _npm_execs(form: tuple[str, ...]) -> bool:
     name = base(form[0])
+    if name not in ("npm", "npx"):
+        return False
     words = [w for w in form[1:] if not w.startswith("-")]
     return name == "npx" or (name == "npm" and bool(words) and (
         words[0] in ("exec", "x", "explore") or (words[0] in ("init", "create", "innit")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 
 from toolhost.permissions.command_strings import base
 from toolhost.permissions.fresh_files import may_write
@@ -27,6 +26,7 @@ _MISE_FILES = ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
                ".config/mise.toml", ".config/mise/config.toml",
                ".mise/config.toml")
 _PATH_VERSION = re.compile(r"(?m)^[ \t]*\S+[ \t]+(?:\S+[ \t]+)*(?:path|ref):")
+_SHIMS = re.compile(r"(asdf|mise|rtx)[^/]*/(?:.*/)?shims/?$")
 _QUIET = frozenset({"--version", "-V", "version", "help", "--help", "-h"})
 # subcommands that write the files (or install the plugins) later runs are chosen by
 _WRITES = frozenset({"use", "u", "trust", "link", "alias", "plugin", "plugins", "install", "i",
@@ -61,14 +61,17 @@ def _found(cwd: str, names: tuple[str, ...], pattern: re.Pattern[str] | None) ->
 
 
 def _shim(name: str) -> str | None:
-    """``asdf`` or ``mise`` when ``name`` runs through a shim of theirs on PATH."""
+    """``asdf`` or ``mise`` when ``name`` runs through a shim of theirs on PATH (only their
+    shims folders are looked in, one ``stat`` each, wherever they are on PATH: fail closed;
+    pyenv's ``.python-version`` refuses a path)."""
     path = os.environ.get("PATH", "")
-    if "shims" not in path:
-        return None  # (the common case: no look-up on PATH)
-    found = shutil.which(name, path=path) or ""
-    if "/shims/" not in found:
-        return None
-    return "mise" if ("mise" in found or "rtx" in found) else "asdf"
+    if "shims" not in path or "/" in name:
+        return None  # (the common case: no look-up)
+    for folder in path.split(os.pathsep):
+        manager = _SHIMS.search(folder)
+        if manager is not None and os.path.isfile(os.path.join(folder, name)):
+            return "asdf" if manager.group(1) == "asdf" else "mise"
+    return None
 
 
 def version_manager_reason(forms: list[tuple[str, ...]], cwd: str,
