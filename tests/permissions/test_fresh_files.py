@@ -26,12 +26,14 @@ WRITE_THEN_RUN = [
     "echo 'import os' > lib/sitecustomize.py; PYTHONPATH=lib python3 -c 1",
     "cp evil lib/sitecustomize.py; PYTHONPATH=lib python3 x.py",
     "echo 'import os' > json.py; python3 -c 1", "cp evil json.py && python3 -m json.tool f",
-    "mv evil.py types.py; python3 - < s.py",
+    "mv evil.py types.py; python3 - < s.py", "for i in 1 2; do python3 -c 1; cp a json.py; done",
+    "cd ~ && cp a x/config; ssh h",
 ]
 STILL_PROVABLE = [
     "cd sub; ssh h", "ssh h > out.txt", "ssh h 2>/dev/null", "ssh h | grep x", "cat a | less",
     "ssh h ls; ssh h2 ls", "python3 -c 1 > out", "PYTHONPATH=ok python3 x.py > log",
-    "grep -r x . | less", "ls > list.txt",
+    "grep -r x . | less", "ls > list.txt", "npm test && git push", "make && ssh h",
+    "tar c . | ssh h tar x", "ssh h && cp a b", "python3 -c 1 && cp a json.py",
 ]
 
 

@@ -9,11 +9,15 @@ not provable (fail closed)."""
 
 from __future__ import annotations
 
+import os
+import re
+
 from toolhost.permissions.runlater import _WRAPPERS, _reader, past_wrappers
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["may_write"]
 
+_LOOPS = frozenset({"while", "until", "for", "select"})
 _DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 # builtins and programs that write no file (their redirections are looked at apart)
 _QUIET = frozenset({"cd", "pushd", "popd", "echo", "printf", "true", "false", ":", "test",
@@ -21,22 +25,49 @@ _QUIET = frozenset({"cd", "pushd", "popd", "echo", "printf", "true", "false", ":
                     "unset", "wait", "pwd", "which", "type", "command"})
 
 
-def may_write(parsed: ParsedCommand, program: str) -> bool:
-    """Whether ``parsed`` may write a file other than through ``program`` itself."""
+def may_write(parsed: ParsedCommand, program: str, home: bool = False) -> bool:
+    """Whether ``parsed`` may write a file before ``program`` runs: a command or redirection
+    of a segment before the first one naming it (or any, in a loop), or of a substitution.
+    ``home``: only a file of the home folder matters (``~/.ssh/config``), so only a write
+    naming the home folder (or any after a ``cd``) counts (``npm test && git push`` stays)."""
+    segments = parsed.words
+    at = next((i for i, ws in enumerate(segments)
+               if any(w.value.rsplit("/", 1)[-1] == program for w in ws)), None)
+    if at is None:  # (run from another's string: ``ssh -o 'LocalCommand curl x'``)
+        at = next((i for i, ws in enumerate(segments) if any(program in w.value for w in ws)),
+                  len(segments))
+    loop = any(ws and ws[0].value in _LOOPS for ws in segments)
+    before = list(segments if loop else segments[:at]) + parsed.nested_words
+    mine = {id(ws) for ws in before}
+    homeward = _homeward() if home and not any(
+        ws and ws[0].value in ("cd", "pushd", "popd") for ws in segments) else None
     for words, targets, _doc in parsed.writes:
-        # (the program's own output: the file is made empty before it starts, and filled
-        # after it has read its configuration)
-        if words and _name(words) != program and any(
-                t not in _DEVICES and not t.startswith("&") for t in targets):
+        if id(words) in mine and any(t not in _DEVICES and not t.startswith("&") and (
+                homeward is None or homeward.search(t)) for t in targets):
             return True
-    for words in parsed.words + parsed.nested_words:
-        if not words:
+    for words in before:
+        if not words or (homeward is not None and not any(
+                homeward.search(w.value) for w in words)):
             continue
         name = _name(words)
-        if name == program or name in _QUIET or _reader(words):
+        if name == program or name in _QUIET or _reader(words) or _streams(name, words):
             continue
         return True
     return False
+
+
+def _homeward() -> re.Pattern[str]:
+    home = re.escape(os.path.expanduser("~").rstrip("/"))
+    return re.compile(rf"~|\$\{{?HOME|{home}|\.ssh|ssh_config|wgetrc|lesskey|curlrc|"
+                      r"\.config|go/env|/root|/home/|\*|\?|\[")
+
+
+def _streams(name: str, words: tuple[Word, ...]) -> bool:
+    """``tar c DIR`` without a file: the archive goes to its output (``tar c . | ssh h``)."""
+    values = [w.value for w in words[1:]]
+    return name in ("tar", "gtar", "bsdtar") and bool(values) and "c" in values[0] and (
+        "x" not in values[0] and not any(("f" in v.lstrip("-") and not v.startswith("--"))
+                                         or v.startswith("--file") for v in values))
 
 
 def _name(words: tuple[Word, ...]) -> str:

@@ -165,7 +165,7 @@ def home_config_reason(forms: list[tuple[str, ...]], cwd: str | None = None,
         which = _which(form)
         name = base(form[0])
         reads = which is not None or name == "curl" or _npm_execs(form)
-        if parsed is not None and reads and may_write(parsed, name):
+        if parsed is not None and reads and may_write(parsed, name, home=not _npm_execs(form)):
             return (f"the line may write a file before {name} reads its configuration "
                     "(the files it reads are looked at before the line runs)")
         if which is not None and (path := _found(which[0], which[1])) is not None:
