@@ -91,6 +91,8 @@ def _assigned(name: str, words: tuple[Word, ...]) -> list[Word] | str:
 
 def builtin_reason(name: str, words: tuple[Word, ...]) -> str | None:
     """Why the builtin ``name`` with arguments ``words`` cannot be proven (None: it can)."""
+    if name in ("compgen", "fc"):
+        return _reruns(name, words)
     if name not in EVALUATORS:
         return None
     if (why := _evaluated(name, words)) is not None:
@@ -125,6 +127,29 @@ def builtin_reason(name: str, words: tuple[Word, ...]) -> str | None:
     if any(w.code for w in evaluated):
         return (f"{name} evaluates its arguments as arithmetic or variable names, and a "
                 "'$(' or backtick in them would run a command")
+    return None
+
+
+def _reruns(name: str, words: tuple[Word, ...]) -> str | None:
+    """``compgen -C CMD``/``-F FUNC`` run code, ``-W LIST`` expands its list (a ``$(...)``
+    there runs); ``fc`` without ``-l`` runs a history line again (``set -o history; history -s
+    'rm x'; fc -s``): checked with bash 5.2."""
+    if name == "fc":
+        listing = any(w.value[:1] == "-" and "l" in w.value[1:] for w in words)
+        return None if listing else "fc runs a line of the history again, which is not on the line"
+    for k, w in enumerate(words):
+        v = w.value
+        if v == "--" or v[:1] != "-":
+            continue
+        for j, letter in enumerate(v[1:], 1):
+            if letter in "CF":
+                return f"compgen -{letter} runs a command or function"
+            if letter == "W":
+                value = v[j + 1:] or (words[k + 1].value if k + 1 < len(words) else "")
+                if "$" in value or "`" in value:
+                    return "compgen -W expands its word list, running any '$(' or backtick"
+            if letter in "oAGWPSX":
+                break  # (the rest of the word, or the next one, is the option's value)
     return None
 
 

@@ -101,6 +101,19 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.chosen_code import chosen_code_reason
 
             reason = chosen_code_reason(forms) if judge([None]) else None
+        if reason is None and cwd is not None and judge is not None and "=" in command \
+                and judge([None]):  # round 27: PYTHONPATH=, PERL5OPT=, NODE_OPTIONS= ...
+            from toolhost.permissions.loader_env import loader_env_reason
+
+            reason = loader_env_reason(forms, cwd, parsed)
+        if reason is None and judge is not None and judge([None]):  # round 27: ~/.ssh/config
+            from toolhost.permissions.home_config import home_config_reason
+
+            reason = home_config_reason(forms, cwd, parsed)
+            if reason is None and cwd is not None:  # round 27: asdf path: versions, mise
+                from toolhost.permissions.version_managers import version_manager_reason
+
+                reason = version_manager_reason(forms, cwd, parsed)
         if reason is None and cwd is not None:  # round 20: a script an earlier call wrote
             from toolhost.permissions.laterscript import script_reason
 
@@ -118,7 +131,7 @@ def unprovable(command: str, cwd: str | None = None,
         if reason is None and cwd is not None and judge is not None and (
                 "python" in seen or "pypy" in seen or "rust" in seen or "cargo" in seen
                 or "clippy" in seen or "rls" in seen):
-            reason = _chosen_by_directory(forms, command, cwd, judge)  # round 25
+            reason = _chosen_by_directory(forms, command, cwd, judge, parsed)  # round 25
         if reason is None and cwd is not None and _brings(seen):
             from toolhost.permissions.latergit import brought_later
 
@@ -135,13 +148,14 @@ def unprovable(command: str, cwd: str | None = None,
 
 
 def _chosen_by_directory(forms: list[tuple[str, ...]], command: str, cwd: str,
-                         judge: Callable[[list[str | None]], bool]) -> str | None:
+                         judge: Callable[[list[str | None]], bool],
+                         parsed: ParsedCommand) -> str | None:
     """A module python imports from the current directory (``json.py``), a rust toolchain
     a ``rust-toolchain.toml`` names by a path: what runs in place of the program named."""
     from toolhost.permissions.latershadow import shadow_reason
     from toolhost.permissions.latertoolchain import toolchain_reason
 
-    return shadow_reason(forms, cwd, judge) or toolchain_reason(forms, command, cwd, judge)
+    return shadow_reason(forms, cwd, judge, parsed) or toolchain_reason(forms, command, cwd, judge)
 
 
 def _handed_reads(parsed: ParsedCommand, cwd: str,
@@ -215,7 +229,7 @@ _HANDS_STRINGS = frozenset({
     "split", "rg", "nodemon", "tcpdump", "nc", "netcat", "ncat", "fzf", "bat", "aria2c",
     "cpio", "git", "sed", "gsed", "awk", "gawk", "mawk", "nawk", "vi", "vim", "nvim", "gvim",
     "view", "ex", "rvim", "vimdiff", "less", "more", "most", "gdb", "lldb", "gh", "glab",
-    "npm", "pnpm", "yarn", "mlr", "miller"})
+    "npm", "pnpm", "yarn", "mlr", "miller", "go"})
 _HANDED: ContextVar[int] = ContextVar("handed_depth", default=0)
 _MAX_HANDED = 16  # the command lines one program is handed that are read (fail closed past)
 

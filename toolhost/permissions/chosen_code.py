@@ -152,4 +152,15 @@ def chosen_code_spec(spec: str) -> str | None:
         words = tuple(shlex.split(body))
     except ValueError:
         return None
-    return chosen_code_reason([words]) if words else None
+    if not words:
+        return None
+    from toolhost.permissions.bashbuiltins import builtin_reason
+    from toolhost.permissions.home_config import writes_go_env
+    from toolhost.permissions.loader_env import assigned_loader
+    from toolhost.permissions.shell import Word
+
+    name = base(words[0])  # round 27: compgen -C/-F/-W '$(...)', fc, PERL5OPT=, go env -w
+    reruns = builtin_reason(name, tuple(Word(w, w, True) for w in words[1:])) if name in (
+        "compgen", "fc") else None
+    return (chosen_code_reason([words]) or reruns or assigned_loader([words])
+            or writes_go_env(words))

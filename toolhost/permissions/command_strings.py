@@ -53,6 +53,8 @@ _RUN_OPTIONS = {  # options whose value the program runs as a command line
                          "--on-bt-download-complete"}),
     "cpio": frozenset({"--rsh-command"}),
     # round 26: Miller runs its input files through a command (`--prepipe 'gunzip <'`)
+    # round 27: go build -toolexec CMD runs CMD before each tool, go vet -vettool a program
+    "go": frozenset({"-toolexec", "--toolexec", "-vettool", "--vettool", "-exec", "--exec"}),
     "mlr": frozenset({"--prepipe", "--prepipex"}), "miller": frozenset({"--prepipe", "--prepipex"}),
     # apt-get -o 'APT::Update::Pre-Invoke::=CMD' (DPkg::Post-Invoke ...): the part after '='
     **dict.fromkeys(("apt", "apt-get", "aptitude"), frozenset({"-o", "--option"})),

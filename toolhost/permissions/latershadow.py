@@ -20,7 +20,9 @@ import sys
 import time
 
 from toolhost.permissions.command_strings import reads_program_from_stdin
+from toolhost.permissions.fresh_files import may_write
 from toolhost.permissions.later_judge import Judge
+from toolhost.permissions.shell import ParsedCommand
 
 __all__ = ["shadow_reason"]
 
@@ -32,7 +34,8 @@ _SUFFIXES = (".py", ".pyc", ".pyw", ".so", ".pyd")
 _LISTED = 4096  # entries of the directory looked at (fail closed past them)
 
 
-def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge) -> str | None:
+def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
+                  parsed: ParsedCommand | None = None) -> str | None:
     """Why a python run among ``forms`` may import a module of ``cwd`` in place of the one
     it means (None: none may, or no deny or ask Bash rule exists)."""
     wanted: set[str] = set()
@@ -44,6 +47,9 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge) -> str |
         return None
     if any(f[0] in ("cd", "pushd", "popd") for f in forms if f):
         return "after a cd, the directory python imports modules from first is not known"
+    if parsed is not None and may_write(parsed, _program(forms)):  # round 27
+        return ("the line may write a module into the directory python imports from first "
+                "(it is looked at before the line runs)")
     hits = _modules(cwd, wanted)
     if hits is None:
         return (f"python puts {cwd!r} first on sys.path, and it holds too many entries to "
@@ -53,6 +59,11 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge) -> str |
                 "(an earlier call may have written it) is imported in place of the module "
                 "of that name")
     return None
+
+
+def _program(forms: list[tuple[str, ...]]) -> str:
+    """The name of the python program among ``forms`` (``python3``), for ``may_write``."""
+    return next((f[0].rsplit("/", 1)[-1] for f in forms if _mode(f) is not None), "python")
 
 
 def _mode(form: tuple[str, ...]) -> str | None:

@@ -1,0 +1,106 @@
+"""Round 27: an environment variable that makes an interpreter load code the line does not
+name (``PYTHONPATH`` to a folder holding ``sitecustomize.py`` or a standard library module,
+``PYTHONSTARTUP``, ``PERL5OPT``, ``RUBYOPT``, ``NODE_OPTIONS`` ...) is not provable under a
+deny or ask Bash rule; a ``PYTHONPATH`` to a folder holding neither stays provable. Also
+bash's ``compgen -C/-F/-W '$(...)'`` and ``fc`` (a history line run again). python and bash
+are the judges of the two the engine reads or refuses by name."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from toolhost.permissions import home_config
+
+ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
+
+LOADS_CODE = [
+    "PYTHONPATH=lib python3 -c 1", "PYTHONPATH=./lib python3 -m json.tool f.json",
+    "PYTHONPATH=ok:lib python3 x.py", "env PYTHONPATH=lib python3 -c 1",
+    "export PYTHONPATH=lib; python3 -c 1", "declare -x PYTHONPATH=lib; python3 -c 1",
+    "A=1 PYTHONPATH=pkg nice python3 x.py", "sudo PYTHONPATH=lib python3 x.py",
+    "PYTHONPATH=$D python3 -c 1", "cd ok && PYTHONPATH=. python3 -c 1",
+    "PYTHONPATH=lib pip list", "PYTHONSTARTUP=./evil python3 -i", "PYTHONINSPECT=1 python3 x.py",
+    "PYTHONHOME=./lib python3 -c 1", "PYTHONUSERBASE=u python3 -c 1",
+    "PYTHONBREAKPOINT=evil.x python3 x.py", "PERL5OPT=-Mevil perl -e 1",
+    "PERL5LIB=lib perl x.pl", "RUBYOPT=-revil ruby -e 1", "RUBYLIB=lib ruby x.rb",
+    "NODE_OPTIONS='--require ./evil' node x.js", "JAVA_TOOL_OPTIONS=-javaagent:e.jar java X",
+    "GIT_TEMPLATE_DIR=./t git init y", "GOFLAGS=-toolexec=./evil go build",
+    "GOFLAGS='-mod=mod -vettool=x' go vet", "GOENV=./e go build",
+    "compgen -W '$(rm -rf x)' w", "compgen -aW'`rm -rf x`' w", "compgen -C 'rm -rf x' w",
+    "compgen -F f w", "builtin compgen -W '$(rm -rf x)' w", "fc -s", "fc -e - rm", "fc",
+    "set -o history; history -s 'rm -rf x'; fc -s",
+]
+STILL_PROVABLE = [
+    "PYTHONPATH=ok python3 x.py", "GOFLAGS=-mod=vendor go build",
+    "PYTHONPATH=ok:/nowhere python3 -c 1",
+    "env PYTHONPATH=ok python3 -c 1", "echo PYTHONSTARTUP=x", "PYTHONDONTWRITEBYTECODE=1 ls",
+    "compgen -W 'a b' w", "compgen -c ls", "fc -l", "fc -ln -5",
+]
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path))  # (no go env file, ssh config ... of the host)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setattr(home_config, "_passwd_home", lambda: str(tmp_path))
+    (tmp_path / "evil").write_text("#!/bin/sh\nrm -rf x\n")
+    for name, text in (("lib/sitecustomize.py", "import os\n"), ("pkg/json.py", "x = 1\n"),
+                       ("ok/tool.py", "x = 1\n")):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", LOADS_CODE)
+def test_code_an_environment_variable_loads_is_not_provable(folder: Path, command: str) -> None:
+    assert decide(folder, command, GUARDED) == "deny"
+    assert decide(folder, command, ASKED) == "ask"
+
+
+@pytest.mark.parametrize("command", STILL_PROVABLE)
+def test_what_loads_no_code_off_the_line_stays_provable(folder: Path, command: str) -> None:
+    assert decide(folder, command, GUARDED) == "allow"
+    assert decide(folder, command, OPEN) == "allow"
+
+
+def test_python_really_runs_sitecustomize_of_pythonpath(folder: Path) -> None:
+    (folder / "lib" / "sitecustomize.py").write_text("open('RAN', 'w').close()\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": "lib"}
+    subprocess.run([sys.executable, "-c", "1"], cwd=folder, env=env,
+                   check=True)
+    assert (folder / "RAN").exists()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
+@pytest.mark.parametrize("line", ["compgen -W '$(touch RAN)' w",
+                                  "set -o history\nhistory -s 'touch RAN'\nfc -s"])
+def test_bash_really_runs_what_compgen_and_fc_are_given(tmp_path: Path, line: str) -> None:
+    subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, check=False)
+    assert (tmp_path / "RAN").exists()
+
+
+@pytest.mark.parametrize(("allowed", "flagged"), [
+    ("Bash(PYTHONSTARTUP=s python3:*)", True), ("Bash(NODE_OPTIONS=x node:*)", True),
+    ("Bash(GOFLAGS=-toolexec=x go build)", True), ("Bash(go env -w:*)", True),
+    ("Bash(fc -s)", True), ("Bash(compgen -W $(x):*)", True), ("Bash(compgen -C x:*)", True),
+    ("Bash(fc -l)", False), ("Bash(compgen -c:*)", False), ("Bash(go env:*)", False),
+    ("Bash(PYTHONPATH=src python3:*)", False),  # (decided by what src holds)
+])
+def test_lint_flags_an_allow_that_loads_or_reruns_code(allowed: str, flagged: bool) -> None:
+    from toolhost.config.model import PermissionsConfig, RuleConfig
+    from toolhost.permissions import compile_policy, lint_policy
+
+    policy = compile_policy(PermissionsConfig(rules=[
+        RuleConfig(effect="allow", tool=allowed), RuleConfig(effect="deny", tool="Bash(rm:*)")],
+        default="ask"), cwd="/")
+    found = [f.rule for f in lint_policy(policy) if f.code == "never-allows"]
+    assert found == ([allowed] if flagged else [])
+    if flagged:  # (and the engine agrees)
+        command = allowed[5:-1].removesuffix(":*")
+        assert policy.decide("Bash", {"command": command}).behavior != "allow"

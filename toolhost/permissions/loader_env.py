@@ -1,0 +1,98 @@
+"""Environment variables that make an interpreter load code the line does not name (round
+27): ``PYTHONPATH=lib python3 -c 1`` runs ``lib/sitecustomize.py`` at start (and a
+``lib/json.py`` in place of the standard library's), ``PYTHONSTARTUP=f python3 -i`` runs
+``f``, ``PERL5OPT=-Mx``, ``RUBYOPT=-rx``, ``NODE_OPTIONS=--require=x`` and
+``JAVA_TOOL_OPTIONS=-javaagent:x`` load a module, ``PYTHONHOME``/``PYTHONUSERBASE`` move the
+site directories (whose ``.pth`` files run), ``GIT_TEMPLATE_DIR`` gives ``git init`` hooks,
+``GOFLAGS=-toolexec=CMD`` and ``GOENV`` choose what go runs.
+Checked with python 3.11 (sitecustomize, PYTHONSTARTUP). Where a deny or ask Bash rule
+exists, an assignment to one (leading, after ``env``/``sudo``, or ``export``/``declare``) is
+not provable, but a ``PYTHONPATH`` whose directories hold no module of the standard library
+and no ``sitecustomize``/``usercustomize`` (read here, as round 25 reads the current one)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from toolhost.permissions.fresh_files import may_write
+from toolhost.permissions.latershadow import _modules
+from toolhost.permissions.shell import ParsedCommand
+
+__all__ = ["assigned_loader", "loader_env_reason"]
+
+_LOADERS = frozenset({
+    "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONBREAKPOINT",
+    "PYTHONPLATLIBDIR", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
+    "NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+    "GIT_TEMPLATE_DIR"})
+_SETTERS = frozenset({"env", "sudo", "doas", "export", "declare", "typeset", "local",
+                      "readonly", "nice", "nohup", "time"})
+_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)", re.S)
+_GO_RUNS = re.compile(r"-?-(?:toolexec|vettool|exec|overlay)\b")
+_CUSTOMIZE = {"sitecustomize", "usercustomize"}
+
+
+def _assignments(form: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The ``NAME=value`` words a form sets before its program (after env/sudo/export...)."""
+    out = []
+    for word in form:
+        m = _ASSIGN.fullmatch(word)
+        if m is not None:
+            out.append((m.group(1), m.group(2)))
+        elif not (word[:1] == "-" or word.rsplit("/", 1)[-1] in _SETTERS):
+            break
+    return out
+
+
+def loader_env_reason(forms: list[tuple[str, ...]], cwd: str,
+                      parsed: ParsedCommand | None = None) -> str | None:
+    """Why an assignment among ``forms`` makes an interpreter load code off the line (None:
+    none does). Call only where a deny or ask Bash rule exists."""
+    if (why := assigned_loader(forms)) is not None:
+        return why
+    moved = any(f[0] in ("cd", "pushd", "popd") for f in forms if f)
+    for form in forms:
+        for name, value in _assignments(form):
+            if name != "PYTHONPATH":
+                continue
+            if parsed is not None and may_write(parsed, _program(form)):
+                return ("the line may write a module into a PYTHONPATH folder before python "
+                        "imports it (the folder is looked at before the line runs)")
+            if (why := _pythonpath(value, cwd, moved)) is not None:
+                return why
+    return None
+
+
+def assigned_loader(forms: list[tuple[str, ...]]) -> str | None:
+    """Why an assignment among ``forms`` loads code whatever the files hold
+    (``PYTHONSTARTUP=``, ``PERL5OPT=``, ``GOFLAGS=-toolexec=``; lint's ``never-allows``)."""
+    for form in forms:
+        for name, value in _assignments(form):
+            if name in _LOADERS:
+                return (f"{name}= makes an interpreter load code the line does not name, "
+                        "which the rules cannot see")
+            if name == "GOENV" or (name == "GOFLAGS" and _GO_RUNS.search(value)):
+                return f"{name}= makes go run a program the line does not name"
+    return None
+
+
+def _program(form: tuple[str, ...]) -> str:
+    """The program a form runs past its assignments and wrappers (``python3``)."""
+    rest = [w for w in form if not (_ASSIGN.fullmatch(w) or w[:1] == "-"
+                                    or w.rsplit("/", 1)[-1] in _SETTERS)]
+    return rest[0].rsplit("/", 1)[-1] if rest else ""
+
+
+def _pythonpath(value: str, cwd: str, moved: bool) -> str | None:
+    for entry in value.split(":"):
+        if "$" in entry or "`" in entry or (moved and not entry.startswith(("/", "~"))):
+            return f"PYTHONPATH names {entry!r}, a directory not known before the line runs"
+        folder = os.path.join(cwd, os.path.expanduser(entry or "."))
+        hits = _modules(folder, set(_CUSTOMIZE))
+        if hits is None:
+            return f"PYTHONPATH names {entry!r}, which holds too many entries to look through"
+        if hits:
+            return (f"PYTHONPATH puts {entry!r} on sys.path, and its {hits[0]!r} is imported "
+                    "in place of the module of that name (or at python's start)")
+    return None
