@@ -109,8 +109,8 @@ class Redactor:
         JSON-escaped), base85 or uuencode, a soft line break, any text folded at a fixed
         width; and (``squeezed``) a secret spread out by punctuation and blanks, or a piece
         of one (in one line too)."""
-        pieces = [*self._squeezed.spans(text), *self._reordered.spans(text)] if squeezed \
-            else []
+        pieces = [*self._squeezed.spans(text), *self._reordered.spans(text),
+                  *self._keyed(text)] if squeezed else []
         if "\n" not in text and "\\" not in text:
             return pieces
         from toolhost.redaction.folded import folded_spans
@@ -246,6 +246,15 @@ class Redactor:
         from toolhost.redaction.reordered import Reordered
 
         return Reordered(self.secrets)
+
+    def _keyed(self, text: str) -> list[tuple[int, int]]:
+        """A secret's pieces between keys (``toolhost.redaction.keyed``)."""
+        if self._pattern is None or ("=" not in text and '"' not in text):
+            return []
+        from toolhost.redaction.keyed import keyed_spans
+
+        pattern, squeezed = self._pattern, self._squeezed
+        return keyed_spans(text, lambda t: [*pattern.spans(t), *squeezed.spans(t)])
 
     def __bool__(self) -> bool:
         return self._pattern is not None
