@@ -72,3 +72,26 @@ def test_ordinary_arguments_and_keys_hidden_alike_stay(tmp_path: Path) -> None:
     first, second, third = (r["arguments"] for r in _written(path))
     assert first == {"text": "sk-live notes"} and second == {"limit": 10, "table": "users"}
     assert sorted(third.values()) == [1, 2] and B not in _strings(third)
+
+
+# (tool name, arguments, tool-use id, deny message): a secret's pieces over a record's fields
+FIELDS = {
+    "name, arguments, id": (A, {"text": B}, C, None),
+    "arguments, message, id": ("mcp__t__echo", {"text": A}, C, B),
+    "name, message, id": (A, {}, C, B),
+}
+
+
+@pytest.mark.parametrize("fields", FIELDS.values(), ids=list(FIELDS))
+def test_a_secret_spread_over_a_records_fields_is_hidden(
+        tmp_path: Path, fields: tuple[str, dict[str, Any], str, str | None]) -> None:
+    tool, arguments, tool_use_id, message = fields
+    log, path = _log(tmp_path)
+    decision = ALLOW if message is None else Decision("deny", message, rule="x")
+    log.record(tool, arguments, decision, tool_use_id=tool_use_id)
+    log.record_stopped(A, {"x": B}, C)  # the stopped record: name, arguments, message
+    log.close()
+    for record in _written(path):
+        shown = "".join(_strings({k: v for k, v in record.items() if k != "time"}))
+        assert B not in shown and C not in shown, record
+    assert _written(path)[0]["decision"] == decision.behavior

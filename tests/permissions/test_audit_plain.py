@@ -117,3 +117,25 @@ def test_a_call_the_stop_cut_short_is_recorded_with_every_field_redacted(
     assert {k: v for k, v in record.items() if k != "time"} == {
         "tool": "mcp__db__***", "arguments": {"sql": "***", "password": "***"},
         "event": "stopped", "message": "cancelled: ***", "tool_use_id": "toolu_***"}
+
+
+@pytest.mark.parametrize("remembered", [False, True], ids=["own only", "both remembered"])
+def test_a_gates_audit_hides_its_configs_and_the_processs_secrets_in_one_pass(
+        tmp_path: Path, remembered: bool) -> None:
+    from toolhost.redaction import remember
+
+    own, process = "cfg-Secret-7Qx2Lw9Pz4", "proc-Secret-3Mv8Kd1Rt6"
+    remember([process, *([own] if remembered else [])])
+    log = tmp_path / "audit.jsonl"
+    config = HostConfig(version=1, servers={}, secrets=frozenset({own}),
+                        permissions=PermissionsConfig(audit_log=str(log)))
+    gate = PermissionGate.from_config(config, interactive=False)
+    try:
+        assert gate.audit is not None
+        gate.audit.record(f"t_{own}", {"a": own, "b": process.encode().hex()},
+                          Decision("deny", f"no {process}"))
+    finally:
+        gate.close()
+    text = log.read_text()
+    assert own not in text and process not in text and process.encode().hex() not in text
+    assert json.loads(text)["tool"] == "t_***"

@@ -126,3 +126,34 @@ def test_providers_and_handlers_set_up_later_in_the_process_are_redacted() -> No
     assert result == {"name": "GET /x?key=***",
                       "attributes": {"http.request.header.authorization": "***"},
                       "logs": ["using key *** and ***", "direct *** ***"]}
+
+
+PIECES = ("sk-live-9", "f8e7d6c5", "b4a3921")  # of a secret; each shorter than a known piece
+SPREAD = {
+    "a sequence's items": lambda span: span.set_attribute("h", PIECES),
+    "values of one call": lambda span: span.set_attributes(
+        {f"p{i}": piece for i, piece in enumerate(PIECES)}),
+    "started with them": None,
+}
+
+
+@pytest.mark.parametrize("how", SPREAD.values(), ids=list(SPREAD))
+def test_a_secret_spread_over_a_spans_attributes_is_hidden(
+        monkeypatch: pytest.MonkeyPatch, how: object) -> None:
+    remember(["".join(PIECES)])
+    made = getattr(TracerProvider.__init__, "__wrapped__", None)
+    if made is not None:
+        monkeypatch.setattr(TracerProvider, "__init__", made)
+    spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    redact_spans(provider)
+    started = {"a": PIECES[0], "b": PIECES[1], "c": PIECES[2]} if how is None else {}
+    with provider.get_tracer("t").start_as_current_span("s", attributes=started) as span:
+        span.set_attribute("http.method", "GET")
+        if callable(how):
+            how(span)
+    (finished,) = spans.get_finished_spans()
+    shown = json.dumps(dict(finished.attributes or {}))
+    assert PIECES[1] not in shown and PIECES[2] not in shown and "***" in shown
+    assert (finished.attributes or {})["http.method"] == "GET"

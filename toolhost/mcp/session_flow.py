@@ -13,12 +13,14 @@ what the session was sent before runs into.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable
 from typing import Any
 
 from toolhost.compile.shaping import compact_json
 from toolhost.redaction import active
 from toolhost.redaction.flow import HEAD, Continued
+from toolhost.redaction.leaves import replaced as _replaced
+from toolhost.redaction.leaves import strings as _strings
 from toolhost.results import ToolResult
 
 __all__ = ["SessionFlows", "continued", "continued_content"]
@@ -146,24 +148,3 @@ def continued_content(flow: Continued, answer: dict[str, Any]) -> dict[str, Any]
 
 def _text(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("text"), str)
-
-
-def _strings(value: Any, out: list[str]) -> None:
-    if isinstance(value, str):
-        out.append(value)
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            _strings(item, out)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _strings(item, out)
-
-
-def _replaced(value: Any, strings: Any) -> Any:
-    if isinstance(value, str):
-        return next(strings)
-    if isinstance(value, Mapping):
-        return {key: _replaced(item, strings) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_replaced(item, strings) for item in value]
-    return value

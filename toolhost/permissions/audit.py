@@ -23,6 +23,13 @@ __all__ = ["AuditLog"]
 # number is only ever hidden by a secret: JSON writes it as str()/repr() does).
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
+# A record's fields read as one flow (``_shown``), in this order: the ones the model or the
+# client writes first, side by side (a secret split between them is read whole), then the
+# ones the config's rules write. ``time``, ``decision`` and ``event`` are toolhost's own.
+_FLOW = ("tool", "arguments", "updatedInput", "message", "tool_use_id", "caller", "rule",
+         "origin", "answered_by")
+_INPUTS = frozenset({1, 2})  # (arguments, updatedInput: read alone too, after the records')
+
 # Built once: json.dumps with non-default options builds an encoder per call.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
@@ -87,13 +94,27 @@ class AuditLog:
         decided), with the ``message`` the model was given as its result."""
         r = self.redact
         entry: dict[str, Any] = {"time": self._now(), "tool": r(tool_name),
-                                 "arguments": self._flow.shown(redact_value(tool_input, r)),
+                                 "arguments": redact_value(tool_input, r),
                                  "event": "stopped",
                                  "message": r(message)}
         if tool_use_id:
             entry["tool_use_id"] = r(tool_use_id)
+        entry = self._shown(entry)
         self._append(entry)
         return entry
+
+    def _shown(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """``entry`` (its fields redacted each alone) with its fields but ``time``,
+        ``decision`` and ``event`` read as one flow (``_FLOW``), after the records before:
+        a secret split between the tool's name, its arguments, a message, the tool-use id
+        and the caller (the model writes most of them) is ``***`` too."""
+        names = [name for name in _FLOW if name in entry or name in _FLOW[1:3]]
+        values = [entry.get(name) for name in names]  # (the inputs at 1 and 2, None or not)
+        shown = self._flow.shown(values, _INPUTS)
+        if shown is values:  # nothing hidden
+            return entry
+        return {**entry, **{name: value for name, value in zip(names, shown, strict=True)
+                            if name in entry}}
 
     def _append(self, entry: dict[str, Any]) -> None:
         data = jsonfast.dumps(entry, newline=True)  # orjson, when it writes the same JSON
@@ -120,7 +141,7 @@ class AuditLog:
         entry: dict[str, Any] = {
             "time": self._now(),
             "tool": r(tool_name),
-            "arguments": self._flow.shown(redact_value(tool_input, r)),
+            "arguments": redact_value(tool_input, r),
             "decision": decision.behavior,
             "rule": r(decision.rule) if decision.rule is not None else None,
             "origin": r(self._origin_text(decision.origin))
@@ -130,13 +151,13 @@ class AuditLog:
         if decision.behavior != "allow":
             entry["message"] = r(decision.to_control_response()["message"])
         if decision.updated_input is not None:
-            entry["updatedInput"] = self._flow.shown(redact_value(decision.updated_input, r))
+            entry["updatedInput"] = redact_value(decision.updated_input, r)
         if tool_use_id:
             entry["tool_use_id"] = r(tool_use_id)
         caller = self._caller()
         if caller is not None:
             entry["caller"] = redact_value(caller.to_audit(), r)
-        return entry
+        return self._shown(entry)
 
     def _plain_entry(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
                      tool_use_id: str | None) -> dict[str, Any]:

@@ -17,11 +17,12 @@ written), at most the first pieces of a secret, fewer than 10 letters and digits
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Collection
 from typing import Any
 
 from toolhost.redaction import MASK, active
 from toolhost.redaction.flow import HEAD, KEEP
+from toolhost.redaction.leaves import replaced, strings
 
 __all__ = ["AuditFlow"]
 
@@ -32,35 +33,42 @@ class AuditFlow:
     __slots__ = ("_lock", "_tails")
 
     def __init__(self) -> None:
-        self._tails: tuple[str, ...] = ("", "", "")
+        self._tails: tuple[str, ...] = ("", "", "", "")
         self._lock = threading.Lock()  # (records come from threads and the loop)
 
-    def shown(self, value: Any) -> Any:
-        """``value`` (a record's arguments, already redacted) with every part of its
+    def shown(self, fields: list[Any], inputs: Collection[int] = ()) -> list[Any]:
+        """``fields`` (a record's fields, already redacted) with every part of their
         strings that a secret spread over them, or begun in the records before, covers as
-        ``***``; its strings are what the next record is read after."""
+        ``***`` (``fields`` itself when nothing is); their strings are what the next
+        record is read after. Read four ways: every field's strings, and the strings of the
+        fields at ``inputs`` (a call's arguments: a piece per call sits between the tool
+        names of the records), their values and their keys."""
         hide = active()
         if not hide:  # no secret known: nothing to hide, nothing to read later (a secret
-            return value  # is known from a load on; what came before it is written anyway)
-        leaves: list[tuple[str, bool]] = []  # (a string, whether it is a key), as written
-        _leaves(value, leaves)
-        if not leaves:
-            return value
-        texts = [text for text, _ in leaves]
-        views = [[i for i, (_, key) in enumerate(leaves) if wanted is None or key is wanted]
-                 for wanted in (None, False, True)]  # every string, the values, the keys
+            return fields  # is known from a load on; what came before it is written anyway)
+        texts: list[str] = []  # every string, keys too, as the line writes them
+        keys: list[bool] = []  # whether each is a key
+        given: list[bool] = []  # whether each is a call's input's
+        for at, field in enumerate(fields):
+            strings(field, texts, keys)
+            given += [at in inputs] * (len(texts) - len(given))
+        if not texts:
+            return fields
+        views = [list(range(len(texts)))] + [
+            [i for i, key in enumerate(keys) if given[i] and (wanted is None or key is wanted)]
+            for wanted in (None, False, True)]  # every string; the inputs', values, keys
         with self._lock:  # each view is read after the same view of the records before
             befores = self._tails
             self._tails = tuple(_kept(before, [texts[i] for i in picked])
                                 for before, picked in zip(befores, views, strict=True))
-        cover: list[list[tuple[int, int]]] = [[] for _ in leaves]
+        cover: list[list[tuple[int, int]]] = [[] for _ in texts]
         _covered(hide, [(before, [texts[i] for i in picked], picked)
                         for before, picked in zip(befores, views, strict=True) if picked],
                  cover)
         if not any(cover):
-            return value
+            return fields
         shown = iter([_masked(text, spans) for text, spans in zip(texts, cover, strict=True)])
-        return _replaced(value, shown)
+        return [replaced(field, shown, keys=True) for field in fields]
 
 
 def _kept(before: str, texts: list[str]) -> str:
@@ -112,36 +120,3 @@ def _masked(text: str, spans: list[tuple[int, int]]) -> str:
         pos = max(pos, b)
     out.append(text[pos:])
     return "".join(out)
-
-
-def _leaves(value: Any, out: list[tuple[str, bool]]) -> None:
-    if isinstance(value, str):
-        out.append((value, False))
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            if isinstance(key, str):
-                out.append((key, True))
-            _leaves(item, out)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _leaves(item, out)
-
-
-def _replaced(value: Any, shown: Any) -> Any:
-    if isinstance(value, str):
-        return next(shown)
-    if isinstance(value, Mapping):
-        out: dict[Any, Any] = {}
-        for key, item in value.items():
-            if isinstance(key, str):
-                key = next(shown)
-                if key in out:  # two keys hidden alike: both kept, told apart
-                    n = 2
-                    while f"{key}#{n}" in out:
-                        n += 1
-                    key = f"{key}#{n}"
-            out[key] = _replaced(item, shown)
-        return out
-    if isinstance(value, (list, tuple)):
-        return [_replaced(item, shown) for item in value]
-    return value

@@ -20,6 +20,7 @@ from toolhost.redaction.tail import MAX_HOLD, SpelledTails
 if TYPE_CHECKING:
     from toolhost.redaction.cipher import Shifted, Xored
     from toolhost.redaction.decoded import Budget
+    from toolhost.redaction.reordered import Reordered
     from toolhost.redaction.squeezed import Squeezed
 
 # The dump and wrapped-line finders (redaction.chardump, .hexdump, .wrapped: ~3 ms of regular
@@ -108,7 +109,8 @@ class Redactor:
         JSON-escaped), base85 or uuencode, a soft line break, any text folded at a fixed
         width; and (``squeezed``) a secret spread out by punctuation and blanks, or a piece
         of one (in one line too)."""
-        pieces = list(self._squeezed.spans(text)) if squeezed else []
+        pieces = [*self._squeezed.spans(text), *self._reordered.spans(text),
+                  *self._keyed(text)] if squeezed else []
         if "\n" not in text and "\\" not in text:
             return pieces
         from toolhost.redaction.folded import folded_spans
@@ -237,6 +239,22 @@ class Redactor:
 
         return Squeezed((secret, base64_cores(secret.encode("utf-8", "surrogatepass")))
                         for secret in self.secrets)
+
+    @functools.cached_property
+    def _reordered(self) -> Reordered:
+        """The secrets' parts out of order, or reversed (``toolhost.redaction.reordered``)."""
+        from toolhost.redaction.reordered import Reordered
+
+        return Reordered(self.secrets)
+
+    def _keyed(self, text: str) -> list[tuple[int, int]]:
+        """A secret's pieces between keys (``toolhost.redaction.keyed``)."""
+        if self._pattern is None or ("=" not in text and '"' not in text):
+            return []
+        from toolhost.redaction.keyed import keyed_spans
+
+        pattern, squeezed = self._pattern, self._squeezed
+        return keyed_spans(text, lambda t: [*pattern.spans(t), *squeezed.spans(t)])
 
     def __bool__(self) -> bool:
         return self._pattern is not None

@@ -39,9 +39,50 @@ def shown_value(value: Any) -> Any:
 
 
 def _shown(attributes: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``attributes`` with every key and text hidden alone, then read together: a secret
+    split between keys, values and a sequence's items (``("sk-live-9", "f8e7d6c5", ...)``,
+    each shorter than a piece is known by) hides every text it reaches into, whole."""
     if attributes is None:
         return None
-    return {str(shown_value(k)): shown_value(v) for k, v in attributes.items()}
+    shown = {str(shown_value(k)): shown_value(v) for k, v in attributes.items()}
+    return _joined(shown) if shown else shown
+
+
+def _joined(attributes: dict[str, Any]) -> dict[str, Any]:
+    from toolhost.redaction import MASK, active
+
+    hide = active()
+    if not hide:
+        return attributes
+    keys: list[str] = []  # read twice: keys and values as set, then the values alone
+    values: list[str] = []
+    for key, value in attributes.items():
+        keys.append(key)
+        items = value if isinstance(value, tuple) else (value,)
+        keys += [item for item in items if isinstance(item, str)]
+        values += [item for item in items if isinstance(item, str)]
+    texts = keys + values
+    covered: set[str] = set()  # the texts a secret found in their join reaches into
+    starts, at = [], 0
+    for text in texts:
+        starts.append(at)
+        at += len(text) + 1
+    for lo, hi in hide.spans("\n".join(texts)):
+        covered |= {text for text, start in zip(texts, starts, strict=True)
+                    if start < hi and lo < start + len(text)}
+    if not covered:
+        return attributes
+    out: dict[str, Any] = {}
+    for key, value in attributes.items():
+        if key in covered:  # two keys hidden alike: both kept, told apart
+            key = next(k for n in range(1, len(out) + 2)
+                       if (k := MASK if n == 1 else f"{MASK}#{n}") not in out)
+        if isinstance(value, tuple):
+            value = tuple(MASK if v in covered else v for v in value)
+        elif isinstance(value, str) and value in covered:
+            value = MASK
+        out[key] = value
+    return out
 
 
 def _redacting(span: Any) -> None:
@@ -56,7 +97,7 @@ def _redacting(span: Any) -> None:
         update_name(shown_value(name))
 
     def set_attribute(key: str, value: Any) -> None:
-        set_attributes({shown_value(key): shown_value(value)})
+        set_attributes(_shown({key: value}))
 
     def add_event_shown(name: str, attributes: Any = None, timestamp: Any = None) -> None:
         add_event(shown_value(name), _shown(attributes), timestamp)
