@@ -14,11 +14,11 @@ import pytest
 import toolhost.compile.defaults as defaults_module
 from tests.mcp.mcp_testtools import make_tool
 from toolhost.backends.base import CallContext
+from toolhost.compile.declared import declared_defaults
 from toolhost.compile.defaults import (
     MAX_FILL_DEPTH,
     FillTooDeep,
     FillUnsure,
-    declared_defaults,
     fill_choices,
     fill_defaults,
 )

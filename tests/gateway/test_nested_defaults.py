@@ -12,7 +12,8 @@ from typing import Any
 import anyio
 import pytest
 
-from toolhost.compile.defaults import declared_defaults, fill_defaults
+from toolhost.compile.declared import declared_defaults
+from toolhost.compile.defaults import fill_defaults
 
 from .conftest import hostile_config
 

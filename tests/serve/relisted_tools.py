@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.mcp.mcp_testtools import make_tool
 from toolhost.backends.base import CallContext
-from toolhost.compile.defaults import declared_defaults
+from toolhost.compile.declared import declared_defaults
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.host import tool_defaults

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from toolhost.backends.base import BackendKind, BindContext
 from toolhost.compile.content import ServerContent, compile_content
-from toolhost.compile.defaults import declared_defaults
+from toolhost.compile.declared import declared_defaults
 from toolhost.compile.integers import integer_normalizer
 from toolhost.compile.schema import (
     closed_schema,

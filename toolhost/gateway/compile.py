@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import anyio
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.defaults import declared_defaults
+from toolhost.compile.declared import declared_defaults
 from toolhost.compile.schema_meta import metaschema_problem
 from toolhost.compile.schema_safety import schema_problem
 from toolhost.compile.shaping import cut_text

@@ -41,7 +41,7 @@ def declared_defaults(config: HostConfig) -> dict[str, Mapping[str, Any]]:
     by wire name: what ``permissions test`` and ``check`` fill in for an argument a case
     leaves out, as ``run`` and ``serve`` do. A default only a python tool's signature gives
     is not known here (its module is not imported to judge a case)."""
-    from toolhost.compile.defaults import declared_defaults
+    from toolhost.compile.declared import declared_defaults
     from toolhost.compile.schema import merge_input_schema
 
     out: dict[str, Mapping[str, Any]] = {}
