@@ -27,6 +27,17 @@ TYPOS: dict[str, tuple[list[str], str | None]] = {
                         "'--transprt': did you mean '--transport'?"),
     "global option": (["--debg", "validate", "c.yaml"], "did you mean '--debug'?"),
     "no near command": (["frobnicate"], None),
+    # an option the command has not: said so, never "did you mean" the very word typed
+    "--config for the config": (["permissions", "check", "--config", "c.yaml", "Bash"],
+                                "'--config' is not an option of `toolhost permissions check`:"
+                                " the config file is its first argument"),
+    "--config not a near --cli": (["run", "--config", "c.yaml"],
+                                  "the config file is its first argument"),
+    "another command's option": (["tools", "c.yaml", "--transport", "http"],
+                                 "'--transport' is not an option of `toolhost tools`"),
+    "global option after the command": (["validate", "c.yaml", "--verbose"],
+                                        "write it before the command (toolhost --verbose "
+                                        "validate ...)"),
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Iterable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 __all__ = ["SuggestingParser", "suggestion"]
 
@@ -33,6 +33,14 @@ class SuggestingParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors name the closest choice or option; its subparsers
     are of the same class (argparse makes them with the parent's type)."""
 
+    # the command line's deepest parser so far: argparse reports an option no subcommand
+    # took from the top parser, which cannot tell whose options to offer
+    _deepest: argparse.ArgumentParser | None = None
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        SuggestingParser._deepest = self  # a subcommand's parser is entered after its parent's
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         super().error(message + self._hint(message))
 
@@ -43,13 +51,8 @@ class SuggestingParser(argparse.ArgumentParser):
             near = suggestion(choice[1], known)
             return f" (did you mean '{near}'?)" if near else ""
         if message.startswith(_UNKNOWN):
-            options = sorted(_options(self))
-            hints = []
-            for word in message[len(_UNKNOWN):].split():
-                if word.startswith("-"):
-                    near = suggestion(word.split("=", 1)[0], options)
-                    if near:
-                        hints.append(f"'{word}': did you mean '{near}'?")
+            hints = [hint for word in message[len(_UNKNOWN):].split()
+                     if word.startswith("-") and (hint := self._unknown(word))]
             return f" ({'; '.join(hints)})" if hints else (
                 " (see the command's --help for its options and examples)")
         if message.startswith(_REQUIRED):
@@ -57,6 +60,30 @@ class SuggestingParser(argparse.ArgumentParser):
             if missing and missing[0] in _CONFIG_ARGS:
                 return _config_hint()
         return ""
+
+
+    def _unknown(self, word: str) -> str:
+        """What an option no parser took was probably meant as: a near option of the command
+        typed or of toolhost itself, an option of toolhost's written after the command, or
+        one the command has not (``permissions check --config x`` said "did you mean
+        '--config'?": it is another command's)."""
+        key = word.split("=", 1)[0]
+        command = SuggestingParser._deepest or self
+        if key == "--config" and any(str(a.dest).startswith("config") or a.metavar in
+                                     _CONFIG_ARGS for a in command._actions
+                                     if not a.option_strings):
+            return (f"'{key}' is not an option of `{command.prog}`: the config file is its "
+                    "first argument, with no option before it")
+        own = _options(self, nested=command is self)
+        near = suggestion(key, sorted(_options(command, nested=False) | own))
+        if near and near != key:
+            return f"'{word}': did you mean '{near}'?"
+        if command is self:
+            return ""
+        if key in own:
+            return (f"'{key}' is an option of toolhost itself: write it before the command "
+                    f"(toolhost {key} {command.prog.partition(' ')[2]} ...)")
+        return f"'{key}' is not an option of `{command.prog}` (its --help lists them)"
 
 
 def _config_hint() -> str:
@@ -97,13 +124,14 @@ def _is_config(name: str) -> bool:
         os.close(fd)
 
 
-def _options(parser: argparse.ArgumentParser) -> set[str]:
-    """Every option string of ``parser`` and of the subcommand parsers it holds."""
+def _options(parser: argparse.ArgumentParser, *, nested: bool = True) -> set[str]:
+    """Every option string of ``parser`` and (``nested``) of the subcommand parsers it
+    holds."""
     found: set[str] = set()
     for action in parser._actions:
         if action.help != argparse.SUPPRESS:
             found.update(s for s in action.option_strings if s.startswith("--"))
-        if isinstance(action, argparse._SubParsersAction):
+        if nested and isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
                 found |= _options(sub)
     return found
