@@ -18,7 +18,7 @@ from typing import Any
 
 from toolhost.config.model import HostConfig, Origin
 
-__all__ = ["MAX_BROUGHT", "brought_by"]
+__all__ = ["MAX_BROUGHT", "brought_by", "item_lines"]
 
 MAX_BROUGHT = 50  # lines under one source; a repository can declare thousands of tools
 SETTINGS = ("permissions.default", "permissions.ask_mode", "permissions.audit_log")
@@ -28,6 +28,15 @@ def brought_by(loaded: HostConfig, root: Path) -> list[str]:
     """One line per rule, policy setting, server and tool of ``loaded`` written in a file
     under ``root`` (a source's checkout), in the order a reviewer weighs them: rules and
     settings first."""
+    lines = item_lines(loaded, root, MAX_BROUGHT + 1)
+    if len(lines) > MAX_BROUGHT:
+        return [*lines[:MAX_BROUGHT], "... and more (the source's files hold the rest)"]
+    return lines
+
+
+def item_lines(loaded: HostConfig, root: Path, limit: int | None = None) -> list[str]:
+    """``kind: item (file:line)`` for each item of ``loaded`` written under ``root`` (at most
+    ``limit``); ``rulediff`` compares two commits' lines."""
     try:
         base = root.resolve()
     except (OSError, RuntimeError):
@@ -41,8 +50,8 @@ def brought_by(loaded: HostConfig, root: Path) -> list[str]:
         if rel is None:
             continue
         where = f"{rel}:{origin.line}" if origin.line else rel
-        if len(lines) == MAX_BROUGHT:
-            return [*lines, "... and more (the source's files hold the rest)"]
+        if len(lines) == limit:
+            break
         lines.append(f"{kind} {item} ({where})")
     return lines
 

@@ -1,0 +1,93 @@
+"""A moved pin's lock lists what it changes in the policy, not only the files' diffs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from toolhost.commands.lock import write_for
+from toolhost.lockfile.rulediff import MAX_CHANGES
+
+MakeRepo = Callable[..., str]
+
+V1 = """\
+permissions:
+  default: deny
+  ask_mode: deny
+  allow: ["Bash(git status)"]
+  deny: ["Read(./secrets/**)", WebFetch]
+servers:
+  team:
+    tools:
+      add: {python: 'toolhost.demo:add'}
+"""
+
+V2 = """\
+# the rules moved down a line: the same rules are not listed
+permissions:
+  default: allow
+  ask_mode: deny
+  allow: ["Bash(*)"]
+  deny: [WebFetch]
+servers:
+  team:
+    tools:
+      add: {python: 'toolhost.demo:add'}
+      sh: {command: [sh, -c, 'echo hi']}
+"""
+
+
+def _moved(tmp_path: Path, make_repo: MakeRepo, v1: str, v2: str) -> tuple[Path, Path]:
+    """A team repository at v1 then v2, a project locked at v1 whose rev is edited to v2."""
+    team = tmp_path / "team"
+    make_repo(team, {"wide.yaml": v1}, tag="v1")
+    make_repo(team, {"wide.yaml": v2}, tag="v2")
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    entry = f"toolhost: 1\nextends:\n  - {{repo: {team.as_uri()}, rev: REV, path: wide.yaml}}\n"
+    config.write_text(entry.replace("REV", "v1"))
+    write_for(str(config))
+    config.write_text(entry.replace("REV", "v2"))
+    return team, config
+
+
+def test_a_moved_rev_lists_rules_and_settings_added_removed_and_changed(
+        tmp_path: Path, make_repo: MakeRepo) -> None:
+    team, config = _moved(tmp_path, make_repo, V1, V2)
+    [moved, files] = write_for(str(config))
+    head, *under = moved.split("\n")
+    assert head.startswith(f"~ repo:{team.as_uri()}: rev v1 -> v2, commit "), head
+    assert under == [
+        "    rule removed: deny Read(./secrets/**) (wide.yaml)",
+        "    tool added: team.sh runs sh -c 'echo hi' (wide.yaml:11)",
+        "    rule changed: allow Bash(git status) -> allow Bash(*) (wide.yaml:5)",
+        "    setting changed: permissions.default = deny -> allow (wide.yaml:3)",
+    ], under
+    assert files.startswith(f"~ repo:{team.as_uri()}@v2 wide.yaml: ")  # the diff still follows
+    assert "-  default: deny" in files and "+  default: allow" in files
+
+
+@pytest.mark.parametrize(("v2", "expected"), [
+    # only a comment changed: the file's diff, and no policy line
+    ("# reviewed\n" + V1, []),
+    # two allows replaced by two others: never a guess which became which
+    (V1.replace('["Bash(git status)"]', '["Bash(ls)", "Bash(pwd)"]'),
+     ["rule removed: allow Bash(git status) (wide.yaml)",
+      "rule added: allow Bash(ls) (wide.yaml:4)", "rule added: allow Bash(pwd) (wide.yaml:4)"]),
+])
+def test_what_a_move_lists_is_what_changed_and_nothing_guessed(
+        tmp_path: Path, make_repo: MakeRepo, v2: str, expected: list[str]) -> None:
+    _team, config = _moved(tmp_path, make_repo, V1, v2)
+    moved = write_for(str(config))[0]
+    assert [line.strip() for line in moved.split("\n")[1:]] == expected
+
+
+def test_a_move_that_changes_many_items_is_cut(tmp_path: Path, make_repo: MakeRepo) -> None:
+    many = "".join(f"      t{n}: {{python: 'toolhost.demo:add'}}\n"
+                   for n in range(MAX_CHANGES + 5))
+    _team, config = _moved(tmp_path, make_repo, "servers: {}\n",
+                           f"servers:\n  s:\n    tools:\n{many}")
+    under = write_for(str(config))[0].split("\n")[1:]
+    assert len(under) == MAX_CHANGES + 1 and under[-1].endswith("5 more policy changes")
