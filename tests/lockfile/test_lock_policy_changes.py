@@ -91,3 +91,15 @@ def test_a_move_that_changes_many_items_is_cut(tmp_path: Path, make_repo: MakeRe
                            f"servers:\n  s:\n    tools:\n{many}")
     under = write_for(str(config))[0].split("\n")[1:]
     assert len(under) == MAX_CHANGES + 1 and under[-1].endswith("5 more policy changes")
+
+
+def test_a_lock_naming_paths_outside_the_checkout_writes_nothing_there(tmp_path: Path) -> None:
+    """The old pin's files come from the lock, which a pull request can edit: a path that
+    leads out of the temporary copy is never read nor written."""
+    from toolhost.lockfile.rulediff import policy_changes
+
+    outside = tmp_path / "pwn.yaml"
+    hostile = {f"{'../' * 12}{outside.relative_to('/')}": "sha256:x", "/etc/passwd": "x",
+               ".git/config": "x", "a/../../b.yaml": "x"}
+    assert policy_changes(tmp_path, "0" * 40, hostile, {}) == []
+    assert not outside.exists()

@@ -34,6 +34,8 @@ def policy_changes(root: Path, old_commit: str, old_files: Mapping[str, str],
     from toolhost.config.gitobjects import local_git
     from toolhost.config.sources import SUFFIXES
 
+    # a lock is a file a pull request can edit: only plain paths inside the checkout
+    old_files = {rel: digest for rel, digest in old_files.items() if _plain(rel)}
     changed = sorted(rel for rel in set(old_files) | set(new_files)
                      if old_files.get(rel) != new_files.get(rel)
                      and Path(rel).suffix.lower() in SUFFIXES)
@@ -61,6 +63,14 @@ def policy_changes(root: Path, old_commit: str, old_files: Mapping[str, str],
     if len(lines) > MAX_CHANGES:
         return [*lines[:MAX_CHANGES], f"... and {len(lines) - MAX_CHANGES} more policy changes"]
     return lines
+
+
+def _plain(rel: str) -> bool:
+    """``rel`` names a file under a folder: relative, no ``..``, no ``.git``, no NUL."""
+    parts = rel.split("/")
+    return (bool(rel) and "\0" not in rel and "\\" not in rel and not rel.startswith("/")
+            and all(part not in ("", ".", "..") and part.casefold() != ".git"
+                    for part in parts))
 
 
 def _brought(root: Path, rel: str) -> list[str]:
