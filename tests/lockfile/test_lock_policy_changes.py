@@ -103,3 +103,14 @@ def test_a_lock_naming_paths_outside_the_checkout_writes_nothing_there(tmp_path:
                ".git/config": "x", "a/../../b.yaml": "x"}
     assert policy_changes(tmp_path, "0" * 40, hostile, {}) == []
     assert not outside.exists()
+
+
+def test_a_rule_whose_condition_is_widened_is_a_changed_rule(tmp_path: Path,
+                                                              make_repo: MakeRepo) -> None:
+    """The same pattern with another ``when``: the condition is compared, not `when ...`."""
+    rule = 'permissions:\n  allow: [{tool: Read, when: {file_path: {glob: "GLOB"}}}]\n'
+    _team, config = _moved(tmp_path, make_repo, rule.replace("GLOB", "./src/**"),
+                           rule.replace("GLOB", "/**"))
+    assert write_for(str(config))[0].split("\n")[1:] == [
+        '    rule changed: allow Read when {"file_path": {"glob": "./src/**"}} -> allow Read '
+        'when {"file_path": {"glob": "/**"}} (wide.yaml:2)']

@@ -34,16 +34,18 @@ def brought_by(loaded: HostConfig, root: Path) -> list[str]:
     return lines
 
 
-def item_lines(loaded: HostConfig, root: Path, limit: int | None = None) -> list[str]:
+def item_lines(loaded: HostConfig, root: Path, limit: int | None = None, *,
+               detail: bool = False) -> list[str]:
     """``kind: item (file:line)`` for each item of ``loaded`` written under ``root`` (at most
-    ``limit``); ``rulediff`` compares two commits' lines."""
+    ``limit``); ``rulediff`` compares two commits' lines, with ``detail``: a rule's
+    conditions and rewrite written out (one changed is a changed rule)."""
     try:
         base = root.resolve()
     except (OSError, RuntimeError):
         return []
     lines: list[str] = []
     files: dict[str, str | None] = {}  # a file's path under root, resolved once
-    for kind, item, origin in _items(loaded):
+    for kind, item, origin in _items(loaded, detail):
         if origin.file not in files:
             files[origin.file] = _under(origin.file, base)
         rel = files[origin.file]
@@ -56,10 +58,14 @@ def item_lines(loaded: HostConfig, root: Path, limit: int | None = None) -> list
     return lines
 
 
-def _items(loaded: HostConfig) -> Iterator[tuple[str, str, Origin]]:
+def _items(loaded: HostConfig, detail: bool = False) -> Iterator[tuple[str, str, Origin]]:
     for rule in loaded.permissions.rules:
         conditions = " when ..." if rule.when or rule.expr or rule.callers else ""
         rewrite = " rewriting its input" if rule.rewrite else ""
+        if detail:
+            conditions = "".join(f" {word} {_cut(_json(value))}" for word, value in (
+                ("when", rule.when), ("if", rule.expr), ("callers", rule.callers)) if value)
+            rewrite = f" rewriting {_cut(_json(rule.rewrite))}" if rule.rewrite else ""
         yield "rule:", f"{rule.effect} {rule.tool}{conditions}{rewrite}", rule.origin
     for key in SETTINGS:
         origin = loaded.origins.get(key)
@@ -102,6 +108,10 @@ def _backend(kind: str, options: Any) -> str:
     if kind == "http" and "url" in options:
         return f"{options.get('method', 'GET')} {_cut(str(options['url']))}"
     return f"({kind}: {_cut(json.dumps(options, sort_keys=True, default=str))})"
+
+
+def _json(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
 def _cut(text: str, limit: int = 120) -> str:

@@ -89,7 +89,7 @@ def _brought(root: Path, rel: str) -> list[str]:
                              problems=[])
     except (ConfigError, OSError, RuntimeError):
         return []  # a file that does not parse: its diff is listed below the move
-    return [line for line in item_lines(loaded, base) if _where(line)[0] == rel]
+    return [line for line in item_lines(loaded, base, detail=True) if _where(line)[0] == rel]
 
 
 def _where(line: str) -> tuple[str, str]:
