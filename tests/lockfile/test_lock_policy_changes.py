@@ -114,3 +114,12 @@ def test_a_rule_whose_condition_is_widened_is_a_changed_rule(tmp_path: Path,
     assert write_for(str(config))[0].split("\n")[1:] == [
         '    rule changed: allow Read when {"file_path": {"glob": "./src/**"}} -> allow Read '
         'when {"file_path": {"glob": "/**"}} (wide.yaml:2)']
+
+
+def test_a_secret_in_a_rule_is_never_shown(tmp_path: Path, make_repo: MakeRepo,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEAM_API_TOKEN", "s3cr3t-value-zq")
+    rule = 'permissions:\n  allow: [{tool: Read, when: {file_path: "${TEAM_API_TOKEN}X"}}]\n'
+    _team, config = _moved(tmp_path, make_repo, rule.replace("X", "a"), rule.replace("X", "b"))
+    text = "\n".join(write_for(str(config)))
+    assert "rule changed: allow Read when" in text and "s3cr3t-value-zq" not in text, text

@@ -54,7 +54,7 @@ def item_lines(loaded: HostConfig, root: Path, limit: int | None = None, *,
         where = f"{rel}:{origin.line}" if origin.line else rel
         if len(lines) == limit:
             break
-        lines.append(f"{kind} {item} ({where})")
+        lines.append(loaded.redact(f"{kind} {item} ({where})"))  # a ${TOKEN} in a rule
     return lines
 
 
