@@ -123,3 +123,16 @@ def test_a_secret_in_a_rule_is_never_shown(tmp_path: Path, make_repo: MakeRepo,
     _team, config = _moved(tmp_path, make_repo, rule.replace("X", "a"), rule.replace("X", "b"))
     text = "\n".join(write_for(str(config)))
     assert "rule changed: allow Read when" in text and "s3cr3t-value-zq" not in text, text
+
+
+
+def test_a_file_that_does_not_load_at_one_end_is_said_not_listed_as_all_new(
+        tmp_path: Path, make_repo: MakeRepo) -> None:
+    """The old commit's file does not load alone: its rules are not "added" at the new one."""
+    from toolhost.lockfile.rulediff import policy_changes
+
+    team = tmp_path / "team"
+    old = make_repo(team, {"wide.yaml": "permissions: [\n"})
+    make_repo(team, {"wide.yaml": V1})
+    assert policy_changes(team, old, {"wide.yaml": "sha256:a"}, {"wide.yaml": "sha256:b"}) == [
+        f"(wide.yaml at {old[:12]} does not load as a fragment: its diff below)"]

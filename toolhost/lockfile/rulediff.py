@@ -54,12 +54,17 @@ def policy_changes(root: Path, old_commit: str, old_files: Mapping[str, str],
             target.write_text(text, encoding="utf-8")
         before: list[str] = []
         after: list[str] = []
+        unread: list[str] = []
         for rel in changed:
-            if rel in old_files:
-                before += _brought(old_root, rel)
-            if rel in new_files:
-                after += _brought(root, rel)
-    lines = _compare(before, after)
+            was = _brought(old_root, rel) if rel in old_files else []
+            now = _brought(root, rel) if rel in new_files else []
+            if was is None or now is None:  # one side only would read as all added/removed
+                at = old_commit[:12] if was is None else "the new commit"
+                unread.append(f"({rel} at {at} does not load as a fragment: its diff below)")
+                continue
+            before += was
+            after += now
+    lines = [*_compare(before, after), *unread]
     if len(lines) > MAX_CHANGES:
         return [*lines[:MAX_CHANGES], f"... and {len(lines) - MAX_CHANGES} more policy changes"]
     return lines
@@ -73,7 +78,7 @@ def _plain(rel: str) -> bool:
                     for part in parts))
 
 
-def _brought(root: Path, rel: str) -> list[str]:
+def _brought(root: Path, rel: str) -> list[str] | None:
     """What ``rel`` itself (not the files it extends) brings, read as a fragment under
     ``root``: no lock beside it is consulted, no plugin imported, nothing started."""
     from toolhost.backends.registry import builtin_kinds
@@ -88,7 +93,7 @@ def _brought(root: Path, rel: str) -> list[str]:
                              lock=LockGuard(None, base / ".toolhost-rules.lock", verify=False),
                              problems=[])
     except (ConfigError, OSError, RuntimeError):
-        return []  # a file that does not parse: its diff is listed below the move
+        return None  # a file that does not parse (or extends what is not there)
     return [line for line in item_lines(loaded, base, detail=True) if _where(line)[0] == rel]
 
 
