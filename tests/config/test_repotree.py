@@ -300,3 +300,26 @@ def test_a_path_a_repository_file_names_into_its_git_is_refused(tmp_path: Path,
     (problem,) = info.value.problems
     assert problem.key_path == "servers.sh.cwd", problem
     assert f"{value!r} leads out of the repository checked out in" in problem.message
+
+
+def test_a_cached_checkout_without_git_on_path_says_git_is_missing_not_modified(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new team member's machine without git: the cache (fetched before, or copied) cannot
+    be checked, which is said as such, not as a checkout modified on disk."""
+    monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    team = tmp_path / "team"
+    _make_repo(team, {"base.yaml": "permissions:\n  allow: [Read]\n"}, tag="v1")
+    config = tmp_path / "toolhost.yaml"
+    config.write_text(f"toolhost: 1\nextends:\n  - {{repo: {team.as_uri()}, rev: v1, "
+                      "path: base.yaml}\n")
+    load_config(config, layers=False)  # cached, with git
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    with pytest.raises(ConfigError) as info:
+        load_config(config, layers=False)
+    [problem] = info.value.problems
+    assert problem.message.startswith(f"cannot check the cached checkout of {team.as_uri()} "
+                                      "at v1 against commit "), problem.message
+    assert problem.message.endswith(": git is not installed")
+    assert "install git" in problem.hint

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from toolhost.commands.lock import write_for
 from toolhost.lockfile.contents import MAX_BROUGHT
 
@@ -64,3 +66,14 @@ def test_what_a_source_brings_is_cut_for_the_terminal(tmp_path: Path,
     under = line.split("\n")[1:]
     assert len(under) == MAX_BROUGHT + 1 and under[-1].endswith("(the source's files hold "
                                                                 "the rest)"), under[-3:]
+
+
+def test_a_secret_in_what_a_source_brings_is_never_shown(
+        tmp_path: Path, make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEAM_API_TOKEN", "s3cr3t-value-zq")
+    team = tmp_path / "team"
+    make_repo(team, {"wide.yaml": "servers:\n  s:\n    tools:\n      get: {command: [curl, -H, "
+                                  "'${TEAM_API_TOKEN}', 'https://x.example']}\n"}, tag="v1")
+    [line] = write_for(str(_project(tmp_path, team)))
+    assert "tool: s.get runs curl -H *** https://x.example" in line, line
+    assert "s3cr3t-value-zq" not in line

@@ -252,3 +252,19 @@ def test_a_rev_the_remote_lacks_is_said_with_what_it_has(tmp_path: Path,
         repo_file(url, "release-x", "base.yaml", where=AT, cache=cache)
     assert "its tags and branches include" in info.value.problems[0].hint
     assert "'v1.3.0'" in info.value.problems[0].hint
+
+
+@pytest.mark.parametrize(("path", "near"), [
+    ("bse.yaml", " (did you mean 'base.yaml'?)"),  # a typo
+    ("strict.yaml", " (did you mean 'rules/strict.yaml'?)"),  # in another folder
+    ("zzz/qqq.txt", ""),  # nothing near: no guess
+])
+def test_a_missing_file_names_the_files_near_it(tmp_path: Path, make_repo: MakeRepo,
+                                                path: str, near: str) -> None:
+    origin = tmp_path / "origin"
+    make_repo(origin, {"base.yaml": "a: 1\n", "rules/strict.yaml": "b: 2\n", "notes.md": "x\n"},
+              tag="v1")
+    with pytest.raises(ConfigError) as info:
+        repo_file(origin.as_uri(), "v1", path, where=AT, cache=tmp_path / "cache")
+    message = info.value.problems[0].message
+    assert message.endswith(f"has no file {path!r}{near}"), message

@@ -115,7 +115,8 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
     from toolhost.lockfile.changes import changes  # here: `--help` imports every command
 
     found = changes(old, new, diff=lambda key, was, rel: _diff_of(guard, key, was, rel),
-                    brought=lambda key: _brought(loaded, guard, key))
+                    brought=lambda key: _brought(loaded, guard, key),
+                    policy=lambda key, was, now: _policy(guard, key, was, now))
     if old is not None and old.credentials_in_keys:  # written by an older toolhost
         found = [*found, "repo source keys held a URL's user name or password: written "
                  "without them"]
@@ -161,6 +162,18 @@ def _brought(loaded: Any, guard: Any, key: str) -> list[str]:
 
     source = guard.sources.get(key)
     return [] if source is None else brought_by(loaded, source.root)
+
+
+def _policy(guard: Any, key: str, was: Any, now: Any) -> list[str]:
+    """What moving repository ``key`` from ``was`` to ``now`` changes in its rules,
+    settings, servers and tools (the locked commit fetched to read them)."""
+    from toolhost.lockfile.drift import fetch_locked
+    from toolhost.lockfile.rulediff import policy_changes
+
+    source = guard.sources.get(key)
+    if source is None or not key.startswith("repo:") or fetch_locked(source, was.pin):
+        return []  # the file diffs below say why the old commit cannot be had
+    return policy_changes(source.root, was.pin, was.files, now.files)
 
 
 MAX_LISTED = 200  # changes listed one a line; a hand-made lock can hold tens of thousands

@@ -100,10 +100,38 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
         if inner:
             raise _error(where, f"{checkout.url} at {rev} has no file {cut(path, 100)!r}: "
                          f"{inner[0]}", hint=inner[1])
-        raise _error(where, f"{checkout.url} at {rev} has no file {cut(path, 100)!r}",
+        near = _near_files(checkout.path, rel.as_posix())
+        raise _error(where, f"{checkout.url} at {rev} has no file {cut(path, 100)!r}"
+                     + (f" (did you mean {near}?)" if near else ""),
                      hint=_local_only(checkout.url, rev, path)
                      or f"files are read from the repository root; cached in {checkout.path}")
     return target
+
+
+MAX_WALKED = 5000  # entries of a checkout looked at for a did-you-mean: a hint, not a scan
+
+
+def _near_files(root: Path, wanted: str) -> str:
+    """The config files of the checkout nearest ``wanted`` (a typo, the same name in another
+    folder), quoted, or ""."""
+    import difflib
+
+    from toolhost.config.sources import SUFFIXES
+
+    found: list[str] = []
+    seen = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d.casefold() not in (".git", _META))
+        seen += len(dirs) + len(files)
+        base = Path(folder).relative_to(root)
+        found += [(base / name).as_posix() for name in sorted(files)
+                  if Path(name).suffix.lower() in SUFFIXES]
+        if seen > MAX_WALKED:
+            break
+    name = wanted.rpartition("/")[2]
+    close = [f for f in found if f.rpartition("/")[2] == name]  # another folder's
+    picked = close[:2] or difflib.get_close_matches(wanted, found, n=2, cutoff=0.6)
+    return " or ".join(repr(cut(f, 100)) for f in picked)
 
 
 def _in_submodule(checkout: Checkout, rel: Path) -> tuple[str, str] | None:

@@ -199,8 +199,15 @@ def clean_or_refetch(checkout: Checkout, where: Origin, *,
     clean either, when it cannot be fetched (the old checkout is kept, unused), or when a
     symlink of the commit leads out of the repository. ``refetch`` clones it again (passed
     in: the cloning modules import this one)."""
+    import shutil
+
     from toolhost.errors import ConfigError
 
+    if shutil.which("git") is None:  # the check reads the commit with git: not "modified"
+        raise _error(where, f"cannot check the cached checkout of {checkout.url} at "
+                     f"{checkout.rev} against commit {checkout.sha[:12]}: git is not "
+                     "installed", hint="install git (or put it on PATH) to use `repo:` in "
+                     "extends: a cached file is used only once git shows it is the commit's")
     found = _survey(checkout)
     if found.added and not found.changed:
         log.warning("%s: the cached checkout of %s at %s (%s) was modified on disk: files "

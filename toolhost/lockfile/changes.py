@@ -16,13 +16,17 @@ __all__ = ["changes"]
 
 Diff = Callable[[str, str, str], str]  # (new key, old commit, file) -> diff text, or ""
 Brought = Callable[[str], list[str]]  # new key -> what its files bring (contents.brought_by)
+# (new key, old pin, new pin) -> the rules, settings, ... the move changes (rulediff)
+Policy = Callable[[str, LockedFile, LockedFile], list[str]]
 
 
 def changes(old: Lock | None, new: Lock, *, diff: Diff | None = None,
-            brought: Brought | None = None) -> list[str]:
+            brought: Brought | None = None, policy: Policy | None = None) -> list[str]:
     """One line per difference between two locks (``old`` None: everything is new).
     ``diff``: the diff of a file of a repository whose commit changed; ``brought``: the
-    rules, settings, servers and tools a newly pinned source brings, listed under it."""
+    rules, settings, servers and tools a newly pinned source brings, listed under it;
+    ``policy``: what a moved repository's commit adds, removes or changes of them, listed
+    under its ``~`` line."""
     lines: list[str] = []
     before = old.sources if old else {}
     moved = _moved_revs(before, new.sources)
@@ -33,7 +37,8 @@ def changes(old: Lock | None, new: Lock, *, diff: Diff | None = None,
         if was is not None and key in moved:
             now = new.sources[moved[key]]
             lines.append(f"~ {_repo(key)}: rev {_rev(key)} -> {_rev(moved[key])}, commit "
-                         f"{was.pin[:12]} -> {now.pin[:12]}")
+                         f"{was.pin[:12]} -> {now.pin[:12]}"
+                         + _under(policy(moved[key], was, now) if policy else []))
             lines.extend(_files(moved[key], was, now, diff))
         elif was is None and now is not None:
             under = brought(key) if brought is not None else []
@@ -43,7 +48,8 @@ def changes(old: Lock | None, new: Lock, *, diff: Diff | None = None,
             lines.append(f"- {key} (no longer used)")
         elif was is not None and now is not None:
             if was.pin != now.pin:
-                lines.append(f"~ {key}: {was.pin[:12]} -> {now.pin[:12]}")
+                lines.append(f"~ {key}: {was.pin[:12]} -> {now.pin[:12]}"
+                             + _under(policy(key, was, now) if policy else []))
             lines.extend(_files(key, was, now, diff))
     ups_before = old.upstreams if old else {}
     for server in sorted(set(ups_before) | set(new.upstreams)):
@@ -82,6 +88,10 @@ def _moved_revs(before: Mapping[str, LockedFile], after: Mapping[str, LockedFile
             came.setdefault(_repo(key), []).append(key)
     return {keys[0]: came[repo][0] for repo, keys in gone.items()
             if len(keys) == 1 and len(came.get(repo, ())) == 1}
+
+
+def _under(parts: list[str]) -> str:
+    return "".join(f"\n    {part}" for part in parts)
 
 
 def _repo(key: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 from toolhost.config.model import HostConfig, Origin
 
-__all__ = ["MAX_BROUGHT", "brought_by"]
+__all__ = ["MAX_BROUGHT", "brought_by", "item_lines"]
 
 MAX_BROUGHT = 50  # lines under one source; a repository can declare thousands of tools
 SETTINGS = ("permissions.default", "permissions.ask_mode", "permissions.audit_log")
@@ -28,29 +28,44 @@ def brought_by(loaded: HostConfig, root: Path) -> list[str]:
     """One line per rule, policy setting, server and tool of ``loaded`` written in a file
     under ``root`` (a source's checkout), in the order a reviewer weighs them: rules and
     settings first."""
+    lines = item_lines(loaded, root, MAX_BROUGHT + 1)
+    if len(lines) > MAX_BROUGHT:
+        return [*lines[:MAX_BROUGHT], "... and more (the source's files hold the rest)"]
+    return lines
+
+
+def item_lines(loaded: HostConfig, root: Path, limit: int | None = None, *,
+               detail: bool = False) -> list[str]:
+    """``kind: item (file:line)`` for each item of ``loaded`` written under ``root`` (at most
+    ``limit``); ``rulediff`` compares two commits' lines, with ``detail``: a rule's
+    conditions and rewrite written out (one changed is a changed rule)."""
     try:
         base = root.resolve()
     except (OSError, RuntimeError):
         return []
     lines: list[str] = []
     files: dict[str, str | None] = {}  # a file's path under root, resolved once
-    for kind, item, origin in _items(loaded):
+    for kind, item, origin in _items(loaded, detail):
         if origin.file not in files:
             files[origin.file] = _under(origin.file, base)
         rel = files[origin.file]
         if rel is None:
             continue
         where = f"{rel}:{origin.line}" if origin.line else rel
-        if len(lines) == MAX_BROUGHT:
-            return [*lines, "... and more (the source's files hold the rest)"]
-        lines.append(f"{kind} {item} ({where})")
+        if len(lines) == limit:
+            break
+        lines.append(loaded.redact(f"{kind} {item} ({where})"))  # a ${TOKEN} in a rule
     return lines
 
 
-def _items(loaded: HostConfig) -> Iterator[tuple[str, str, Origin]]:
+def _items(loaded: HostConfig, detail: bool = False) -> Iterator[tuple[str, str, Origin]]:
     for rule in loaded.permissions.rules:
         conditions = " when ..." if rule.when or rule.expr or rule.callers else ""
         rewrite = " rewriting its input" if rule.rewrite else ""
+        if detail:
+            conditions = "".join(f" {word} {_cut(_json(value))}" for word, value in (
+                ("when", rule.when), ("if", rule.expr), ("callers", rule.callers)) if value)
+            rewrite = f" rewriting {_cut(_json(rule.rewrite))}" if rule.rewrite else ""
         yield "rule:", f"{rule.effect} {rule.tool}{conditions}{rewrite}", rule.origin
     for key in SETTINGS:
         origin = loaded.origins.get(key)
@@ -93,6 +108,10 @@ def _backend(kind: str, options: Any) -> str:
     if kind == "http" and "url" in options:
         return f"{options.get('method', 'GET')} {_cut(str(options['url']))}"
     return f"({kind}: {_cut(json.dumps(options, sort_keys=True, default=str))})"
+
+
+def _json(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
 def _cut(text: str, limit: int = 120) -> str:

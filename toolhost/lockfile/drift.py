@@ -10,7 +10,7 @@ from toolhost.config.model import Origin
 from toolhost.errors import ConfigError
 from toolhost.excerpt import cut_lines as _cut_lines
 
-__all__ = ["DIFF_LINES", "Drift", "Pulled", "cut_lines", "pin_drift", "repo_diff"]
+__all__ = ["DIFF_LINES", "Drift", "Pulled", "cut_lines", "fetch_locked", "pin_drift", "repo_diff"]
 
 _COMMIT = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
 # what git (and GitHub, GitLab, a git daemon) answers a fetch of a commit the repository
@@ -61,7 +61,7 @@ def pin_drift(source: Pulled, locked: str, rel: str, lock_name: str) -> Drift:
     kind = source.ref or "tag or branch"
     now = (f"rev {source.rev} now resolves to commit {source.pin[:12]}, the lock has "
            f"{locked[:12]}")
-    failed = _fetch_locked(source, locked)
+    failed = fetch_locked(source, locked)
     if failed is None:
         return Drift(f"{now} (the {kind} moved)", accept, _diff(source, locked, rel))
     if _ABSENT.search(failed):
@@ -75,7 +75,7 @@ def pin_drift(source: Pulled, locked: str, rel: str, lock_name: str) -> Drift:
                  f"compare: {failed})")
 
 
-def _fetch_locked(source: Pulled, locked: str) -> str | None:
+def fetch_locked(source: Pulled, locked: str) -> str | None:
     """None once the locked commit is in the cached checkout, else why git could not get it."""
     if not _COMMIT.fullmatch(locked):
         return "not a commit id"  # never a git argument (a lock's value is checked when
@@ -97,7 +97,7 @@ def repo_diff(source: Pulled, locked: str, rel: str) -> str:
     the server still has it; a note when it cannot be had."""
     if not source.key.startswith("repo:"):
         return ""
-    failed = _fetch_locked(source, locked)
+    failed = fetch_locked(source, locked)
     if failed is not None:
         return f"(the locked commit {locked[:12]} cannot be fetched to compare: {failed})"
     return _diff(source, locked, rel)

@@ -67,12 +67,17 @@ def unanswered_note(config: HostConfig, where: str, *, nobody: bool = False) -> 
         return None
     shown = ", ".join(denied[:_SHOWN]) + (f" (+{len(denied) - _SHOWN} more)"
                                           if len(denied) > _SHOWN else "")
-    origin = config.origins.get("permissions.default") or config.origins.get("permissions")
+    # where the default was written; left unset, the config's own file (not the first
+    # file that had a `permissions:` block, which may be a team repository's fragment)
+    origin = config.origins.get("permissions.default")
     file = origin.file if origin else (config.files[0] if config.files else "<config>")
     line = origin.line if origin else 0
-    return Problem(
+    from toolhost.config.repolinks import name_checkouts  # a repository's file: say which
+
+    [note] = name_checkouts([Problem(
         f"note: the default is ask and {when}, so these tools are always denied"
         f"{' for other clients' if where == 'serve' and nobody else ''}: {shown}",
         file, line, 0, "permissions.default" if origin else "",
         "allow them with permissions.allow rules (e.g. 'mcp__<server>'), or set "
-        "permissions.default: allow or ask_mode: allow")
+        "permissions.default: allow or ask_mode: allow")])
+    return note
