@@ -213,8 +213,9 @@ class _Review:
     def fixed(self, rule: RuleConfig, at: Where, pattern: NamePattern) -> None:
         """A ``when`` on an argument the config fixes for an imported tool: the model never
         sends it, so the condition never holds (a deny would guard nothing)."""
-        if not isinstance(rule.when, Mapping) or not pattern.is_mcp:
-            return
+        if not isinstance(rule.when, Mapping) or not pattern.is_mcp or not any(
+                c.upstream is not None for c in self.config.servers.values()):
+            return  # (no imported server: the gateway's modules stay unloaded)
         from toolhost.gateway.reshape import fixed_named
 
         for server, config in self.config.servers.items():

@@ -7,7 +7,6 @@ read (``$ref``, ``anyOf``, ``patternProperties``, ...) the answer is "anything",
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -99,6 +98,8 @@ def _close(key: str, names: list[str]) -> str:
     lowered = {n.lower(): n for n in names}
     if key.lower() in lowered:
         return lowered[key.lower()]
+    import difflib  # only for a hint: validate's start-up
+
     found = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
     return found[0] if found else ""
 

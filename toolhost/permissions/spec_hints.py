@@ -31,19 +31,6 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.spec_hints_more import (
-    agent_hints,
-    bash_hints,
-    loopback_hints,
-    one_tool_hints,
-    path_hints,
-)
-from toolhost.permissions.spec_hints_paste import (
-    bash_paste_hints,
-    domain_paste_hints,
-    path_paste_hints,
-)
-
 __all__ = ["content_hints", "never_allows"]
 
 _RULE = re.compile(r"\s*([^()\s]+)\((.*)\)\s*", re.DOTALL)
@@ -62,6 +49,18 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
     if found is None:
         return []
     from toolhost.permissions.paths import PATH_TOOLS  # a rule with content: loaded now
+    from toolhost.permissions.spec_hints_more import (
+        agent_hints,
+        bash_hints,
+        loopback_hints,
+        one_tool_hints,
+        path_hints,
+    )
+    from toolhost.permissions.spec_hints_paste import (
+        bash_paste_hints,
+        domain_paste_hints,
+        path_paste_hints,
+    )
 
     name, spec = found.group(1), found.group(2).strip()
     if name in ("Task", "Agent"):

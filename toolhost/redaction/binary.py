@@ -21,8 +21,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.redaction import MASK, Redactor
-from toolhost.redaction.decoded import MAX_DECODED
-from toolhost.redaction.packed import compressed, strings, unpacked
 from toolhost.redaction.values import BINARY_KEYS
 
 __all__ = ["MIN_RAW", "MIN_SPAN", "holds_secret", "without_secret_data"]
@@ -43,6 +41,8 @@ def holds_secret(hide: Redactor, data: str) -> bool:
     streams: ``toolhost.redaction.packed``)."""
     if hide._pattern is None or not data:
         return False
+    # (bz2, lzma and the decoders load with the first secret to look for: start-up)
+    from toolhost.redaction.packed import strings
     # (a short secret, a PIN, is somewhere in most images' base64 by chance: only a span
     # as long as the base64 of 9 bytes counts there)
     if any(end - start >= MIN_SPAN for start, end in hide._pattern.spans(data)):
@@ -75,6 +75,9 @@ def _inner(raw: bytes) -> list[bytes] | None:
     past ``MAX_DECODED``), or a PNG's ``zTXt`` and ``iTXt`` chunks and a PDF's streams,
     each inflated up to ``MAX_DECODED`` bytes (pixels and pages: no secret past it is
     looked for)."""
+    from toolhost.redaction.decoded import MAX_DECODED
+    from toolhost.redaction.packed import compressed, unpacked
+
     if compressed(raw):
         return unpacked(raw, MAX_DECODED)
     found: list[bytes] = []
@@ -98,6 +101,8 @@ def _inner(raw: bytes) -> list[bytes] | None:
 
 
 def _inflated(data: memoryview) -> bytes:
+    from toolhost.redaction.decoded import MAX_DECODED
+
     with contextlib.suppress(zlib.error):
         return zlib.decompressobj().decompress(data, MAX_DECODED)
     return b""
