@@ -189,6 +189,18 @@ def _one(**prop: Any) -> dict[str, Any]:
     ({**_one(type="string"), "additionalProperties": {"type": "object"}},
      "'additionalProperties' is not part of an elicitation schema"),
     ({**_one(type="string"), "allOf": [{"type": "array"}]}, "'allOf' is not part"),
+    # the items of a multi-select are a string enum and nothing else
+    (_one(type="array", items={"enum": ["x"], "type": "object",
+                               "properties": {"q": {"type": "object"}}}), "items of type string"),
+    (_one(type="array", items={"enum": ["x"], "$ref": "#/x"}), "items of type string"),
+    (_one(type="array", items={"type": "number", "enum": ["x"]}), "items of type string"),
+    (_one(type="array", items={"anyOf": [{"const": "x", "title": "X",
+                                          "properties": {"q": {}}}]}), "items of type string"),
+    (_one(type="string", oneOf=[{"const": "x", "title": "X", "type": "object"}]),
+     "'oneOf' must be a non-empty list of {const: string, title: string}"),
+    # a required entry that is not a name is a located error, not a TypeError
+    ({**_one(type="string"), "required": [["v"]]}, "'required' must list properties"),
+    ({**_one(type="string"), "required": [{"v": 1}]}, "'required' must list properties"),
 ])
 def test_what_the_restricted_form_lacks_is_refused_before_sending(schema: Any,
                                                                   words: str) -> None:

@@ -21,7 +21,7 @@ servers:
   kb:
     resources:
       readme: {file: readme.md}
-      t: {uri: "t://{id}", python: "toolhost.demo:add", params: {id: {type: string}}}
+      t: {uri: "t://{text}", python: "toolhost.demo:word_count"}
     prompts:
       p: {template: "Hi {{ who }}", arguments: {who: {required: true, complete: [ann, bob]}}}
 """

@@ -13,7 +13,7 @@ import pytest
 
 from toolhost.mcp import McpServer
 
-from .mcp_testtools import content_server, read
+from .mcp_testtools import ask, content_server, read
 
 MODULE = '''\
 def show(n: int, on: bool = False) -> str:
@@ -80,6 +80,21 @@ def test_values_the_params_refuse_name_no_resource(server: McpServer, uri: str,
     assert error["message"].startswith(f"Resource not found: {uri} (") and words in \
         error["message"]
     assert "resource-" not in error["message"]
+
+
+@pytest.mark.parametrize(("uri", "named"), [
+    ("tickets://T-7", True), ("num://3/true", True),
+    ("tickets://X-1", False), ("num://9/true", False), ("num://x/true", False),
+    ("fail://..%2Fsecret", False), ("fail://a%00b", False), ("fail://%2Fetc", False),
+])
+def test_a_subscription_names_only_what_a_read_would_take(server: McpServer, uri: str,
+                                                           named: bool) -> None:
+    # a URI whose values a read refuses names no resource: subscribing to it is -32002 too
+    answer = ask(server, "resources/subscribe", {"uri": uri})
+    if named:
+        assert answer["result"] == {}, answer
+    else:
+        assert answer["error"]["code"] == -32002, answer
 
 
 def test_a_failing_backend_is_named_by_the_uri(server: McpServer) -> None:

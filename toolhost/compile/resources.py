@@ -101,6 +101,9 @@ def _as_text(mime: str, data: bytes) -> str | None:
     return text if texty or "\x00" not in text else None
 
 
+_UNFIT = "the params do not allow its values"  # a read runs the tool's check: it says why
+
+
 @dataclass(frozen=True)
 class CompiledResource:
     """A resource ready to be listed and read. ``tool`` binds a template's backend."""
@@ -234,17 +237,11 @@ class CompiledResource:
             return [file_contents(uri, self._confined(uri, values["path"]), cfg.mime_type,
                                   cfg.max_bytes)]
         assert self.tool is not None
-        reserved = {v.group(2) for v in _VAR.finditer(cfg.uri) if v.group(1)}
-        for name, value in values.items():  # decoded: %2F is a "/" by now
-            why = unsafe_value(value, reserved=name in reserved)
-            if why is not None:
-                raise ResourceError(f"Resource not found: {cut(uri, 200)} (the value of "
-                                    f"'{name}' is refused: {why})", not_found=True)
-        try:  # a URI's values are strings: as the types the params declare
-            arguments = typed_strings(self.tool.input_schema, values)
-        except NotOfType as exc:
-            raise ResourceError(f"Resource not found: {cut(uri, 200)} ({exc})",
-                                not_found=True) from None
+        why = self._refused(values)
+        if why is not None and why != _UNFIT:
+            raise ResourceError(f"Resource not found: {cut(uri, 200)} ({why})",
+                                not_found=True)
+        arguments = typed_strings(self.tool.input_schema, values)  # _refused: they fit
         result = await self.tool.call(arguments, ctx)
         if result.is_error and CUT_NOTE in result.text_content:  # its answer's head: no error
             raise ResourceError(f"{cut(uri, 200)} is larger than its limit of "
@@ -281,7 +278,28 @@ class CompiledResource:
     def exists(self, uri: str, values: Mapping[str, str]) -> bool:
         """Whether a read of ``uri`` could be served without running anything: a file below
         a directory resource must be there (confined); others are taken as they match."""
-        return self.config.kind != "directory" or self.file_of(uri, values) is not None
+        if self.config.kind == "directory":
+            return self.file_of(uri, values) is not None
+        # a template's values a read refuses name no resource: no subscription to them
+        return self.tool is None or self._refused(values) is None
+
+    def _refused(self, values: Mapping[str, str]) -> str | None:
+        """Why a backed template's (decoded) values name no resource, or None."""
+        assert self.tool is not None
+        reserved = {v.group(2) for v in _VAR.finditer(self.config.uri) if v.group(1)}
+        for name, value in values.items():  # decoded: %2F is a "/" by now
+            why = unsafe_value(value, reserved=name in reserved)
+            if why is not None:
+                return f"the value of '{name}' is refused: {why}"
+        try:  # a URI's values are strings: as the types the params declare
+            arguments = typed_strings(self.tool.input_schema, values)
+        except NotOfType as exc:
+            return str(exc)
+        try:  # few short values (the URI is bounded): the read's own check says why
+            fits = self.tool.validator.is_valid(arguments)
+        except Exception:  # what cannot be checked names nothing
+            fits = False
+        return None if fits else _UNFIT
 
     def _resolved(self, rel: str) -> str | None:
         """``rel`` with its symlinks resolved, as a path below the root (``latest/a.md`` is

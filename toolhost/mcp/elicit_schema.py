@@ -41,7 +41,8 @@ def check_elicitation_schema(schema: Any) -> str | None:
         if problem is not None:
             return f"property {cut(repr(name), 60)}: {problem}"
     required = schema.get("required", [])
-    if not isinstance(required, list) or any(r not in props for r in required):
+    if not isinstance(required, list) or any(
+            not isinstance(r, str) or r not in props for r in required):
         return "'required' must list properties of the schema"
     from jsonschema import Draft202012Validator  # ~60 ms: when a tool first elicits
 
@@ -58,10 +59,13 @@ def _check_property(prop: Any) -> str | None:
     kind = prop.get("type")
     if kind == "array":  # a multi-select enum
         items = prop.get("items")
-        if not isinstance(items, Mapping) or not (
-                _strings(items.get("enum")) or _titled(items.get("anyOf"))):
-            return ("an array is allowed only as a multi-select enum: items with a list of "
-                    "strings in 'enum', or 'anyOf' of {const, title}")
+        # the items are a string enum and nothing else: a nested object or a $ref in them
+        # would reach the client as a schema outside the spec
+        if (not isinstance(items, Mapping) or items.get("type", "string") != "string"
+                or any(k not in _ITEM_KEYS for k in items)
+                or not (_strings(items.get("enum")) or _titled(items.get("anyOf")))):
+            return ("an array is allowed only as a multi-select enum: items of type string "
+                    "with a list of strings in 'enum', or 'anyOf' of {const, title}")
         return _fits(prop, kind)
     if kind not in _PRIMITIVE:
         return ("must be a string, number, integer or boolean (objects and nested "
@@ -83,6 +87,7 @@ def _check_property(prop: Any) -> str | None:
     return None
 
 
+_ITEM_KEYS = frozenset({"type", "enum", "anyOf"})
 _TOP_KEYS = frozenset({"type", "properties", "required", "$schema", "title", "description"})
 _COMMON = frozenset({"type", "title", "description", "default"})
 _KEYS = {"string": _COMMON | {"minLength", "maxLength", "format", "enum", "enumNames",
@@ -138,5 +143,6 @@ def _strings(value: Any) -> bool:
 
 def _titled(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(
-        isinstance(v, Mapping) and isinstance(v.get("const"), str)
+        isinstance(v, Mapping) and set(v) <= {"const", "title"}
+        and isinstance(v.get("const"), str)
         and isinstance(v.get("title"), str) for v in value)
