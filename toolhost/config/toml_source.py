@@ -189,7 +189,7 @@ def _syntax_path(text: str, line: int, col: int) -> str:
             return ""
     try:  # the scanner is lenient, but this text is one tomllib refused: never a traceback
         marks = scan_marks(text[:start + max(col - 1, 0)], "", "")
-    except Exception:  # noqa: BLE001
+    except Exception:
         return ""
     last: Path = ()
     best = (0, 0)
