@@ -14,7 +14,7 @@ TOOLHOST = Path(sys.executable).parent / "toolhost"
 
 
 @pytest.mark.parametrize(("text", "where"), [
-    ("turns: [\n", "s.yaml:2:1: invalid YAML"),
+    ("turns: [\n", "s.yaml:2:1: turns[0]: invalid YAML"),
     ("turns: []\n", "s.yaml:1: turns: must be a non-empty list"),
     ("", "s.yaml:1: a scenario must be a mapping, got nothing (an empty file)"),
     ("- a\n", "s.yaml:1: a scenario must be a mapping, got a list"),

@@ -113,15 +113,18 @@ servers:
                  ["dup.toml:4:", "invalid TOML: Cannot overwrite a value"]),
     "syntax.yaml": ("toolhost: 1\nservers:\n  s:\n    tools:\n      t: {command: [echo]\n"
                     "      u: 1\n",
-                    ["syntax.yaml:6:7: invalid YAML: did not find expected ',' or '}' "
-                     "(while parsing a flow mapping at line 5, column 10)"]),
+                    ["syntax.yaml:6:7: servers.s.tools.t: invalid YAML: did not find "
+                     "expected ',' or '}' (while parsing a flow mapping at line 5, column 10)"]),
     "syntax.toml": ('toolhost = 1\n[servers.s.tools.t]\ncommand = ["echo"\n'
-                    'description = "x"\n', ["syntax.toml:4:1: invalid TOML: Unclosed array"]),
+                    'description = "x"\n',
+                    ["syntax.toml:4:1: servers.s.tools.t.command: invalid TOML: Unclosed array"]),
     # tomllib reports these "at end of document": the message names where they opened
     "open.toml": ('toolhost = 1\n[servers.s.tools.t]\ncommand = ["echo", "]", # ]\n  "x",\n',
-                  ["open.toml:3:11: invalid TOML: ", "still open at the end of the file"]),
+                  ["open.toml:3:11: servers.s.tools.t.command: invalid TOML: ",
+                   "still open at the end of the file"]),
     "openstr.toml": ('toolhost = 1\n[servers.s]\ndescription = """abc\n\nmore\n',
-                     ["openstr.toml:3:15: invalid TOML: Unterminated string"]),
+                     ["openstr.toml:3:15: servers.s.description: invalid TOML: "
+                      "Unterminated string"]),
     "twodocs.yaml": ("toolhost: 1\n---\nservers: {}\n",
                      ["twodocs.yaml:2:1: a config file holds one YAML document, found 2"]),
     "noextends.yaml": ("toolhost: 1\nextends:\n  - ./nothere.yaml\n",

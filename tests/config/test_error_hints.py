@@ -222,14 +222,14 @@ def test_an_unknown_server_key_lists_the_server_keys(tmp_path: Path) -> None:
 
 SURROGATES = {
     "pair.yaml": ('toolhost: 1\nx: "\\ud83d\\ude00"\n',
-                  "2:7: invalid YAML: found invalid Unicode character escape code",
+                  "2:7: x: invalid YAML: found invalid Unicode character escape code",
                   "write \\U0001F600 or the character itself"),
-    "half.yaml": ('toolhost: 1\nx: "a \\udc00 b"\n', "2:9: invalid YAML",
+    "half.yaml": ('toolhost: 1\nx: "a \\udc00 b"\n', "2:9: x: invalid YAML",
                   "\\udc00 is half of a UTF-16 surrogate pair"),
     "pair.toml": ('toolhost = 1\nx = "\\uD83D\\uDE00"\n',
-                  "2:12: invalid TOML: Escaped character is not a Unicode scalar value",
+                  "2:12: x: invalid TOML: Escaped character is not a Unicode scalar value",
                   "write \\U0001F600 or the character itself"),
-    "half.toml": ('toolhost = 1\nx = "\\ud800"\n', "2:12: invalid TOML",
+    "half.toml": ('toolhost = 1\nx = "\\ud800"\n', "2:12: x: invalid TOML",
                   "\\ud800 is half of a UTF-16 surrogate pair"),
 }
 

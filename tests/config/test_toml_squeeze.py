@@ -41,7 +41,7 @@ def test_a_big_texts_comment_runs_are_not_handed_to_tomllib(
     assert len(handed) == 1 and len(handed[0]) < 100
     bad = text + run * lines + "y = nope\n"
     assert _parse(bad)[1] == [
-        f"c.toml:{3 * lines + 4}:5: invalid TOML: Invalid value (quote text in TOML: "
+        f"c.toml:{3 * lines + 4}:5: t.y: invalid TOML: Invalid value (quote text in TOML: "
         'y = "nope")']
 
 

@@ -41,8 +41,9 @@ def _both(text: str) -> tuple[Any, Any]:
 
 
 def _unpathed(problem: Problem) -> str:
-    """The line, less the key path the composed path never gave the depth limit."""
-    if problem.message.startswith("nested more than"):
+    """The line, less the key path the composed path never gave the depth limit nor a syntax
+    error."""
+    if problem.message.startswith(("nested more than", "invalid YAML:")):
         problem = dataclasses.replace(problem, key_path="")
     return str(problem)
 

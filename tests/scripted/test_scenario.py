@@ -85,7 +85,7 @@ def test_duplicate_ids_and_yaml_errors() -> None:
     text = "turns:\n  - tool_calls: [{tool: t, id: x}, {tool: t, id: x}]\n"
     assert _problems(text) == ["bad.yaml:2: turns[0].tool_calls[1].id: duplicate tool call "
                                "id 'x'"]
-    assert _problems("turns: [\n") [0].startswith("bad.yaml:2:1: invalid YAML")
+    assert _problems("turns: [\n") [0].startswith("bad.yaml:2:1: turns[0]: invalid YAML")
     assert _problems("turns: []\n") == ["bad.yaml:1: turns: must be a non-empty list of turns"]
     assert _problems("a: 1\na: 2\n") == [
         "bad.yaml:2:1: a: duplicate key (the earlier one would be lost)"]

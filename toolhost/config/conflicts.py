@@ -27,6 +27,7 @@ def conflicted(problem: Problem, text: str, what: str) -> Problem:
     line = text.count("\n", 0, found.start()) + 1
     return replace(problem, message=f"invalid {what}: the file holds merge conflict markers "
                    f"({found[1]}): a merge left both sides of a change here", line=line,
-                   column=1, hint="resolve the conflict: keep the lines you want and delete "
+                   column=1, key_path="",
+                   hint="resolve the conflict: keep the lines you want and delete "
                    "the <<<<<<<, ======= and >>>>>>> lines (then `toolhost lock CONFIG` if "
                    "the config pulls in other revisions)")

@@ -103,7 +103,8 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         from toolhost.config.conflicts import conflicted  # (only when it failed)
 
         problems.append(conflicted(Problem(f"invalid TOML: {cut(message, 300)}", file, line,
-                                           col, hint=hint), text, "TOML"))
+                                           col, _syntax_path(text, line, col), hint=hint),
+                                   text, "TOML"))
         return None
     except ValueError:  # int() refused a number of thousands of digits; tomllib says not where
         line, col = _long_number(text)
@@ -173,6 +174,31 @@ def _long_number(text: str) -> tuple[int, int]:
         return 0, 0
     at = found.start()
     return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def _syntax_path(text: str, line: int, col: int) -> str:
+    """The key whose statement holds a syntax error at ``line``:``col``: the last key the
+    text before it writes (an array's item index dropped: the error may be in a later item),
+    "" at the top or when the lenient scanner cannot say."""
+    if line < 1:
+        return ""
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return ""
+    try:  # the scanner is lenient, but this text is one tomllib refused: never a traceback
+        marks = scan_marks(text[:start + max(col - 1, 0)], "", "")
+    except Exception:
+        return ""
+    last: Path = ()
+    best = (0, 0)
+    for path, mark in marks.items():  # the last written: a later key at the same place wins
+        if (mark.line, mark.column) >= best:
+            last, best = path, (mark.line, mark.column)
+    while last and isinstance(last[-1], int):
+        last = last[:-1]
+    return cut(format_path(last), 200)
 
 
 def _unclosed(text: str) -> tuple[int, int, bool]:

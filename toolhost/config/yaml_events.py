@@ -290,6 +290,9 @@ class _Builder:
         except Limit as exc:  # (a try costs nothing until it catches)
             exc.within((*path, len(out)))  # the item that opened one level too many
             raise
+        except yaml.MarkedYAMLError as exc:  # a syntax error inside the item being read
+            _within(exc, (*path, len(out)))
+            raise
 
     def items(self, out: list[Any], path: Path) -> list[Any]:
         """A sequence's items, read to its end, into ``out``."""
@@ -332,6 +335,9 @@ class _Builder:
             self.entries(out, path, at)
         except Limit as exc:
             exc.within(at[0])
+            raise
+        except yaml.MarkedYAMLError as exc:
+            _within(exc, at[0])
             raise
         return out
 
@@ -495,6 +501,18 @@ class _Builder:
             return text
         self.problem(event, path, f"unsupported YAML tag {cut(str(tag), 80)}")
         return None
+
+
+def _within(exc: yaml.MarkedYAMLError, path: Path) -> None:
+    """Name on ``exc`` (a syntax error) the key path being read when libyaml stopped, unless
+    an inner value named it already: ``syntax_path`` reads it."""
+    if not hasattr(exc, "toolhost_path"):
+        exc.toolhost_path = cut(format_path(path), 200)  # type: ignore[attr-defined]
+
+
+def syntax_path(exc: yaml.MarkedYAMLError) -> str:
+    """The key path where the event builder was when ``exc`` stopped it ("" at the top)."""
+    return str(getattr(exc, "toolhost_path", ""))
 
 
 def _pack(event: Event) -> tuple[Any, ...]:

@@ -23,7 +23,7 @@ from toolhost.config.escapes import surrogate_hint
 from toolhost.config.limits import LIMITS, toml_depth
 from toolhost.config.load_budget import values_left
 from toolhost.config.tree import Doc
-from toolhost.config.yaml_events import Limit, build_doc
+from toolhost.config.yaml_events import Limit, build_doc, syntax_path
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
@@ -130,7 +130,7 @@ def _parse(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | N
             message += f" ({exc.context} at line {start.line + 1}, column {start.column + 1})"
         from toolhost.config.conflicts import conflicted  # (only when it failed)
 
-        problems.append(conflicted(Problem(message, file, line, col,
+        problems.append(conflicted(Problem(message, file, line, col, syntax_path(exc),
                                            hint=_syntax_hint(exc, text)), text, "YAML"))
         return None
     except UnicodeEncodeError as exc:  # a lone surrogate: text that came from no UTF-8 file
