@@ -72,27 +72,30 @@ def test_json_prints_the_raw_call_tool_result(capsys: pytest.CaptureFixture[str]
     assert json.loads(out) == {"content": [{"type": "text", "text": "5"}], "isError": False}
 
 
-def test_errors_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_failed_call_exits_1_and_a_wrong_command_line_2(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     config = str(EXAMPLES / "backends-python.yaml")
     code, out, err = run(capsys, config, "demo.fail", "reason=disk full")
     assert (code, out) == (1, "Tool 'fail' failed: RuntimeError: disk full\n")
     code, out, _ = run(capsys, config, "demo.add_small", "a=200", "b=1")
     assert code == 1 and "a: 200 is greater than the maximum of 100" in out
+    # a wrong command line is 2, as argparse's own usage errors are: a script tells it from a
+    # result that is an error
     code, _, err = run(capsys, config, "demo.nope")
-    assert code == 1 and "has no tool 'nope' (tools: add," in err
+    assert code == 2 and "has no tool 'nope' (tools: add," in err
     for name in ("demo." + "x" * 100_000, "x" * 100_000 + ".add"):  # cut, not the line
         code, _, err = run(capsys, config, name)
-        assert code == 1 and "…99,800 more characters" in err and len(err) < 1_000
+        assert code == 2 and "…99,800 more characters" in err and len(err) < 1_000
     code, _, err = run(capsys, config, "demo.ad")
-    assert code == 1 and err.rstrip().endswith("; did you mean 'add'?")
+    assert code == 2 and err.rstrip().endswith("; did you mean 'add'?")
     code, _, err = run(capsys, config, "dmeo.add")
-    assert code == 1 and "no server 'dmeo' (servers: demo); did you mean 'demo'?" in err
+    assert code == 2 and "no server 'dmeo' (servers: demo); did you mean 'demo'?" in err
     code, _, err = run(capsys, config, "add")
-    assert code == 1 and err.rstrip().endswith("not 'add'; did you mean demo.add?")
+    assert code == 2 and err.rstrip().endswith("not 'add'; did you mean demo.add?")
     code, _, err = run(capsys, config, "demo.add", "--json", "[1]")
-    assert code == 1 and "--json must be a JSON object" in err
+    assert code == 2 and "--json must be a JSON object" in err
     code, _, err = run(capsys, config, "demo.add", "novalue")
-    assert code == 1 and "arguments are key=value" in err
+    assert code == 2 and "arguments are key=value" in err
     bad = tmp_path / "bad.yaml"
     bad.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n      t: {python: 'nope_mod_x:f'}\n")
     code, _, err = run(capsys, str(bad), "s.t")

@@ -138,14 +138,14 @@ def _call(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (["--json", '{"a": 1, "a": 2, "b": 1}'], '--json: the key "a" appears twice'),
 ])
 def test_call_json_refused(tmp_path: Path, args: list[str], expected: str) -> None:
-    _refused(_call(tmp_path, *args), 1, "toolhost call: ", expected)
+    _refused(_call(tmp_path, *args), 2, "toolhost call: ", expected)
 
 
 def test_call_json_from_a_fifo_and_a_device(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "in.fifo")
-    _refused(_call(tmp_path, "--json", "@in.fifo"), 1, "toolhost call: --json @in.fifo",
+    _refused(_call(tmp_path, "--json", "@in.fifo"), 2, "toolhost call: --json @in.fifo",
              "not a regular file")
-    _refused(_call(tmp_path, "--json", "@/dev/zero"), 1, "toolhost call: --json @/dev/zero",
+    _refused(_call(tmp_path, "--json", "@/dev/zero"), 2, "toolhost call: --json @/dev/zero",
              "not a regular file")
 
 

@@ -15,14 +15,20 @@ if TYPE_CHECKING:
     from toolhost.compile import CompiledTool
     from toolhost.results import ToolResult
 
-HELP = "run one tool directly and print its result (exit 1 when the result is an error)"
+HELP = ("run one tool directly and print its result (exit 1 when the result is an error, 2 "
+        "when the command line is)")
+
+USAGE = 2  # the command line is wrong (an unknown tool or option, an argument not key=value)
 
 DESCRIPTION = """\
 Load and compile a config, call one tool with the given arguments, and print the result: the
 way the model will read it (the structured JSON when the tool returns structuredContent and
 the model reads it, otherwise the text), images as a one-line summary. --json (or --raw)
 prints the MCP CallToolResult as JSON instead, for scripts. The exit status is 1 when the
-result has isError: true (bad arguments, a failing tool, a timeout), 0 otherwise. On a
+result has isError: true (arguments the tool's schema refuses, a failing tool, a timeout) or
+the config does not load, 2 when the command line is wrong (an unknown server, tool or
+option, an argument that is not key=value or not of its parameter's type, JSON that does not
+parse), 0 otherwise. On a
 terminal, control characters in the result (escape sequences, bidi overrides, a bare \\r)
 are shown as visible escapes, never acted on; a pipe gets the result as it is.
 
@@ -244,6 +250,7 @@ def main(args: argparse.Namespace) -> int:
 
     from toolhost.backends.base import CallContext
     from toolhost.commands._configs import compile_config, redacted
+    from toolhost.compile.build import ToolUnavailable
     from toolhost.config import load_config
     from toolhost.errors import ConfigError
     from toolhost.redaction.values import redact_strings
@@ -268,21 +275,25 @@ def main(args: argparse.Namespace) -> int:
                                          else "")) from None
     except (ConfigError, UsageError) as exc:
         print(f"toolhost call: {exc}", file=sys.stderr)
-        return 1
+        return USAGE if isinstance(exc, UsageError) else 1
 
     async def progress(done: float, total: float | None, message: str | None) -> None:
         of = f"/{total:g}" if total is not None else ""
         shown = f": {visible(config.redact(message))}" if message else ""
         print(f"progress {done:g}{of}{shown}", file=sys.stderr)
 
-    async def run() -> ToolResult | str:
+    async def run() -> ToolResult | tuple[str, int]:
         try:
             tool = compiled.tool(server, name)
             arguments = build_arguments(tool, args.arguments, args.json_args)
             ctx = CallContext(call_id="toolhost-call", tool=tool.wire_name, progress=progress)
             return await tool.call(arguments, ctx)
-        except (KeyError, UsageError) as exc:
-            return str(exc.args[0] if isinstance(exc, KeyError) else exc)
+        except ToolUnavailable as exc:  # the host's state, not the command line's
+            return str(exc.args[0]), 1
+        except KeyError as exc:  # a name no server or tool has
+            return str(exc.args[0]), USAGE
+        except UsageError as exc:  # arguments that are no key=value, of no parameter's type
+            return str(exc), USAGE
         finally:
             await compiled.aclose()
 
@@ -290,9 +301,9 @@ def main(args: argparse.Namespace) -> int:
 
     with prints_to_stderr():  # a tool's own print is not its result (`call --json | jq`)
         outcome = anyio.run(run)
-    if isinstance(outcome, str):
-        print(f"toolhost call: {visible(outcome, lines=True)}", file=sys.stderr)
-        return 1
+    if isinstance(outcome, tuple):
+        print(f"toolhost call: {visible(outcome[0], lines=True)}", file=sys.stderr)
+        return outcome[1]
     tool = compiled.tool(server, name)
     # On a terminal, what the tool returned is shown, never acted on: an escape sequence in a
     # web page or a command's output (a title, the clipboard, a cursor move hiding a line)

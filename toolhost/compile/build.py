@@ -31,7 +31,12 @@ from toolhost.errors import CompileError, ConfigError, Problem
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-__all__ = ["CompiledTools", "compile_tool", "compile_tools"]
+__all__ = ["CompiledTools", "ToolUnavailable", "compile_tool", "compile_tools"]
+
+
+class ToolUnavailable(KeyError):
+    """The server that has the tool did not start (an imported server, ``required: false``):
+    a state of the host, not a name no server has."""
 
 
 class Closeable(Protocol):
@@ -71,7 +76,7 @@ class CompiledTools:
                 return tool
         pending = getattr(self.upstreams.get(server), "pending", "")
         if pending:  # a required: false upstream that did not start (toolhost.gateway.pending)
-            raise KeyError(f"upstream server '{server}' is not available: {pending}")
+            raise ToolUnavailable(f"upstream server '{server}' is not available: {pending}")
         names = [t.name for t in self.servers[server]]
         close = difflib.get_close_matches(name, names, n=1)
         raise KeyError(f"server '{server}' has no tool '{cut(name, 200)}' (tools: "
