@@ -10,7 +10,8 @@ kernel would have, so Escape never turns the rest of the line into something els
   Escape; Ctrl-U (kill) the whole answer; Ctrl-W (word erase) the word before the cursor.
 - A key that sends an escape sequence (an arrow, Home, End, Delete, a function key: CSI
   ``ESC [ ... final`` or SS3 ``ESC O x``) does nothing; nor does Escape alone.
-- Alt+key (ESC and the key in one write) does nothing: Alt+y is never a ``y``. A key typed
+- Alt+Backspace (ESC and the erase key in one write) erases the word before the cursor, as
+  Ctrl-W does. Another Alt+key does nothing: Alt+y is never a ``y``. A key typed
   after an Escape, later, is typed as it is.
 - Enter ends the answer; Ctrl-D on an empty answer is the end of input (a deny, as before).
 - A paste's start mark (``ESC [200~``) is the start of a paste (``paste``): the caller
@@ -108,6 +109,8 @@ class LineEdit:
                 self._seq = byte
                 return ""
             self._seq = None
+            if with_escape and byte in self._erase:  # Alt+Backspace: the word before it
+                return self._key(self._werase)
             if with_escape and code >= 0x20 and byte not in self._erase:
                 self._alt = code >= 0x80  # Alt+key: the key's character is dropped whole
                 if code >= 0xC0 or code < 0x80:
