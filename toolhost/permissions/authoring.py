@@ -17,8 +17,8 @@ from toolhost.config.model import HostConfig, Origin, RuleConfig
 from toolhost.excerpt import cut
 from toolhost.permissions.builtin_inputs import BUILTIN_INPUTS
 from toolhost.permissions.conditions import compile_when
-from toolhost.permissions.expr import compile_expr
-from toolhost.permissions.expr_refs import expr_refs
+from toolhost.permissions.expr.core import compile_expr
+from toolhost.permissions.expr.refs import expr_refs
 from toolhost.permissions.guards import GUARDS, renamed_away, renames
 from toolhost.permissions.lint import lint_policy
 from toolhost.permissions.names import parse_name_pattern, split_wire_name
@@ -348,7 +348,7 @@ class _Review:
     def expr_fails(self, rule: RuleConfig, at: Where, targets: list[Target]) -> None:
         """An ``expr`` that fails on every argument set tried: the engine denies every call
         reaching the rule (``expr_probe``)."""
-        from toolhost.permissions.expr_probe import always_fails
+        from toolhost.permissions.expr.probe import always_fails
 
         try:
             compiled = compile_expr(str(rule.expr))
