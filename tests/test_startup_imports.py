@@ -82,7 +82,7 @@ def test_serve_answers_without_what_the_config_does_not_use() -> None:
     early = {"jsonschema", "jinja2", "httpx", "starlette", "uvicorn", "importlib.metadata",
              "opentelemetry.trace", "toolhost.gateway", "toolhost.gateway.refresh",
              "toolhost.mcp.elicit", "toolhost.serve.http", "toolhost.compile.prompts",
-             "toolhost.compile.resources", "toolhost.permissions.lint", *NOT_FOR_THE_DEMO,
+             "toolhost.compile.resources", "toolhost.permissions.authoring.lint", *NOT_FOR_THE_DEMO,
              # no plugin enabled: the built-in kinds without the plugin machinery; difflib
              # and the URL checker only for a hint or a base_url
              "toolhost.plugins", "difflib", "toolhost.config.urlcheck",

@@ -31,14 +31,14 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.spec_hints_more import (
+from toolhost.permissions.authoring.spec_hints_more import (
     agent_hints,
     bash_hints,
     loopback_hints,
     one_tool_hints,
     path_hints,
 )
-from toolhost.permissions.spec_hints_paste import (
+from toolhost.permissions.authoring.spec_hints_paste import (
     bash_paste_hints,
     domain_paste_hints,
     path_paste_hints,
