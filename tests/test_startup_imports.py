@@ -28,6 +28,16 @@ NOT_FOR_THE_DEMO = {"shutil", "re2", "toolhost.permissions.bashpolicy",
                     "toolhost.permissions.urls", "toolhost.permissions.caller"}
 
 
+def _exist(names: set[str]) -> None:
+    """Each of toolhost's modules named must be one: a module moved or renamed would make
+    its absence a check that cannot fail."""
+    import importlib.util
+
+    gone = sorted(n for n in names if n.startswith("toolhost.")
+                  and importlib.util.find_spec(n) is None)
+    assert not gone, f"no such modules (moved? name them anew): {gone}"
+
+
 def _imported_after(code: str) -> set[str]:
     probe = (f"import sys, json\n{code}\n"
              "print(json.dumps(sorted(m for m in sys.modules)))")
@@ -60,7 +70,8 @@ def _imported_after(code: str) -> set[str]:
       # (issue #18, a twenty-second look)
       "bz2", "lzma", "toolhost.redaction.packed", "toolhost.redaction.decoded",
       "toolhost.gateway", "toolhost.gateway.reshape", "difflib",
-      "toolhost.permissions.spec_hints_more", "toolhost.permissions.spec_hints_paste"}),
+      "toolhost.permissions.authoring.spec_hints_more",
+      "toolhost.permissions.authoring.spec_hints_paste"}),
     # a config without plugins never looks at the installed distributions
     ("from toolhost.config.loader import load_config; load_config(sys.argv[0])",
      {"jsonschema", "jinja2", "asyncio", "anyio", "tomllib", "importlib.metadata",
@@ -72,6 +83,7 @@ def _imported_after(code: str) -> set[str]:
      {"asyncio", "ssl", "jsonschema", "jinja2", "httpx"}),
 ])
 def test_heavy_modules_wait_for_their_first_use(code: str, absent: set[str]) -> None:
+    _exist(absent)
     code = code.replace("sys.argv[0]", repr(str(DEMO)))
     early = absent & _imported_after(code)
     assert not early, f"imported before their first use: {sorted(early)}"
@@ -88,7 +100,7 @@ def test_serve_answers_without_what_the_config_does_not_use() -> None:
     early = {"jsonschema", "jinja2", "httpx", "starlette", "uvicorn", "importlib.metadata",
              "opentelemetry.trace", "toolhost.gateway", "toolhost.gateway.refresh",
              "toolhost.mcp.elicit", "toolhost.serve.http", "toolhost.compile.prompts",
-             "toolhost.compile.resources", "toolhost.permissions.lint", *NOT_FOR_THE_DEMO,
+             "toolhost.compile.resources", "toolhost.permissions.authoring.lint", *NOT_FOR_THE_DEMO,
              # no plugin enabled: the built-in kinds without the plugin machinery; difflib
              # and the URL checker only for a hint or a base_url
              "toolhost.plugins", "difflib", "toolhost.config.urlcheck",
@@ -98,7 +110,9 @@ def test_serve_answers_without_what_the_config_does_not_use() -> None:
              "_hashlib",  # OpenSSL (~2.5 ms): the cursors digest with the built-in blake2b
              # no secret: nothing unpacks a blob to look for one
              "bz2", "lzma", "toolhost.redaction.packed", "toolhost.redaction.decoded",
-             } & set(json.loads(out.stderr.splitlines()[-1]))
+             }
+    _exist(early)
+    early &= set(json.loads(out.stderr.splitlines()[-1]))
     assert not early, f"imported before their first use: {sorted(early)}"
 
 

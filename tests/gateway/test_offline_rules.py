@@ -167,7 +167,7 @@ permissions:
 def test_a_condition_on_a_fixed_argument_is_located(tmp_path: Path, rule: str,
                                                     said: str | None) -> None:
     from toolhost.config import load_config
-    from toolhost.permissions.authoring import review_rules
+    from toolhost.permissions.authoring.mistakes import review_rules
 
     config = tmp_path / "g.yaml"
     config.write_text(f"""\

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from tests.inproc import run_cli
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
-from toolhost.permissions.expr import ExprError, compile_expr
-from toolhost.permissions.expr_refs import expr_refs
+from toolhost.permissions.expr.core import ExprError, compile_expr
+from toolhost.permissions.expr.refs import expr_refs
 from toolhost.permissions.paths import rule_path_pattern
 
 

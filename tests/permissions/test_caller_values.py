@@ -11,8 +11,8 @@ import pytest
 from tests.inproc import run_cli
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
+from toolhost.permissions.authoring.lint import lint_policy
 from toolhost.permissions.caller import parse_callers
-from toolhost.permissions.lint import lint_policy
 
 
 @pytest.mark.parametrize("value", ["ana ", " ana", "ana\n", "\tana", "a\u202eb", "a\u200bb",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
-from toolhost.permissions.casefile import read_case_file
+from toolhost.permissions.authoring.casefile import read_case_file
 
 
 def test_a_long_quoted_key_in_a_case_is_read_in_memory_of_its_size(tmp_path: Path) -> None:

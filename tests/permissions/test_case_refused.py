@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from toolhost.cli import main
-from toolhost.permissions.casefile import read_case_file
+from toolhost.permissions.authoring.casefile import read_case_file
 
 CASES = """\
 config: c.yaml

@@ -12,7 +12,7 @@ import pytest
 
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
-from toolhost.permissions.spec_hints import content_hints
+from toolhost.permissions.authoring.spec_hints import content_hints
 
 BIG = "/etc/" + "x" * 1_000_000
 TABLE: list[tuple[str, str, str, str, dict[str, Any], str]] = [

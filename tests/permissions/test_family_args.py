@@ -12,7 +12,7 @@ from toolhost.compile import compile_tools
 from toolhost.config.loader import load_config
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
-from toolhost.permissions.authoring import review_rules
+from toolhost.permissions.authoring.mistakes import review_rules
 
 NAMED = [  # (tool, when, the tools named as escaping)
     ("Read", "{file_path: {path_under: /etc}}", "Glob, Grep, LS, NotebookRead"),

@@ -10,7 +10,7 @@ import pytest
 
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
-from toolhost.permissions.spec_hints import content_hints
+from toolhost.permissions.authoring.spec_hints import content_hints
 
 
 def policy(rules: list[tuple[str, str]], default: str) -> Any:

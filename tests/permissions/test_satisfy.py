@@ -15,8 +15,8 @@ from jsonschema import Draft202012Validator
 
 from tests.inproc import run_cli
 from toolhost.config.model import Origin, RuleConfig
+from toolhost.permissions.authoring.rulecheck import Target, check_rule_paths
 from toolhost.permissions.conditions import MISSING, compile_when
-from toolhost.permissions.rulecheck import Target, check_rule_paths
 
 TOOLS = """\
 toolhost: 1

@@ -8,7 +8,7 @@ import pytest
 
 from toolhost.config import load_config
 from toolhost.permissions import names as names_mod
-from toolhost.permissions.authoring import review_rules
+from toolhost.permissions.authoring.mistakes import review_rules
 from toolhost.permissions.names import parse_name_pattern
 from toolhost.permissions.targets import ToolIndex
 from toolhost.permissions.unanswered import always_denied

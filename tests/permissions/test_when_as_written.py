@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from toolhost.config.loader import load_config
-from toolhost.permissions.authoring import review_rules
+from toolhost.permissions.authoring.mistakes import review_rules
 
 NAMED = [
     ("Read", "{file_path: {glob: \"/etc/*\"}}", "tests the path as written"),

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from toolhost.config.cli_args import weakening
-from toolhost.permissions.lint import BUILTIN_TOOLS
+from toolhost.permissions.authoring.lint import BUILTIN_TOOLS
 from toolhost.runner.cli_settings import ASKED_BUILTINS, ask_everything, settings_json
 from toolhost.runner.command import RunOptions, build_command
 

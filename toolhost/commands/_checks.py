@@ -31,7 +31,7 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
     ``compile_tools`` is false), the rules against what they name, the notes. ``errors``
     holds the loader's problems so far."""
     from toolhost.commands._configs import close, compile_config, redacted
-    from toolhost.permissions.authoring import review_rules
+    from toolhost.permissions.authoring.mistakes import review_rules
     from toolhost.permissions.unanswered import unanswered_note
 
     unsure = _unsure(config, errors)

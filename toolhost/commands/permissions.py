@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
+    from toolhost.permissions.authoring.casefile import Case
+    from toolhost.permissions.authoring.casetest import Outcome
     from toolhost.permissions.caller import Caller
-    from toolhost.permissions.casefile import Case
-    from toolhost.permissions.casetest import Outcome
     from toolhost.permissions.policy import CompiledPolicy
 
 HELP = "check a tool call against the permission rules, list them, lint them, test them"
@@ -180,8 +180,8 @@ def _unknown_tool_note(config: HostConfig, name: str) -> str:
     ``name`` is not one of them, since the decision for a misspelt name means nothing."""
     import difflib
 
+    from toolhost.permissions.authoring.lint import BUILTIN_TOOLS
     from toolhost.permissions.gate import declared_tool_names
-    from toolhost.permissions.lint import BUILTIN_TOOLS
 
     declared = declared_tool_names(config)
     external = tuple(f"mcp__{n}__" for n, s in config.servers.items() if s.external is not None)
@@ -230,7 +230,7 @@ def _check(args: argparse.Namespace) -> int:
             return 2
     assert not isinstance(tool_input, str) and not isinstance(caller, str)
     config, policy = _load(args, args.cwd)
-    from toolhost.permissions.case_inputs import builtin_input_note
+    from toolhost.permissions.authoring.case_inputs import builtin_input_note
 
     for note in (_unknown_tool_note(config, args.tool), builtin_input_note(args.tool, tool_input)):
         if note:
@@ -354,7 +354,7 @@ def _vacuous(config: HostConfig, case: Case, outcome: Outcome) -> list[str]:
     if unknown:
         notes.append(unknown + (" " if unknown.endswith("?") else ". ") + "The case gets what "
                      "any unknown name gets: it tests no tool's rules")
-    from toolhost.permissions.case_inputs import builtin_input_note
+    from toolhost.permissions.authoring.case_inputs import builtin_input_note
 
     refused = builtin_input_note(case.tool, case.input)  # (a typo'd file_path meets any deny)
     if refused:
@@ -370,9 +370,9 @@ def _vacuous(config: HostConfig, case: Case, outcome: Outcome) -> list[str]:
 def _test(args: argparse.Namespace) -> int:
     from toolhost.config import load_config
     from toolhost.errors import ConfigError
+    from toolhost.permissions.authoring.casefile import read_case_file
+    from toolhost.permissions.authoring.casetest import run_case
     from toolhost.permissions.caller_check import caller_rules
-    from toolhost.permissions.casefile import read_case_file
-    from toolhost.permissions.casetest import run_case
     from toolhost.permissions.gate import declared_defaults, declared_tool_names
     from toolhost.permissions.policy import compile_policy
     from toolhost.permissions.reading_dirs import reading_dirs

@@ -225,7 +225,7 @@ def unknown_scenario_tools(scenario: Scenario, host: Host) -> list[str]:
     typo, which the run would only show as the CLI's "No such tool available" result."""
     import difflib
 
-    from toolhost.permissions.lint import BUILTIN_TOOLS
+    from toolhost.permissions.authoring.lint import BUILTIN_TOOLS
 
     known = [t.wire_name for tools in host.tools.values() for t in tools]
     external = tuple(f"mcp__{name}__" for name in host.external)

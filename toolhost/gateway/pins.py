@@ -15,7 +15,7 @@ from toolhost.config.model import Origin
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 from toolhost.redaction import MASK
-from toolhost.redaction.values import scrub_value
+from toolhost.redaction.process import scrub_value
 
 __all__ = ["DEFINITION_KEYS", "UpstreamPins", "definition"]
 

@@ -24,7 +24,7 @@ from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.toolset import BadCursor, decode_anchored, encode_cursor
 from toolhost.redaction import active
 from toolhost.redaction.binary import without_secret_data
-from toolhost.redaction.values import scrub_value
+from toolhost.redaction.process import scrub_value
 
 __all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError", "check_encodable",
            "lone_surrogate", "not_utf8_escape"]

@@ -18,7 +18,7 @@ from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, Channel, ClientRequest
 from toolhost.mcp.elicit_schema import MAX_PROPERTIES, check_elicitation_schema
 from toolhost.redaction import active
 from toolhost.redaction.binary import without_secret_data
-from toolhost.redaction.values import scrub_value
+from toolhost.redaction.process import scrub_value
 
 __all__ = ["MAX_PROPERTIES", "MAX_ROOTS", "Elicited", "Sampled", "check_elicitation_schema",
            "elicit", "roots", "sample"]

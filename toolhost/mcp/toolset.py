@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover - CPython always has _blake2
 
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
-from toolhost.redaction.values import scrub_value
+from toolhost.redaction.process import scrub_value
 
 __all__ = ["BadCursor", "ToolSet", "decode_anchored", "decode_cursor", "encode_cursor"]
 

@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from toolhost.permissions.ask import FixedAsker, TerminalAsker, no_terminal_asker
     from toolhost.permissions.audit import AuditLog
+    from toolhost.permissions.authoring.lint import LintFinding, lint_policy
     from toolhost.permissions.decision import Asker, Decision, Policy
     from toolhost.permissions.gate import PermissionGate
-    from toolhost.permissions.lint import LintFinding, lint_policy
     from toolhost.permissions.policy import CompiledPolicy, compile_policy
 
 # Loaded on first use: ``validate`` reads rules without the gate, the asker (anyio) and the
 # audit log, and importing a submodule runs this file first.
 _LAZY = {"FixedAsker": "ask", "TerminalAsker": "ask", "no_terminal_asker": "ask",
          "AuditLog": "audit", "Asker": "decision", "Decision": "decision", "Policy": "decision",
-         "PermissionGate": "gate", "LintFinding": "lint", "lint_policy": "lint",
+         "PermissionGate": "gate", "LintFinding": "authoring.lint", "lint_policy": "authoring.lint",
          "CompiledPolicy": "policy", "compile_policy": "policy"}
 
 

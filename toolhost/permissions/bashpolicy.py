@@ -20,7 +20,7 @@ from toolhost.permissions.bashprog import SHELLS, analyze_line
 from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
-from toolhost.permissions.expr import ExprError
+from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.handed import handed_reason, local_strings
 from toolhost.permissions.inline_run import inline_run_reason
 from toolhost.permissions.later_words import later_words_reason

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolhost.permissions.caller import Caller
-from toolhost.permissions.expr import ExprError
+from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.policy import CompiledPolicy
 from toolhost.permissions.rules import CompiledRule
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolhost.permissions.decision import Decision
-from toolhost.permissions.expr import ExprError
+from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.rule_plan import is_bash
 from toolhost.permissions.rules import CompiledRule
 

@@ -16,7 +16,7 @@ from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
 from toolhost.permissions import policy_says as says
 from toolhost.permissions.decision import Decision
-from toolhost.permissions.expr import ExprError
+from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.later_guard import LaterGuards
 from toolhost.permissions.names import wire_readings
 from toolhost.permissions.policy_elsewhere import Elsewhere, held_in_place

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolhost.permissions.expr import ExprError
+from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.rules import CompiledRule
 
 __all__ = ["Elsewhere", "held_in_place"]

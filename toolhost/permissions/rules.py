@@ -21,14 +21,14 @@ from toolhost.permissions.conditions import (
     lookup,
     parse_key_path,
 )
-from toolhost.permissions.expr import ExprError
+from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.names import NamePattern, parse_name_pattern
 from toolhost.permissions.resource_rules import READ_RESOURCE_TOOL, canonical_when
 
 if TYPE_CHECKING:
     from toolhost.permissions.caller import CallerMatch
     from toolhost.permissions.content import ContentMatcher
-    from toolhost.permissions.expr import CompiledExpr
+    from toolhost.permissions.expr.core import CompiledExpr
 
 # Content (Bash, paths, URLs), expr and callers load with the first rule that uses them.
 
@@ -231,7 +231,7 @@ def compile_rule(rule: RuleConfig, *, cwd: str) -> CompiledRule:
     conditions = tuple(compile_when(when, cwd=cwd, rule_dir=rule_dir)) if when else ()
     expr = None
     if rule.expr:
-        from toolhost.permissions.expr import compile_expr
+        from toolhost.permissions.expr.core import compile_expr
 
         expr = compile_expr(rule.expr)
     rewrite = None

@@ -1,8 +1,9 @@
 """What ``validate --connect`` says about a rule's ``when`` on an imported tool's arguments.
 
 An upstream's inputSchema is open (the MCP SDKs write no ``additionalProperties``), so the
-generic argument check (``toolhost.permissions.rulecheck``) cannot call a key it does not name
-missing: any key may be sent. Two ways a rule on such a tool guards nothing its author sees:
+generic argument check (``toolhost.permissions.authoring.rulecheck``) cannot call a key it
+does not name missing: any key may be sent. Two ways a rule on such a tool guards nothing
+its author sees:
 
 * ``undeclared``: the condition names an argument the tool does not declare (``q`` where it
   takes ``query``). The model does not send it and the upstream would ignore it: a deny or

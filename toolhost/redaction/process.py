@@ -9,12 +9,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from toolhost.redaction.redactor import Redactor
+from toolhost.redaction.values import BINARY_KEYS, redact_strings
 from toolhost.scrub_stream import ScrubbingStream
 
 __all__ = ["ProcessSecrets", "ScrubbingStream", "active", "own_secrets", "remember",
-           "remember_own", "scrub"]
+           "remember_own", "scrub", "scrub_value"]
 
 
 @dataclass(frozen=True)
@@ -61,3 +63,11 @@ def active() -> Redactor:
 def scrub(text: str) -> str:
     """``text`` with every secret this process knows hidden."""
     return _state.hide.redact(text)
+
+
+def scrub_value(value: Any, keep: frozenset[str] = BINARY_KEYS) -> Any:
+    """``value`` (JSON-like) with every secret this process knows hidden in its strings, keys
+    and numbers (``redact_strings``); the values of ``keep`` keys are left as they are. No
+    walk at all while the process knows no secret."""
+    hide = active()
+    return redact_strings(value, hide.redact, keep) if hide else value

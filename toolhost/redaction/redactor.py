@@ -281,11 +281,16 @@ class Redactor:
 
     def value(self, value: Any) -> Any:
         """A copy of ``value`` (JSON-like) with ``redact`` applied to every string, keys too."""
-        return _values.redact_strings(value, self.redact) if self else value
+        # redaction.values builds on Redactor: imported here so the import graph has no circle
+        from toolhost.redaction.values import redact_strings
+
+        return redact_strings(value, self.redact) if self else value
 
     def mask(self, value: Any) -> Any:
         """Tool arguments as shown to people: ``value``, and secret-named keys are ``***``."""
-        return _values.mask_arguments(value, self.redact)
+        from toolhost.redaction.values import mask_arguments
+
+        return mask_arguments(value, self.redact)
 
     def cut_edges(self, text: str, *, head: bool = False, tail: bool = False) -> str:
         """``text`` redacted, for a text something else already cut: with ``tail``, an end
@@ -410,8 +415,3 @@ def _base64(secret: str) -> str:
 def redactor_for(secrets: frozenset[str]) -> Redactor:
     """The (shared, cached) ``Redactor`` of a set of secrets."""
     return Redactor(secrets)
-
-
-# JSON-like values (and the arguments shown to people) are redacted by redaction.values, which
-# builds on Redactor: imported last, as a module, so either may be imported first.
-from toolhost.redaction import values as _values  # noqa: E402

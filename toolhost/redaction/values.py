@@ -1,9 +1,9 @@
 """Redacting JSON-like values: every string, key and number of a value, a secret spread over
 the items of a list or the text blocks of a result, and tool arguments as shown to people.
 
-``redact_strings`` walks a value with one ``Redactor``'s ``redact``; ``scrub_value`` with the
-process's (``toolhost.redaction.active``); ``mask_arguments`` also hides the value of every
-secret-named argument (``SECRET_KEY``), whatever it holds.
+``redact_strings`` walks a value with one ``Redactor``'s ``redact`` (``scrub_value``, in
+``toolhost.redaction.process``, with the process's); ``mask_arguments`` also hides the value
+of every secret-named argument (``SECRET_KEY``), whatever it holds.
 """
 
 from __future__ import annotations
@@ -13,22 +13,13 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolhost.redaction import process as _process
 from toolhost.redaction.redactor import MASK, SECRET_KEY, Redactor
 
 __all__ = ["BINARY_KEYS", "across_blocks", "across_leaves", "mask_arguments", "redact_strings",
-           "scrub_value", "secret_key"]
+           "secret_key"]
 
 # Keys of MCP content holding base64 (images, audio, blobs): left as they are, never redacted
 BINARY_KEYS = frozenset({"data", "blob"})
-
-
-def scrub_value(value: Any, keep: frozenset[str] = BINARY_KEYS) -> Any:
-    """``value`` (JSON-like) with every secret this process knows hidden in its strings, keys
-    and numbers (``redact_strings``); the values of ``keep`` keys are left as they are. No
-    walk at all while the process knows no secret."""
-    hide = _process.active()
-    return redact_strings(value, hide.redact, keep) if hide else value
 
 
 def redact_strings(value: Any, redact: Callable[[str], str],

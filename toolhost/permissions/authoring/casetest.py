@@ -17,7 +17,7 @@ from typing import Any
 
 from toolhost.config.model import Origin
 from toolhost.excerpt import cut
-from toolhost.permissions.casefile import Case
+from toolhost.permissions.authoring.casefile import Case
 from toolhost.permissions.conditions import json_equal
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.policy import CompiledPolicy

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolhost.permissions.expr import CompiledExpr, ExprError
+from toolhost.permissions.expr.core import CompiledExpr, ExprError
 
 __all__ = ["always_fails"]
 

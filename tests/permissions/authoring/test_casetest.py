@@ -9,7 +9,7 @@ import pytest
 
 from tests.inproc import run_cli
 
-EXAMPLES = Path(__file__).parents[2] / "examples" / "policy-tests"
+EXAMPLES = Path(__file__).parents[3] / "examples" / "policy-tests"
 
 CONFIG = """\
 toolhost: 1

@@ -3,7 +3,7 @@
 ``args.limit <= 100``, ``args['mode'] == 'ro'``, ``args.table in ['a', 'b']``: jinja2 compiles
 such an expression to ``environment.getattr(args, 'limit') <= 100`` inside a template's root
 function, and every evaluation runs that function in a Context, with a deadline taken from a
-system call (``toolhost.permissions.exprlimits``): ~4.5 µs of a ~7 µs decision among 1,000
+system call (``toolhost.permissions.expr.limits``): ~4.5 µs of a ~7 µs decision among 1,000
 rules. ``compare`` builds the same two steps as a plain function instead: the same
 environment's ``getattr`` (or ``getitem``), so the same argument lookup, the same ``tick``,
 the same undefined value and errors; then the same Python comparison with the same literal.
@@ -11,7 +11,7 @@ Nothing else can run in it, so it needs no deadline: its time is bounded by the 
 
 Any other shape (two comparisons, a filter, a call, arithmetic, ``tool``, a literal that is
 not a plain constant or a list of them) gets None: it is rendered by jinja2 as before.
-``tests/permissions/test_expr_fast.py`` holds the two ways to the same answer and the same
+``tests/permissions/expr/test_fast.py`` holds the two ways to the same answer and the same
 error over generated expressions and inputs.
 """
 

@@ -1,4 +1,4 @@
-"""``toolhost.permissions.expr_fast``: an argument compared once with a literal is evaluated
+"""``toolhost.permissions.expr.fast``: an argument compared once with a literal is evaluated
 without a jinja2 render, with the same answer and the same error as the render, always."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolhost.permissions.expr import CompiledExpr, ExprError, compile_expr
+from toolhost.permissions.expr.core import CompiledExpr, ExprError, compile_expr
 
 NAMES = ["limit", "table", "keys", "get", "items", "mode"]  # dict methods too: args.keys
 OPS = ["==", "!=", "<", "<=", ">", ">=", "in", "not in"]

@@ -6,9 +6,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from toolhost.config.model import Origin
+from toolhost.permissions.authoring.lint_content import (
+    hidden_conditional_rules,
+    hidden_content_rules,
+)
+from toolhost.permissions.authoring.lint_index import DeclaredNames, EarlierRules
 from toolhost.permissions.builtin_names import BUILTIN_TOOLS
-from toolhost.permissions.lint_content import hidden_conditional_rules, hidden_content_rules
-from toolhost.permissions.lint_index import DeclaredNames, EarlierRules
 from toolhost.permissions.names import NamePattern, split_wire_name
 from toolhost.permissions.policy import CompiledPolicy
 from toolhost.permissions.rules import CompiledRule

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from toolhost.cli import main
-from toolhost.permissions import lint_index
+from toolhost.permissions.authoring import lint_index
 
 looked: list[int] = []
 

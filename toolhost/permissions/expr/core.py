@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolhost.permissions.exprlimits import finish, start
+from toolhost.permissions.expr.limits import finish, start
 
 __all__ = ["CompiledExpr", "ExprError", "compile_expr"]
 
@@ -27,7 +27,7 @@ def _environment() -> Any:
     from jinja2 import StrictUndefined, Undefined
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    from toolhost.permissions.exprlimits import (
+    from toolhost.permissions.expr.limits import (
         FILTERS,
         allowed_call,
         bounded_binop,
@@ -180,7 +180,7 @@ def compile_expr(source: str) -> CompiledExpr:
                          "(split it into several rules)")
     from jinja2.parser import Parser
 
-    from toolhost.permissions.exprlimits import check_tree
+    from toolhost.permissions.expr.limits import check_tree
 
     try:
         tree = Parser(_ENV, source, state="variable").parse_expression()
@@ -193,9 +193,9 @@ def compile_expr(source: str) -> CompiledExpr:
         # the Python jinja2 generates ("too many nested parentheses")
         raise ValueError(f"expr {cut(source, 80)!r} nests too deeply to compile (split it "
                          "into several rules)") from None
-    from toolhost.permissions.expr_constants import check_constants
+    from toolhost.permissions.expr.constants import check_constants
 
     check_constants(_ENV, source)  # a part that is too costly whatever the call: say so now
-    from toolhost.permissions.expr_fast import compare
+    from toolhost.permissions.expr.fast import compare
 
     return CompiledExpr(source, function, fast=compare(tree, _ENV, _Args))

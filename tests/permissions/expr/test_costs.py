@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.inproc import run_cli
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
-from toolhost.permissions.expr import ExprError, compile_expr
+from toolhost.permissions.expr.core import ExprError, compile_expr
 
 ARGS = {"s": "a" * 100_000, "t": "ab" * 50_000, "n": 3, "l": [[1]], "z": "b" * 99_999 + "a"}
 BIG = "((args.n ** 999) * (args.n ** 999) * (args.n ** 999) * (args.n ** 999))"  # 6,300 bits
@@ -73,7 +73,7 @@ def test_an_evaluation_that_runs_too_long_is_stopped() -> None:
 def test_the_time_limit_is_the_threads_cpu_time_not_the_wall_clock() -> None:
     # A busy machine may leave the deciding thread off the CPU for longer than the limit
     # (sleeping stands for that): an honest expression must not be denied for it.
-    from toolhost.permissions.exprlimits import MAX_SECONDS, finish, start, tick
+    from toolhost.permissions.expr.limits import MAX_SECONDS, finish, start, tick
 
     start()
     try:

@@ -15,19 +15,19 @@ from typing import TYPE_CHECKING
 
 from toolhost.config.model import HostConfig, Origin, RuleConfig
 from toolhost.excerpt import cut
+from toolhost.permissions.authoring.lint import lint_policy
+from toolhost.permissions.authoring.rulecheck import Finding, Target, Where, check_rule_paths
+from toolhost.permissions.authoring.spec_hints import content_hints
 from toolhost.permissions.builtin_inputs import BUILTIN_INPUTS
 from toolhost.permissions.conditions import compile_when
-from toolhost.permissions.expr import compile_expr
-from toolhost.permissions.expr_refs import expr_refs
+from toolhost.permissions.expr.core import compile_expr
+from toolhost.permissions.expr.refs import expr_refs
 from toolhost.permissions.guards import GUARDS, renamed_away, renames
-from toolhost.permissions.lint import lint_policy
 from toolhost.permissions.names import parse_name_pattern, split_wire_name
 from toolhost.permissions.policy import CompiledPolicy
 from toolhost.permissions.prompt_rules import GET_PROMPT_TOOL, unmatched_names
 from toolhost.permissions.resource_rules import READ_RESOURCE_TOOL, never_matches, regex_spelling
-from toolhost.permissions.rulecheck import Finding, Target, Where, check_rule_paths
 from toolhost.permissions.rules import CompiledRule, compile_rule
-from toolhost.permissions.spec_hints import content_hints
 from toolhost.permissions.targets import check_target, offline_globs, tool_index
 
 if TYPE_CHECKING:
@@ -349,7 +349,7 @@ class _Review:
     def expr_fails(self, rule: RuleConfig, at: Where, targets: list[Target]) -> None:
         """An ``expr`` that fails on every argument set tried: the engine denies every call
         reaching the rule (``expr_probe``)."""
-        from toolhost.permissions.expr_probe import always_fails
+        from toolhost.permissions.expr.probe import always_fails
 
         try:
             compiled = compile_expr(str(rule.expr))

@@ -1,5 +1,5 @@
 """More content forms that parse but name nothing their author meant (round 9), for
-``validate`` through ``toolhost.permissions.spec_hints``: each a (level, message, hint).
+``validate`` through ``toolhost.permissions.authoring.spec_hints``: each a (level, message, hint).
 
 * ``Task(explore agent)``, ``Task(subagent_type:Explore)``, ``Agent(Explore, Plan)``,
   ``Task(Explore*)``: a sub-agent type is one name (letters, digits, ``-``, ``_``, ``.``,

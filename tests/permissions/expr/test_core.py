@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from toolhost.permissions.expr import ExprError, compile_expr
+from toolhost.permissions.expr.core import ExprError, compile_expr
 
 
 def test_answers_stay_right_across_calls_failures_and_threads() -> None:

@@ -301,7 +301,7 @@ def test_a_path_condition_on_an_upstream_that_reads_paths_elsewhere_is_a_warning
     """A relative path argument is judged against the rules' directory (run.cwd); an
     upstream with an mcp.cwd of its own elsewhere, or one over HTTP, reads it elsewhere."""
     from toolhost.config.loader import load_config
-    from toolhost.permissions.authoring import review_rules
+    from toolhost.permissions.authoring.mistakes import review_rules
 
     (tmp_path / "proj").mkdir()
     (tmp_path / "other").mkdir()
@@ -328,7 +328,7 @@ def test_a_path_condition_on_an_own_tool_that_reads_paths_elsewhere_is_a_warning
     """Round 19: a command tool's cwd elsewhere, an HTTP tool: its relative paths are not
     judged by path_under (the policy fails closed on them); validate says so."""
     from toolhost.config.loader import load_config
-    from toolhost.permissions.authoring import review_rules
+    from toolhost.permissions.authoring.mistakes import review_rules
 
     (tmp_path / "proj").mkdir()
     (tmp_path / "other").mkdir()

@@ -1,6 +1,6 @@
 """What a rule's ``expr`` reads: the names it uses, the argument paths it reads and the ones
 it calls as methods, from jinja2's parse tree (``validate`` checks them against the tools'
-inputSchemas, ``toolhost.permissions.rulecheck``).
+inputSchemas, ``toolhost.permissions.authoring.rulecheck``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
-from toolhost.permissions.expr import ExprError, compile_expr
+from toolhost.permissions.expr.core import ExprError, compile_expr
 
 N = "200000000"
 REFUSED_AT_LOAD = [
@@ -77,7 +77,7 @@ def test_the_documented_forms_still_work(source: str, expected: bool) -> None:
 def test_filters_and_methods_outside_the_allowlist_are_refused() -> None:
     from jinja2 import Environment
 
-    from toolhost.permissions.exprlimits import FILTERS, METHODS
+    from toolhost.permissions.expr.limits import FILTERS, METHODS
 
     for name in set(Environment().filters) - FILTERS:
         with pytest.raises(ValueError, match=repr(name)):

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from toolhost.config.loader import load_config
-from toolhost.permissions.authoring import review_rules
+from toolhost.permissions.authoring.mistakes import review_rules
 
 RULES = {
     "Bash(rm\u00a0-rf:*)": "U+00A0",

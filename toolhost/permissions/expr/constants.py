@@ -2,7 +2,7 @@
 
 A part of an expression that reads neither ``args`` nor ``tool`` — ``(['ab' * 50000] * 100000)
 |string``, ``5|round(-100000000)`` — gives the same value for every call. If computing it runs
-out of the limits of ``toolhost.permissions.exprlimits`` (too big to build, too slow), every
+out of the limits of ``toolhost.permissions.expr.limits`` (too big to build, too slow), every
 decision would fail (a deny), so ``validate`` and the load say so, naming the expression,
 rather than leaving a rule that can only deny. Each such part is computed once, under the same
 limits as a decision; a part that fails for another reason (a type error) is left to decide.
@@ -35,7 +35,7 @@ def check_constants(env: Any, source: str) -> None:
     from jinja2.parser import Parser
 
     from toolhost.excerpt import cut
-    from toolhost.permissions.exprlimits import finish, start
+    from toolhost.permissions.expr.limits import finish, start
 
     for part in _costly_constants(Parser(env, source, state="variable").parse_expression()):
         body = [nodes.Assign(nodes.Name("result", "store"), part, lineno=1)]

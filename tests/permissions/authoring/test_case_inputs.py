@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.inproc import run_cli
-from toolhost.permissions.case_inputs import builtin_input_note
+from toolhost.permissions.authoring.case_inputs import builtin_input_note
 
 REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("Read", {"filepath": "~/.ssh/id_rsa"}, "no argument 'filepath'"),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.permissions.test_spec_hints import _review
+from tests.permissions.authoring.test_spec_hints import _review
 
 RULES = {
     "Task(explore agent)": "one name of letters",
@@ -99,7 +99,7 @@ def test_every_such_rule_is_reported_with_its_line_in_one_run(tmp_path: Path) ->
 
 
 def test_a_trailing_backslash_is_named() -> None:
-    from toolhost.permissions.spec_hints_more import path_hints
+    from toolhost.permissions.authoring.spec_hints_more import path_hints
     assert any("escapes nothing" in h[1] for h in path_hints("Read", "//etc/passwd\\"))
     assert not path_hints("Read", "//etc/pass\\\\")
 

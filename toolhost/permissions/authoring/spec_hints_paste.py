@@ -1,5 +1,5 @@
 """Rules copied from somewhere else (round 10), for ``validate`` through
-``toolhost.permissions.spec_hints``: each a (level, message, hint).
+``toolhost.permissions.authoring.spec_hints``: each a (level, message, hint).
 
 * typographic characters a shell never sees in a typed command or path: a no-break space,
   an en or em dash for ``--`` (``Bash(git push —force:*)``), curly quotes, full-width letters

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from toolhost.cli import main
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy, lint_policy
-from toolhost.permissions.lint import _covers, _names_cover
+from toolhost.permissions.authoring.lint import _covers, _names_cover
 from toolhost.permissions.rules import CompiledRule
 
 

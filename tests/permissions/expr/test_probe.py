@@ -11,7 +11,7 @@ import pytest
 
 from toolhost.compile import compile_tools
 from toolhost.config.loader import load_config
-from toolhost.permissions.authoring import review_rules
+from toolhost.permissions.authoring.mistakes import review_rules
 
 FAILING = [
     ("Bash", "args.command + 1 > 2", "TypeError"),

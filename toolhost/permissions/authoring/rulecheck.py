@@ -18,7 +18,7 @@ from toolhost.config.model import Origin, RuleConfig
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 from toolhost.permissions.conditions import KeyPath, parse_key_path
-from toolhost.permissions.expr_refs import DICT_NAMES, expr_refs
+from toolhost.permissions.expr.refs import DICT_NAMES, expr_refs
 from toolhost.permissions.satisfy import never_holds
 from toolhost.permissions.schemapath import describe_types, numeric, resolve, schema_types
 

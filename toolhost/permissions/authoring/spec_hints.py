@@ -48,19 +48,19 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
     found = _RULE.fullmatch(tool)
     if found is None:
         return []
-    from toolhost.permissions.paths import PATH_TOOLS  # a rule with content: loaded now
-    from toolhost.permissions.spec_hints_more import (
+    from toolhost.permissions.authoring.spec_hints_more import (
         agent_hints,
         bash_hints,
         loopback_hints,
         one_tool_hints,
         path_hints,
     )
-    from toolhost.permissions.spec_hints_paste import (
+    from toolhost.permissions.authoring.spec_hints_paste import (
         bash_paste_hints,
         domain_paste_hints,
         path_paste_hints,
     )
+    from toolhost.permissions.paths import PATH_TOOLS  # a rule with content: loaded now
 
     name, spec = found.group(1), found.group(2).strip()
     if name in ("Task", "Agent"):

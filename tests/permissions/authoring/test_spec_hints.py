@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from toolhost.config.loader import load_config
-from toolhost.permissions.authoring import review_rules
+from toolhost.permissions.authoring.mistakes import review_rules
 
 RULES = {
     "Read(/etc/passwd)": ("warning", "//etc/passwd"),

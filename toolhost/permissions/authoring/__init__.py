@@ -1,0 +1,1 @@
+"""Writing rules: every author mistake at once (validate), lint, spec hints, case tests."""

@@ -1,0 +1,1 @@
+"""Rule conditions (`when:`): the expression language, its limits, its fast path and its probes."""
