@@ -76,11 +76,24 @@ async def test_a_list_header_value_is_one_field_joined_by_commas(config: Config,
     assert joined.structured["headers"]["x-val"] == "a, b c, 3"
     empty = await run(cfg, "header", {"v": []})
     assert empty.structured is not None and "x-val" not in empty.structured["headers"]
-    spaced = await run(cfg, "header", {"v": "  padded\t"})  # RFC 9110: not part of the value
-    assert spaced.structured is not None and spaced.structured["headers"]["x-val"] == "padded"
     broken = await run(cfg, "header", {"v": ["a", "b\r\nX-Evil: 1"]})
     assert broken.is_error and "contains a line break" in broken.text_content
-    assert len(server.seen) == 3
+    assert len(server.seen) == 2
+
+
+@pytest.mark.parametrize("value", ["  padded\t", " admin", "admin\t", ["a", "b "], "\t"])
+async def test_a_header_value_with_edge_blanks_is_refused_not_trimmed(
+        config: Config, server: Any, value: Any) -> None:
+    # RFC 9110 drops them, so the service got "admin" for " admin": a rule judged another
+    # value than the one sent (a deny `equals: admin` met nothing)
+    cfg = config(_tools(), defaults=api(server))
+    result = await run(cfg, "header", {"v": value})
+    assert result.is_error and server.seen == [], result
+    assert ("the value of header 'X-Val' (from param v) begins or ends with a blank, which "
+            "HTTP drops") in result.text_content
+    inner = await run(cfg, "header", {"v": "a  b"})  # blanks inside are the value's own
+    assert inner.structured is not None and inner.structured["headers"]["x-val"] == "a  b"
+    assert len(server.seen) == 1
 
 
 @pytest.mark.parametrize("tool", ["path", "query", "header", "json", "form"])

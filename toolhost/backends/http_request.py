@@ -96,7 +96,15 @@ def header_values(fields: Mapping[str, Any], context: Mapping[str, Any]) -> dict
         if "\r" in value or "\n" in value:
             raise UnsendableValue(f"the value of header {key!r}{_from(fields[key][2])} "
                                   "contains a line break")
-        value = value.strip(" \t")
+        trimmed = value.strip(" \t")
+        if trimmed != value and fields[key][2]:
+            # HTTP drops it (RFC 9110): the service would get another value than the one the
+            # rules judged (a deny `equals: admin` met no " admin", and "admin" was sent)
+            raise UnsendableValue(f"the value of header {key!r}{_from(fields[key][2])} "
+                                  "begins or ends with a blank, which HTTP drops: the service "
+                                  "would get another value than the call gave (send it "
+                                  "without the blanks)")
+        value = trimmed
         bad = next((c for c in value if not (" " <= c <= "~" or c == "\t")), None)
         if bad is not None:
             raise UnsendableValue(
