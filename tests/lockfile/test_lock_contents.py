@@ -77,3 +77,20 @@ def test_a_secret_in_what_a_source_brings_is_never_shown(
     [line] = write_for(str(_project(tmp_path, team)))
     assert "tool: s.get runs curl -H *** https://x.example" in line, line
     assert "s3cr3t-value-zq" not in line
+
+
+@pytest.mark.parametrize("before", [105, 112])
+def test_a_secret_a_long_line_cuts_is_hidden_before_the_cut(
+        tmp_path: Path, make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+        before: int) -> None:
+    # the argv is cut at 120 characters: cut first, the secret's head stood alone
+    secret = "Zq7sk-live-4f9a8b7c6d5e4f3a2b1c"
+    monkeypatch.setenv("TEAM_API_TOKEN", secret)
+    team = tmp_path / "team"
+    pad = "p" * (before - len("echo "))
+    make_repo(team, {"wide.yaml": "servers:\n  s:\n    tools:\n      get: {command: [echo, "
+                                  f"{pad}, '${{TEAM_API_TOKEN}}', tail]}}\n"}, tag="v1")
+    [line] = write_for(str(_project(tmp_path, team)))
+    said = line.replace(str(tmp_path), "")
+    assert "tool: s.get runs echo ppp" in said and "***" in said, said
+    assert secret[:8] not in said, said

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,13 +59,17 @@ def item_lines(loaded: HostConfig, root: Path, limit: int | None = None, *,
 
 
 def _items(loaded: HostConfig, detail: bool = False) -> Iterator[tuple[str, str, Origin]]:
+    # each part hidden before it is cut: a secret cut in two is no longer the secret
+    def cut(text: str) -> str:
+        return _cut(loaded.redact(text))
+
     for rule in loaded.permissions.rules:
         conditions = " when ..." if rule.when or rule.expr or rule.callers else ""
         rewrite = " rewriting its input" if rule.rewrite else ""
         if detail:
-            conditions = "".join(f" {word} {_cut(_json(value))}" for word, value in (
+            conditions = "".join(f" {word} {cut(_json(value))}" for word, value in (
                 ("when", rule.when), ("if", rule.expr), ("callers", rule.callers)) if value)
-            rewrite = f" rewriting {_cut(_json(rule.rewrite))}" if rule.rewrite else ""
+            rewrite = f" rewriting {cut(_json(rule.rewrite))}" if rule.rewrite else ""
         yield "rule:", f"{rule.effect} {rule.tool}{conditions}{rewrite}", rule.origin
     for key in SETTINGS:
         origin = loaded.origins.get(key)
@@ -74,11 +78,11 @@ def _items(loaded: HostConfig, detail: bool = False) -> Iterator[tuple[str, str,
             yield "setting:", f"{key} = {value}", origin
     for name, server in loaded.servers.items():
         if server.external is not None:  # the CLI starts it: its tools are never judged here
-            yield "server:", f"{name} {_external(server.external)}", server.origin
+            yield "server:", f"{name} {_external(server.external, cut)}", server.origin
         elif server.upstream is not None:
             yield "server:", f"{name} imports an MCP server", server.origin
         for tool in server.tools.values():
-            shown = _backend(tool.backend.kind, tool.backend.options)
+            shown = _backend(tool.backend.kind, tool.backend.options, cut)
             yield "tool:", f"{name}.{tool.name} {shown}", tool.origin
     for plugin in loaded.plugins:
         yield "plugin:", f"{plugin.name}{plugin.specifier}", plugin.origin
@@ -89,25 +93,25 @@ def _setting(loaded: HostConfig, key: str) -> str:
     return str(value)
 
 
-def _external(spec: Any) -> str:
+def _external(spec: Any, cut: Callable[[str], str]) -> str:
     command = spec.get("command")
     if isinstance(command, str):
         args = spec.get("args") or []
         words = [command, *(str(a) for a in args if isinstance(a, str | int | float))]
-        return "runs " + _cut(shlex.join(words))
+        return "runs " + cut(shlex.join(words))
     url = spec.get("url")
-    return f"at {_cut(str(url))}" if url else f"({spec.get('type', 'external')})"
+    return f"at {cut(str(url))}" if url else f"({cut(str(spec.get('type', 'external')))})"
 
 
-def _backend(kind: str, options: Any) -> str:
+def _backend(kind: str, options: Any, cut: Callable[[str], str]) -> str:
     """The program, function or endpoint behind a tool, in a few words."""
     if kind == "command" and isinstance(options.get("argv"), list):
-        return "runs " + _cut(shlex.join(str(word) for word in options["argv"]))
+        return "runs " + cut(shlex.join(str(word) for word in options["argv"]))
     if kind == "python" and "function" in options:
-        return f"calls {_cut(str(options['function']))}"
+        return f"calls {cut(str(options['function']))}"
     if kind == "http" and "url" in options:
-        return f"{options.get('method', 'GET')} {_cut(str(options['url']))}"
-    return f"({kind}: {_cut(json.dumps(options, sort_keys=True, default=str))})"
+        return f"{cut(str(options.get('method', 'GET')))} {cut(str(options['url']))}"
+    return f"({kind}: {cut(json.dumps(options, sort_keys=True, default=str))})"
 
 
 def _json(value: Any) -> str:
