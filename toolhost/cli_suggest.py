@@ -9,6 +9,7 @@ known word, matched with ``difflib`` as the config's "did you mean" hints are.
 from __future__ import annotations
 
 import argparse
+import contextvars
 import re
 from collections.abc import Iterable
 from typing import Any, NoReturn
@@ -19,6 +20,12 @@ _CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
 _UNKNOWN = "unrecognized arguments: "
 _REQUIRED = "the following arguments are required: "
 _CONFIG_ARGS = {"config", "CONFIG", "FILE"}
+
+# the command line's deepest parser so far: argparse reports an option no subcommand took
+# from the top parser, which cannot tell whose options to offer. A context variable, not a
+# class attribute: two command lines parsed at once (threads, tasks) each keep their own
+_DEEPEST: contextvars.ContextVar[argparse.ArgumentParser | None] = contextvars.ContextVar(
+    "toolhost_deepest_parser", default=None)
 
 
 def suggestion(word: str, known: Iterable[str]) -> str | None:
@@ -33,12 +40,8 @@ class SuggestingParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors name the closest choice or option; its subparsers
     are of the same class (argparse makes them with the parent's type)."""
 
-    # the command line's deepest parser so far: argparse reports an option no subcommand
-    # took from the top parser, which cannot tell whose options to offer
-    _deepest: argparse.ArgumentParser | None = None
-
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
-        SuggestingParser._deepest = self  # a subcommand's parser is entered after its parent's
+        _DEEPEST.set(self)  # a subcommand's parser is entered after its parent's
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
@@ -68,7 +71,7 @@ class SuggestingParser(argparse.ArgumentParser):
         one the command has not (``permissions check --config x`` said "did you mean
         '--config'?": it is another command's)."""
         key = word.split("=", 1)[0]
-        command = SuggestingParser._deepest or self
+        command = _DEEPEST.get() or self
         if key == "--config" and any(str(a.dest).startswith("config") or a.metavar in
                                      _CONFIG_ARGS for a in command._actions
                                      if not a.option_strings):

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from toolhost.backends.argv import ArgvRefused, compile_argv
 
-from .test_command_backend import ARGV_JSON, PY, Config, cmd, run
+from .test_command_backend import ARGV_JSON, PY, Config, cmd, every_slot, every_slot_call, run
 
 pytestmark = pytest.mark.anyio
 
@@ -35,16 +35,8 @@ VALUES = ["+", "@", "+1", "+1 555 0100", "+call system('id')", "+/TODO", "@opts"
 @pytest.mark.parametrize("value", VALUES)
 async def test_plus_and_at_values_are_refused_where_options_are_read(
         config: Config, value: str) -> None:
-    cfg = config({"t": cmd([PY, "-c", ARGV_JSON, "-n", "{{ a }}"]),
-                  "glued": cmd([PY, "-c", ARGV_JSON, "{{ a }}.txt"]),
-                  "list": cmd([PY, "-c", ARGV_JSON, "{{ files }}"],
-                              params={"files": {"type": "array", "items": {"type": "string"}}},
-                              required=("files",)),
-                  "each": cmd([PY, "-c", ARGV_JSON, {"each": "p", "argv": ["{{ item }}"]}],
-                              params={"p": {"type": "array", "items": {"type": "string"}}},
-                              required=("p",))})
-    for tool, args in (("t", {"a": value}), ("glued", {"a": value}),
-                       ("list", {"files": ["ok", value]}), ("each", {"p": [value]})):
+    cfg = every_slot(config)
+    for tool, args in every_slot_call(value):
         result = await run(cfg, tool, args)
         assert result.is_error, (tool, result)
         name = next(iter(args))

@@ -17,7 +17,7 @@ import pytest
 from toolhost.compile import compile_tools
 from toolhost.errors import CompileError
 
-from .test_command_backend import ARGV_JSON, PY, Config, cmd, run
+from .test_command_backend import ARGV_JSON, PY, Config, cmd, every_slot, every_slot_call, run
 
 pytestmark = pytest.mark.anyio
 
@@ -95,16 +95,8 @@ def test_an_optional_param_a_value_position_always_needs_is_a_load_error(
 
 @pytest.mark.parametrize("value", ["-rf", "--output=/tmp/x", "-", "--", "-e", "-\n"])
 async def test_leading_dash_values_are_refused_by_default(config: Config, value: str) -> None:
-    cfg = config({"t": cmd([PY, "-c", ARGV_JSON, "-n", "{{ a }}"]),
-                  "glued": cmd([PY, "-c", ARGV_JSON, "{{ a }}.txt"]),
-                  "list": cmd([PY, "-c", ARGV_JSON, "{{ files }}"],
-                              params={"files": {"type": "array", "items": {"type": "string"}}},
-                              required=("files",)),
-                  "each": cmd([PY, "-c", ARGV_JSON, {"each": "p", "argv": ["{{ item }}"]}],
-                              params={"p": {"type": "array", "items": {"type": "string"}}},
-                              required=("p",))})
-    for tool, args in (("t", {"a": value}), ("glued", {"a": value}),
-                       ("list", {"files": ["ok", value]}), ("each", {"p": [value]})):
+    cfg = every_slot(config)
+    for tool, args in every_slot_call(value):
         result = await run(cfg, tool, args)
         assert result.is_error, (tool, result)
         name = next(iter(args))

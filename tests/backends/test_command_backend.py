@@ -35,6 +35,25 @@ async def run(cfg: HostConfig, tool: str, args: dict[str, Any]) -> ToolResult:
         await compiled.aclose()
 
 
+def every_slot(config: Config) -> HostConfig:
+    """Tools that put a value in each kind of argv slot: alone after an option, glued to
+    text, as a list's items, and in an ``each`` group (what an option check must cover)."""
+    return config({"t": cmd([PY, "-c", ARGV_JSON, "-n", "{{ a }}"]),
+                   "glued": cmd([PY, "-c", ARGV_JSON, "{{ a }}.txt"]),
+                   "list": cmd([PY, "-c", ARGV_JSON, "{{ files }}"],
+                               params={"files": {"type": "array", "items": {"type": "string"}}},
+                               required=("files",)),
+                   "each": cmd([PY, "-c", ARGV_JSON, {"each": "p", "argv": ["{{ item }}"]}],
+                               params={"p": {"type": "array", "items": {"type": "string"}}},
+                               required=("p",))})
+
+
+def every_slot_call(value: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """A call of each of ``every_slot``'s tools with ``value`` in its slot."""
+    return (("t", {"a": value}), ("glued", {"a": value}),
+            ("list", {"files": ["ok", value]}), ("each", {"p": [value]}))
+
+
 def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

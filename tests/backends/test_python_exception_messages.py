@@ -18,6 +18,8 @@ from toolhost.backends.base import CallContext, ToolRaised
 from toolhost.compile import compile_tools
 from toolhost.config.model import HostConfig
 
+from .python_places import PLACES, PLACES_CODE, function_of, place_arguments
+
 Config = Callable[..., HostConfig]
 
 MODULE = '''
@@ -64,42 +66,9 @@ def make(what):
         return KeyError(BadRepr())
     return globals()[what]()
 
-class Odd:
-    def __init__(self, what):
-        self.what = what
-    def __str__(self):
-        raise make(self.what)
-
-@dataclasses.dataclass
-class Arg:
-    what: str
-    def __post_init__(self):
-        raise make(self.what)
-
-def sync(what: str) -> str:
+def fail(what):
     raise make(what)
-
-async def async_(what: str) -> str:
-    raise make(what)
-
-def sync_coro(what: str) -> str:
-    return async_(what)
-
-def str_sync(what: str) -> dict:
-    return {"v": Odd(what)}
-
-async def str_async(what: str) -> dict:
-    return {"v": Odd(what)}
-
-def arg_sync(a: Arg) -> str:
-    return "no"
-
-async def arg_async(a: Arg) -> str:
-    return "no"
-
-def ping() -> str:
-    return "pong"
-'''
+''' + PLACES_CODE
 
 # what the tool raises -> how its error result names it
 UNREADABLE = {
@@ -110,7 +79,6 @@ UNREADABLE = {
     "Nested": "Nested: (its message could not be read: RaisingStr)",
     "KeyError": "KeyError: (its message could not be read: RuntimeError)",
 }
-PLACES = ("sync", "async", "sync_coro", "str_sync", "str_async", "arg_sync", "arg_async")
 
 
 @pytest.fixture
@@ -124,14 +92,9 @@ def module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 def _tools(module: str, isolation: str = "in-process", **extra: Any) -> dict[str, Any]:
     tools = {}
     for place in (*PLACES, "ping"):
-        fn = "async_" if place == "async" else place
-        tools[place] = {"kind": "python", "options": {"function": f"{module}:{fn}",
+        tools[place] = {"kind": "python", "options": {"function": f"{module}:{function_of(place)}",
                                                       "isolation": isolation}, **extra}
     return tools
-
-
-def _arguments(place: str, what: str) -> dict[str, Any]:
-    return {"a": {"what": what}} if place.startswith("arg") else {"what": what}
 
 
 @pytest.mark.anyio
@@ -141,7 +104,7 @@ async def test_an_unreadable_message_is_said_so(config: Config, module: str, pla
                                                 what: str) -> None:
     compiled = compile_tools(config(_tools(module, timeout=10)))
     try:
-        result = await compiled.tool("demo", place).call(_arguments(place, what),
+        result = await compiled.tool("demo", place).call(place_arguments(place, what),
                                                           CallContext(tool=place))
         assert result.is_error
         assert result.text_content == f"Tool '{place}' failed: {UNREADABLE[what]}"
@@ -158,12 +121,12 @@ async def test_an_unreadable_message_in_a_worker(config: Config, module: str, pl
                                                  what: str) -> None:
     compiled = compile_tools(config(_tools(module, "process", timeout=30)))
     try:
-        result = await compiled.tool("demo", place).call(_arguments(place, what),
+        result = await compiled.tool("demo", place).call(place_arguments(place, what),
                                                           CallContext(tool=place))
         assert result.text_content == f"Tool '{place}' failed: {UNREADABLE[what]}"
         # the worker did not crash: the same one answers the next call
         pool_started = compiled.tool("demo", place)
-        again = await pool_started.call(_arguments(place, what), CallContext(tool=place))
+        again = await pool_started.call(place_arguments(place, what), CallContext(tool=place))
         assert again.text_content == result.text_content
     finally:
         await compiled.aclose()
@@ -187,7 +150,7 @@ async def test_a_hanging_message_is_stopped_by_the_timeout(config: Config, modul
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(ping)
-            result = await compiled.tool("demo", place).call(_arguments(place, what),
+            result = await compiled.tool("demo", place).call(place_arguments(place, what),
                                                               CallContext(tool=place))
         took = time.monotonic() - start
         assert result.is_error, result.text_content
@@ -206,7 +169,7 @@ async def test_a_tools_own_timeout_error_is_its_failure(config: Config, module: 
     """Not the call's timeout: the tool's TimeoutError (a socket's, an upstream's) is named."""
     compiled = compile_tools(config(_tools(module, timeout=10)))
     try:
-        result = await compiled.tool("demo", place).call(_arguments(place, "TimeoutError"),
+        result = await compiled.tool("demo", place).call(place_arguments(place, "TimeoutError"),
                                                           CallContext(tool=place))
         assert result.text_content == (f"Tool '{place}' failed: TimeoutError: the upstream "
                                        "was slow")

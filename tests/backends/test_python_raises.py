@@ -18,6 +18,8 @@ from toolhost.backends.base import CallContext
 from toolhost.compile import compile_tools
 from toolhost.config.model import HostConfig
 
+from .python_places import PLACES, PLACES_CODE, function_of, place_arguments
+
 Config = Callable[..., HostConfig]
 
 # what the tool raises -> how its error result names it
@@ -36,10 +38,6 @@ RAISES = {
     "StopAsyncIteration()": "StopAsyncIteration",
 }
 
-# where the tool's code runs: a sync tool, an async tool, a sync tool handing back a
-# coroutine, a returned value's __str__, a dataclass argument's __post_init__
-PLACES = ("sync", "async", "sync_coro", "str_sync", "str_async", "arg_sync", "arg_async")
-
 MODULE = '''
 import argparse, asyncio, dataclasses, sys
 
@@ -50,46 +48,7 @@ def fail(what):
     if what.endswith(")") and "(" in what and not what.startswith(("sys.", "argparse.")):
         raise eval(what)
     eval(what)
-
-class Odd:
-    def __init__(self, what):
-        self.what = what
-    def __str__(self):
-        fail(self.what)
-        return "odd"
-
-@dataclasses.dataclass
-class Arg:
-    what: str
-    def __post_init__(self):
-        fail(self.what)
-
-def sync(what: str) -> str:
-    fail(what)
-    return "no"
-
-async def async_(what: str) -> str:
-    fail(what)
-    return "no"
-
-def sync_coro(what: str) -> str:
-    return async_(what)
-
-def str_sync(what: str) -> dict:
-    return {"v": Odd(what)}
-
-async def str_async(what: str) -> dict:
-    return {"v": Odd(what)}
-
-def arg_sync(a: Arg) -> str:
-    return "no"
-
-async def arg_async(a: Arg) -> str:
-    return "no"
-
-def ping() -> str:
-    return "pong"
-
+''' + PLACES_CODE + '''
 async def sleepy(seconds: float) -> str:
     await asyncio.sleep(seconds)
     return "slept"
@@ -112,16 +71,11 @@ def raising(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _tools(module: str, **extra: Any) -> dict[str, dict[str, Any]]:
-    names = {p: p if p != "async" else "async_" for p in PLACES}
-    tools = {place: {"kind": "python", "options": {"function": f"{module}:{fn}"}, **extra}
-             for place, fn in names.items()}
+    tools = {place: {"kind": "python", "options": {"function": f"{module}:{function_of(place)}"},
+                     **extra} for place in PLACES}
     for fn in ("ping", "sleepy", "swallow_then_exit"):
         tools[fn] = {"kind": "python", "options": {"function": f"{module}:{fn}"}, **extra}
     return tools
-
-
-def _arguments(place: str, what: str) -> dict[str, Any]:
-    return {"a": {"what": what}} if place.startswith("arg") else {"what": what}
 
 
 @pytest.mark.anyio
@@ -134,7 +88,7 @@ async def test_a_tools_base_exception_is_its_error_result(
     compiled = compile_tools(config(_tools(raising, timeout=10)))
     try:
         with caplog.at_level(logging.ERROR, logger="toolhost.call"):
-            result = await compiled.tool("demo", place).call(_arguments(place, what),
+            result = await compiled.tool("demo", place).call(place_arguments(place, what),
                                                               CallContext(tool=place))
         assert result.is_error
         assert result.text_content == f"Tool '{place}' failed: {RAISES[what]}"
@@ -212,7 +166,8 @@ def test_serve_answers_every_call_after_tools_raise(tmp_path: Path, isolation: s
                  for w in ("sys.exit(2)", "KeyboardInterrupt()", "GeneratorExit()",
                            "BaseException('b')", "asyncio.CancelledError()")]
         for n, (place, what) in enumerate(calls):
-            peer.request(n, "tools/call", {"name": place, "arguments": _arguments(place, what)})
+            peer.request(n, "tools/call",
+                         {"name": place, "arguments": place_arguments(place, what)})
             peer.request(f"ping{n}", "tools/call", {"name": "ping", "arguments": {}})
         for n, (place, what) in enumerate(calls):
             answer = peer.wait_for(n, timeout=60)["result"]
