@@ -35,12 +35,30 @@ LOADS_CODE = [
     "compgen -W '$(rm -rf x)' w", "compgen -aW'`rm -rf x`' w", "compgen -C 'rm -rf x' w",
     "compgen -F f w", "builtin compgen -W '$(rm -rf x)' w", "fc -s", "fc -e - rm", "fc",
     "set -o history; history -s 'rm -rf x'; fc -s",
+    # a warnings filter's dotted category is imported at start; search paths and start-up
+    # code of other interpreters
+    "PYTHONWARNINGS=ignore::antigravity.X python3 -m json.tool f.json",
+    "PYTHONWARNINGS='default,error::evil.W' python3 x.py",
+    "PYTHONWARNINGS='ignore: :  evil.W ' python3 x.py", "PYTHONWARNINGS=$W python3 x.py",
+    "export PYTHONWARNINGS=ignore::this.W; python3 x.py",
+    "env PYTHONWARNINGS=error::a.b.C python3 -c 1", "PYTHONPYCACHEPREFIX=./c python3 x.py",
+    "NODE_PATH=./m node x.js", "CLASSPATH=./c java X", "GEM_PATH=./g ruby x.rb",
+    "GEM_HOME=./g gem list", "BUNDLE_GEMFILE=./G bundle exec rake", "TCLLIBPATH=./t tclsh x",
+    "LUA_INIT='os.execute(\"rm -rf x\")' lua x.lua", "LUA_INIT_5_4=@evil lua x.lua",
+    "LUA_PATH='./?.lua' lua x.lua", "LUA_CPATH_5_3='./?.so' lua x.lua",
+    "R_PROFILE_USER=./p.R Rscript x.R", "R_ENVIRON_USER=./e Rscript x.R",
+    "R_LIBS_USER=./l Rscript x.R", "PHPRC=./ini php x.php", "PHP_INI_SCAN_DIR=./d php x.php",
+    "ZDOTDIR=./z zsh -c true", "DOTNET_STARTUP_HOOKS=./h.dll dotnet x.dll",
 ]
 STILL_PROVABLE = [
     "PYTHONPATH=ok python3 x.py", "GOFLAGS=-mod=vendor go build",
     "PYTHONPATH=ok:/nowhere python3 -c 1",
     "env PYTHONPATH=ok python3 -c 1", "echo PYTHONSTARTUP=x", "PYTHONDONTWRITEBYTECODE=1 ls",
     "compgen -W 'a b' w", "compgen -c ls", "fc -l", "fc -ln -5",
+    # builtin categories are not imported, nor is the module field (a regular expression)
+    "PYTHONWARNINGS=ignore python3 x.py", "PYTHONWARNINGS=ignore::DeprecationWarning python3 x.py",
+    "PYTHONWARNINGS='ignore:a.b.c:UserWarning' python3 x.py",
+    "PYTHONWARNINGS='default:::my.mod,error' python3 x.py", "LUA_VERSION=5 lua -v",
 ]
 
 
@@ -67,6 +85,14 @@ def test_code_an_environment_variable_loads_is_not_provable(folder: Path, comman
 def test_what_loads_no_code_off_the_line_stays_provable(folder: Path, command: str) -> None:
     assert decide(folder, command, GUARDED) == "allow"
     assert decide(folder, command, OPEN) == "allow"
+
+
+def test_python_really_imports_a_warning_categorys_module(tmp_path: Path) -> None:
+    # the standard library's ``this`` prints the Zen of Python as it is imported
+    env = {"PATH": "/usr/bin:/bin", "PYTHONWARNINGS": "ignore::this.W"}
+    done = subprocess.run([sys.executable, "-c", "1"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, check=True)
+    assert "Zen of Python" in done.stdout
 
 
 def test_python_really_runs_sitecustomize_of_pythonpath(folder: Path) -> None:

@@ -4,7 +4,10 @@
 ``f``, ``PERL5OPT=-Mx``, ``RUBYOPT=-rx``, ``NODE_OPTIONS=--require=x`` and
 ``JAVA_TOOL_OPTIONS=-javaagent:x`` load a module, ``PYTHONHOME``/``PYTHONUSERBASE`` move the
 site directories (whose ``.pth`` files run), ``GIT_TEMPLATE_DIR`` gives ``git init`` hooks,
-``GOFLAGS=-toolexec=CMD`` and ``GOENV`` choose what go runs.
+``GOFLAGS=-toolexec=CMD`` and ``GOENV`` choose what go runs; ``PYTHONWARNINGS`` with a dotted
+category imports its module (``ignore::antigravity.X`` runs ``$BROWSER``), ``LUA_INIT`` is
+code, and the search paths of node, java, ruby's gems, lua, R and tcl, R's and PHP's start-up
+files, zsh's ``ZDOTDIR`` and .NET's startup hooks choose what runs.
 Checked with python 3.11 (sitecustomize, PYTHONSTARTUP). Where a deny or ask Bash rule
 exists, an assignment to one (leading, after ``env``/``sudo``, or ``export``/``declare``) is
 not provable, but a ``PYTHONPATH`` whose directories hold no module of the standard library
@@ -25,7 +28,22 @@ _LOADERS = frozenset({
     "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONBREAKPOINT",
     "PYTHONPLATLIBDIR", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
     "NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
-    "GIT_TEMPLATE_DIR"})
+    "GIT_TEMPLATE_DIR",
+    # bytecode read from another tree: a .pyc planted there runs in place of the source
+    "PYTHONPYCACHEPREFIX",
+    # where modules, classes and gems are found: a name the script imports comes from there
+    # (rubygems also loads every rubygems_plugin.rb of the gems on GEM_PATH at start)
+    "NODE_PATH", "CLASSPATH", "GEM_PATH", "GEM_HOME", "BUNDLE_GEMFILE", "TCLLIBPATH",
+    "LUA_PATH", "LUA_CPATH", "R_LIBS", "R_LIBS_USER", "R_LIBS_SITE",
+    # code run at an interpreter's start: LUA_INIT is Lua source (or @file), R's profiles and
+    # environ files, PHP's ini (auto_prepend_file), zsh's startup files, .NET's startup hooks
+    "LUA_INIT", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER", "PHPRC",
+    "PHP_INI_SCAN_DIR", "ZDOTDIR", "DOTNET_STARTUP_HOOKS"})
+# Lua's versioned names (LUA_INIT_5_4, LUA_PATH_5_3, ...) are read before the plain ones
+_LUA_VERSIONED = re.compile(r"LUA_(?:INIT|PATH|CPATH)_\d+_\d+")
+# a warnings filter's category (action:message:category:module:lineno): a dotted category is
+# imported at python's start (``ignore::antigravity.X`` runs $BROWSER); builtin names are not
+_WARN_CATEGORY = re.compile(r"[^:,]*:[^:,]*:[^:,]*\.")
 _SETTERS = frozenset({"env", "sudo", "doas", "export", "declare", "typeset", "local",
                       "readonly", "nice", "nohup", "time"})
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)", re.S)
@@ -69,12 +87,22 @@ def assigned_loader(forms: list[tuple[str, ...]]) -> str | None:
     (``PYTHONSTARTUP=``, ``PERL5OPT=``, ``GOFLAGS=-toolexec=``; lint's ``never-allows``)."""
     for form in forms:
         for name, value in _assignments(form):
-            if name in _LOADERS:
+            if name in _LOADERS or _LUA_VERSIONED.fullmatch(name):
                 return (f"{name}= makes an interpreter load code the line does not name, "
                         "which the rules cannot see")
+            if name == "PYTHONWARNINGS" and _imports_category(value):
+                return ("PYTHONWARNINGS= names a warning category in a module, which python "
+                        "imports at its start (code the line does not name)")
             if name == "GOENV" or (name == "GOFLAGS" and _GO_RUNS.search(value)):
                 return f"{name}= makes go run a program the line does not name"
     return None
+
+
+def _imports_category(value: str) -> bool:
+    """Whether a PYTHONWARNINGS value names a category python must import (a dotted one),
+    or cannot be read as filters without the shell (an expansion)."""
+    return "$" in value or "`" in value or any(
+        _WARN_CATEGORY.match(entry.strip()) for entry in value.split(","))
 
 
 def _program(form: tuple[str, ...]) -> str:
