@@ -149,6 +149,31 @@ def test_config_override_and_a_config_that_does_not_load(team: Path) -> None:
     assert "bad.yaml:2:" in bad.stderr and "were not run" in bad.stderr
 
 
+@pytest.mark.parametrize("config_name", ["team.yaml", "team.toml"])
+def test_a_config_given_for_its_cases_names_the_case_files_that_test_it(
+        team: Path, config_name: str) -> None:
+    if config_name.endswith(".toml"):
+        (team / config_name).write_text("toolhost = 1\n[permissions]\ndefault = 'deny'\n")
+    (team / "cases.yaml").write_text(CASES.replace("team.yaml", config_name))
+    (team / "other.yaml").write_text(CASES.replace("team.yaml", "other-config.yaml"))
+    (team / "notes.toml").write_text('config = "team.yaml"\n')  # (no cases: not offered)
+    out = toolhost("permissions", "test", str(team / config_name), home=team)
+    assert out.returncode == 1
+    (line,) = out.stderr.splitlines()
+    assert line.startswith(f"{team / config_name}:1:1: {config_name} is a config file, not "
+                           "a case file"), line
+    assert line.endswith(f"(try: toolhost permissions test {team / 'cases.yaml'})"), line
+    assert "unknown key" not in out.stderr and "missing 'config'" not in out.stderr
+
+
+def test_a_config_with_no_case_file_beside_it_says_how_to_write_one(team: Path) -> None:
+    out = toolhost("permissions", "test", str(team / "team.yaml"), home=team)
+    assert out.returncode == 1
+    (line,) = out.stderr.splitlines()
+    assert "team.yaml is a config file, not a case file" in line
+    assert "config: team.yaml, then cases: [...]" in line
+
+
 def test_the_shipped_policy_tests_pass() -> None:
     files = sorted(str(p) for p in EXAMPLES.iterdir() if p.suffix in (".yaml", ".toml"))
     assert len(files) >= 4

@@ -235,6 +235,11 @@ def read_case_file(path: str, *, need_config: bool = True) -> CaseFile:
     if not isinstance(doc.data, Mapping):
         out.problems.append(Problem("a case file is a mapping with config and cases", path, 1, 1))
         return out
+    if "toolhost" in doc.data and "cases" not in doc.data:  # a config passed for its cases
+        from toolhost.permissions.authoring.case_hint import config_not_cases
+
+        out.problems.append(Problem(config_not_cases(path), path, 1, 1))
+        return out
     reader = _Reader(doc, out)
     reader.known(doc.data, (), TOP_KEYS)
     out.config = reader.path_value(doc.data, "config")
