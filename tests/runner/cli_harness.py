@@ -17,9 +17,10 @@ from pathlib import Path
 
 TOOLHOST = str(Path(sys.executable).parent / "toolhost")
 
-# Logs every line it reads; a turn asks about mcp__s__echo, ends when the answer comes
-ASKS = r'''#!{python}
-import json, os, sys
+# The start of a fake CLI (a ``str.format`` template: ``{python}``): logs every line it reads
+# to $FAKE_LOG and acknowledges every control request; what follows it adds ``elif`` arms
+FAKE_CLI_HEAD = r'''#!{python}
+import json, os, sys, time
 log = open(os.environ["FAKE_LOG"], "ab", buffering=0)
 def send(o):
     print(json.dumps(o), flush=True)
@@ -29,6 +30,10 @@ for line in sys.stdin:
     if m.get("type") == "control_request":
         send({{"type": "control_response", "response": {{"subtype": "success",
               "request_id": m["request_id"], "response": {{}}}}}})
+'''
+
+# Logs every line it reads; a turn asks about mcp__s__echo, ends when the answer comes
+ASKS = FAKE_CLI_HEAD + r'''
     elif m.get("type") == "control_response" and m["response"]["request_id"] == "q":
         send({{"type": "result", "subtype": "error_during_execution", "is_error": True,
               "result": "", "uuid": "u"}})

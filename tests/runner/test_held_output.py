@@ -10,22 +10,12 @@ import os
 import time
 from pathlib import Path
 
-from tests.runner.cli_harness import at_terminal, read_until
+from tests.runner.cli_harness import FAKE_CLI_HEAD, at_terminal, read_until
 from toolhost.runner.held_output import MAX_HELD, HeldOutput
 
 # asks about mcp__s__asked; once FAKE_GO exists (the question is on screen), calls
 # mcp__s__noisy (allowed by a rule), which writes every way a tool can
-NOISY_CLI = r'''#!{python}
-import json, os, sys, time
-log = open(os.environ["FAKE_LOG"], "ab", buffering=0)
-def send(o):
-    print(json.dumps(o), flush=True)
-for line in sys.stdin:
-    log.write(line.encode())
-    m = json.loads(line)
-    if m.get("type") == "control_request":
-        send({{"type": "control_response", "response": {{"subtype": "success",
-              "request_id": m["request_id"], "response": {{}}}}}})
+NOISY_CLI = FAKE_CLI_HEAD + r'''
     elif m.get("type") == "control_response" and m["response"]["request_id"] == "q":
         send({{"type": "result", "subtype": "success", "is_error": False, "result": "",
               "uuid": "u"}})

@@ -13,21 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.cli_harness import TOOLHOST, fake_cli
+from tests.runner.cli_harness import FAKE_CLI_HEAD, TOOLHOST, fake_cli
 
 # Logs every line it reads (and the end of its stdin); a turn starts two calls of the slow
 # tool; an interrupt is acknowledged, never acted on (a CLI that ignores it)
-CALLS = r'''#!{python}
-import json, os, sys, time
-log = open(os.environ["FAKE_LOG"], "ab", buffering=0)
-def send(o):
-    print(json.dumps(o), flush=True)
-for line in sys.stdin:
-    log.write(line.encode())
-    m = json.loads(line)
-    if m.get("type") == "control_request":
-        send({{"type": "control_response", "response": {{"subtype": "success",
-              "request_id": m["request_id"], "response": {{}}}}}})
+CALLS = FAKE_CLI_HEAD + r'''
     elif m.get("type") == "user":
         for b in range(12 if os.environ.get("FAKE_SLOW") else 0):  # big answers first
             send({{"type": "control_request", "request_id": f"big{{b}}", "request": {{
