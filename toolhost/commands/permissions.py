@@ -187,6 +187,15 @@ def _unknown_tool_note(config: HostConfig, name: str) -> str:
     external = tuple(f"mcp__{n}__" for n, s in config.servers.items() if s.external is not None)
     if name in declared or name in BUILTIN_TOOLS or name.startswith(external):
         return ""
+    imported = next((n for n, s in config.servers.items() if s.upstream is not None
+                     and name.startswith(f"mcp__{n}__")), None)
+    if imported is not None:  # its tools are known once its upstream lists them
+        from toolhost.excerpt import cut as cut_name
+
+        return (f"{cut_name(name, 200)} would be a tool of imported server '{imported}': "
+                "decided without starting it, so the argument defaults its upstream declares "
+                "are not filled in (the config's own `defaults:` are); where a rule depends "
+                "on one, give the argument in --input")
     wire = "mcp__" + name.replace(".", "__", 1) if "." in name else ""
     close = [wire] if wire in declared else difflib.get_close_matches(
         name, [*declared, *BUILTIN_TOOLS], n=1)

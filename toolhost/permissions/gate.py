@@ -50,7 +50,19 @@ def declared_defaults(config: HostConfig) -> dict[str, Mapping[str, Any]]:
             found = declared_defaults(merge_input_schema({}, tool))
             if found:
                 out[tool.wire_name] = found
+        out.update(_imported_defaults(server.name, server.upstream))
     return out
+
+
+def _imported_defaults(server: str, upstream: Any) -> dict[str, Mapping[str, Any]]:
+    """The ``defaults:`` the config gives the tools of an imported MCP server, by the wire
+    name each is shown under: what is known of their defaults without starting the upstream
+    (its own schema's defaults are not; ``permissions check`` says so)."""
+    reshape = getattr(upstream, "reshape", None)
+    if not isinstance(reshape, Mapping):
+        return {}
+    return {f"mcp__{server}__{item.name or name}": dict(item.defaults)
+            for name, item in reshape.items() if getattr(item, "defaults", None)}
 
 
 def _redacted(hide: Redactor, text: str) -> str:
