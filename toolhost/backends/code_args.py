@@ -54,7 +54,7 @@ _EVAL = {
     "node": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import"}),
     "nodejs": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import"}),
     "bun": ({"-e", "--eval", "-p", "--print"}, set()),
-    # (backends27) TypeScript runners, Kotlin's -e
+    # TypeScript runners, Kotlin's -e
     "tsx": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import", "--tsconfig"}),
     "ts-node": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "-P", "--project",
                                                     "-C", "--compiler", "-O"}),
@@ -78,7 +78,7 @@ _EVAL = {
     "expect": ({"-c"}, {"-f"}), "groovy": ({"-e"}, set()), "scala": ({"-e"}, set()),
     "dc": ({"-e", "--expression"}, {"-f", "--file"}),
     "su": ({"-c", "--command"}, {"-s", "--shell", "-g", "-G"}),
-    # (backends24) a file operand that is code: the crontab it installs, m4's input
+    # a file operand that is code: the crontab it installs, m4's input
     # (syscmd runs commands), the playbook; ansible's extra vars are templated (lookup pipe)
     "crontab": (set(), {"-u"}),
     "m4": (set(), {"-D", "--define", "-U", "--undefine", "-I", "--include", "-o",
@@ -91,7 +91,7 @@ _EVAL = {
         "--become-user", "--become-method", "--start-at-task"}),
 }
 _SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
-# (backends27) TeX joins its operands into its first line of input: `doc.tex \\foo` inputs
+# TeX joins its operands into its first line of input: `doc.tex \\foo` inputs
 # the file and then runs `\\foo`, and an operand starting with '\\' is TeX code
 # (`\\input{/etc/passwd}`; `\\write18{CMD}` with -shell-escape): each operand is code
 _TEX = frozenset({"tex", "latex", "pdflatex", "xelatex", "lualatex", "luatex", "pdftex",
@@ -178,7 +178,7 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot], todo: list[int
     # options of ordinary programs that run a command (git -c core.pager=, rsync -e, ...)
     slots.extend(CodeSlot(*slot) for slot in option_code_slots(tokens, i, name))
     slots.extend(CodeSlot(*slot) for slot in make_slots(tokens, i, name))  # make X={{ v }}
-    # jq's filter, mlr put's expression (backends25), xmlstarlet's XPath (backends27)
+    # jq's filter, mlr put's expression, xmlstarlet's XPath
     if name in FILTERS or name == "mlr" or name in XMLSTARLET:
         slots.extend(CodeSlot(*slot) for slot in filter_slots(tokens, i, name))
         return

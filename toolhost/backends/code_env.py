@@ -7,7 +7,7 @@ and ``JAVA_TOOL_OPTIONS`` are options (``--to-command``, ``-javaagent:``), ``GIT
 ``PHPRC``, ``OPENSSL_CONF``, ``HOME`` and ``XDG_CONFIG_HOME`` name configuration that names
 commands (``core.sshCommand``, ``auto_prepend_file``, an engine library, ``~/.gitconfig``),
 and every ``...PATH`` is a search path for programs, modules or libraries; a ``..._PROXY``
-or CA bundle chooses where traffic and its credentials go (backends24). A list of names
+or CA bundle chooses where traffic and its credentials go. A list of names
 would always miss one, so the rule is by shape: exact names, prefixes (a family of an
 interpreter's or a tool's variables) and suffixes (``PATH``, ``OPTIONS``, ``INIT``, ...),
 with the few data families of those prefixes let through (``GIT_AUTHOR_NAME``).
@@ -26,7 +26,7 @@ _EXACT = frozenset({
     "GZIP", "BZIP", "BZIP2", "XZ_DEFAULTS", "ZIPOPT", "UNZIP", "RSYNC_RSH",
     "RSYNC_CONNECT_PROG", "CVS_RSH", "SVN_SSH", "SSH_ASKPASS", "SUDO_ASKPASS",
     "PS0", "PS1", "PS2", "PS3", "PS4",
-    # (backends24) Go's module and toolchain sources: code it downloads and runs
+    # Go's module and toolchain sources: code it downloads and runs
     "GOPROXY", "GOTOOLCHAIN", "GOENV", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOINSECURE",
     "GOPRIVATE", "GONOPROXY", "GOROOT", "GOEXPERIMENT",
 })
@@ -36,7 +36,7 @@ _PREFIXES = (
     "GRADLE_", "OPENSSL_", "SSL_", "KRB5", "XDG_", "PIP_", "UV_", "CONDA", "VIRTUAL_ENV",
     "TCL", "TK_", "JULIA_", "PHP_", "HG", "EMACS", "AWK", "GAWK", "SSH_", "GPG", "GNUPG",
     "DOCKER_", "KUBE", "MALLOC_", "GLIBC_", "GCONV", "TAR_",
-    # (backends24) cargo's runners and rustc wrappers run programs; AWS config and
+    # cargo's runners and rustc wrappers run programs; AWS config and
     # credentials files run `credential_process`
     "CARGO_", "RUSTC", "RUSTDOC", "AWS_CONFIG", "AWS_SHARED_CREDENTIALS",
 )
@@ -44,7 +44,7 @@ _SUFFIXES = (
     "PATH", "PATHS", "OPTIONS", "OPTS", "OPT", "FLAGS", "INIT", "RC", "RCFILE", "CONF",
     "CONFIG", "PROFILE", "COMMAND", "CMD", "EDITOR", "PAGER", "SHELL", "ASKPASS", "PROG",
     "PROGRAM", "HOOK", "HOOKS", "HOME", "PRELOAD", "LIBS", "LIB", "MODULES",
-    # (backends24) a program run around another (RUSTC_WRAPPER, *_RUNNER); where traffic
+    # a program run around another (RUSTC_WRAPPER, *_RUNNER); where traffic
     # and its credentials go (HTTPS_PROXY, ALL_PROXY) and whom TLS trusts (CURL_CA_BUNDLE)
     "WRAPPER", "RUNNER", "PROXY", "CA_BUNDLE", "CAINFO",
 )

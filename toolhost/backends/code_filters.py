@@ -1,4 +1,4 @@
-"""Filter and query languages whose program a value would write (backends25).
+"""Filter and query languages whose program a value would write.
 
 ``[jq, "{{ filter }}", data.json]`` looks like data, but a jq filter is a program: ``$ENV``
 and ``env`` read the tool's environment (a server ``env:`` token), ``import "x" as $d

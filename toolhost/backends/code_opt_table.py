@@ -26,7 +26,7 @@ SSH_CODE_KEY = re.compile(
     r"^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match"
     r"|include|pkcs11provider|securitykeyprovider|identityagent|controlpath|controlmaster"
     r"|sshaskpass|proxyjump|proxyusefdpass|xauthlocation|.*command)$", re.IGNORECASE)
-# (backends27) ssh_config keywords that open a port, reach a host and port through the
+# ssh_config keywords that open a port, reach a host and port through the
 # server, or send the tool's environment or your agent to the server: no command runs,
 # but the model would choose what the connection exposes (`SendEnv=*`: every variable)
 SSH_EXPOSE_KEY = re.compile(
@@ -36,7 +36,7 @@ SSH_EXPOSE_KEY = re.compile(
 # what a value there chooses (code_opts' label; command_checks words the error by it)
 SSH_SENDS = ("a port forward or what it sends the server (a listening port, a host and "
              "port it reaches through the server, your environment or ssh agent)")
-# (backends27) where curl's connection goes, whatever the URL says: the config's request,
+# where curl's connection goes, whatever the URL says: the config's request,
 # its headers and credentials would go to a host or socket the model names
 ROUTE = ("where its connection goes (a proxy, another address or socket for the URL's host, "
          "whom TLS trusts)")
@@ -70,7 +70,7 @@ OPTIONS: dict[str, dict[str, str]] = {
     # socket whose open connection it reuses (as -o ControlPath)
     "ssh": {"-o": "kv-ssh", "-F": "a configuration file", "-I": "a library", "-J": JUMP,
             "-S": "a control socket whose connection it reuses",
-            # (backends27) -L/-R/-D forward ports, -W the tool's stdio to a host and port
+            # -L/-R/-D forward ports, -W the tool's stdio to a host and port
             # the server reaches, -w a tun device (as LocalForward ... Tunnel)
             "-L": SSH_SENDS, "-R": SSH_SENDS, "-D": SSH_SENDS, "-W": SSH_SENDS,
             "-w": SSH_SENDS},
@@ -86,7 +86,7 @@ OPTIONS: dict[str, dict[str, str]] = {
             "--checkpoint-action": CMD, "--info-script": CMD, "--new-volume-script": CMD,
             "-F": CMD, "--rsh-command": CMD, "--rmt-command": CMD},
     "sort": {"--compress-program": CMD},
-    # (backends25) --remote-send/--remote-expr: keys or an expression for a running vim
+    # --remote-send/--remote-expr: keys or an expression for a running vim
     # (`:!CMD`); vim -s SCRIPTIN (keys read from a file) is checked in code_opts (after -e
     # it is Ex mode's silent flag)
     "vim": {"-c": CMD, "--cmd": CMD, "-S": "a script file", "-u": "a script file",
@@ -127,7 +127,7 @@ OPTIONS: dict[str, dict[str, str]] = {
     "less": {"-k": "a configuration file", "--lesskey-file": "a configuration file",
              "--lesskey-src": "a configuration file",
              "--lesskey-content": "a configuration file"},
-    # (backends24) a file, module or directory the program loads as code or as its own
+    # a file, module or directory the program loads as code or as its own
     # configuration: the model would choose what runs as surely as with -e
     "node": {"-r": MOD, "--require": MOD, "--import": MOD, "--loader": MOD,
              "--experimental-loader": MOD, "--env-file": "a configuration file"},
@@ -166,7 +166,7 @@ OPTIONS: dict[str, dict[str, str]] = {
               "--defaults-extra-file": "a configuration file"},
     "duckdb": {"-c": SQL, "-cmd": SQL, "-init": "a script file", "-s": SQL},
     "sqlite3": {"-cmd": SQL, "-init": "a script file"},
-    # (backends27) more shells of code and of statements: mongosh's JavaScript (`require(
+    # more shells of code and of statements: mongosh's JavaScript (`require(
     # 'child_process')`), MySQL Shell's JS/Python/SQL; clickhouse's SQL reads and writes
     # local files (`FROM INFILE`, `INTO OUTFILE`, `file()`), cqlsh's `SOURCE`/`COPY TO`
     "mongosh": {"--eval": CMD, "-f": "a script file", "--file": "a script file"},

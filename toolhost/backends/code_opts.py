@@ -182,7 +182,7 @@ def _git_subcommand(tokens: Sequence[Token], i: int) -> tuple[int, dict[str, str
 def _git_sub_slots(tokens: Sequence[Token], sub: int, name: str) -> list[Slot]:
     """A value as git's subcommand (``git {{ v }}``: any ``git-NAME`` program on PATH, an
     alias of the repository's config); and ``git config KEY VALUE`` that writes a setting
-    git runs later (``core.pager``, ``alias.x``, ``core.fsmonitor``: backends25)."""
+    git runs later (``core.pager``, ``alias.x``, ``core.fsmonitor``)."""
     if sub >= len(tokens):
         return []
     if tokens[sub].value:

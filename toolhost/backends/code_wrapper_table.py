@@ -13,7 +13,7 @@ __all__ = ["ARG", "CODE", "DIR", "PLAIN", "PROGRAM", "REST", "SHELL", "SPECIAL",
 ARG, ARG2, ARG3 = "arg", "arg2", "arg3"  # an option that takes 1, 2 or 3 arguments
 CODE = "code"  # its argument is a shell command (flock -c, hyperfine --prepare)
 # its argument is the directory the program runs in, or its root: a repository's or a
-# project's own configuration there runs (git's hooks, a Makefile, npm scripts; backends25)
+# project's own configuration there runs (git's hooks, a Makefile, npm scripts)
 DIR = "dir"
 PROGRAM = "program"  # its argument is the program (docker --entrypoint, --exec)
 REST = "rest"  # the program starts right after it (xterm -e, gdb --args)
@@ -48,7 +48,7 @@ PLAIN: dict[str, Wrap] = {
     "xargs": w("-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs "
                "-s --max-chars --process-slot-var", "-0 --null -r --no-run-if-empty -t "
                "--verbose -p --interactive -x --exit -o --open-tty -i -e -l"),
-    # (backends27) dtach -n SOCKET [-E -z -r METHOD] PROGRAM ARGS
+    # dtach -n SOCKET [-E -z -r METHOD] PROGRAM ARGS
     "dtach": w("-a -A -c -n -N -e -r", "-E -z"),
     "nice": w("-n --adjustment"), "nohup": w(), "setsid": w("", "-c -f -w --ctty --fork "
                                                                 "--wait"),

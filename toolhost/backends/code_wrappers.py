@@ -40,7 +40,7 @@ __all__ = ["Targets", "is_wrapper", "wrapper_targets"]
 # taken as a shell line (fail closed): each is two readings of all that follows
 _MAX_UNKNOWN = 16
 # the directory (or root) the program runs in: the configuration found there runs (a
-# repository's hooks and core.fsmonitor, a Makefile, npm scripts, .envrc; backends25)
+# repository's hooks and core.fsmonitor, a Makefile, npm scripts, .envrc)
 _DIR = ("option: a directory it runs the program in (its repository's or project's own "
         "configuration there runs code)")
 

@@ -1,4 +1,4 @@
-"""xmlstarlet's XPath and stylesheets: code a value would write (backends27).
+"""xmlstarlet's XPath and stylesheets: code a value would write.
 
 ``[xmlstarlet, sel, -t, -v, "//item[@id='{{ id }}']", doc.xml]`` looks like a query, but
 its XPath runs in libxslt: ``document('/home/me/.aws/credentials')`` reads any file the

@@ -124,7 +124,7 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     ``env``, ``timeout 5``, ``nice`` ...)."""
     found: list[Found] = []
     env = opts.get("env") or {}
-    # (backends27) make reads every environment variable as a variable it expands
+    # make reads every environment variable as a variable it expands
     argv = plan_tokens(plan) if env else []
     makes = any(program_name(argv[at].text) in MAKES for at in run_programs(argv)) \
         if argv else False

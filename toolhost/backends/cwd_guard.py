@@ -1,4 +1,4 @@
-"""An in-process python tool cannot move the host's working directory (round 22).
+"""An in-process python tool cannot move the host's working directory.
 
 The permission rules judge a relative path argument of a python tool (and of a command tool
 without a ``cwd:``) against the directory toolhost runs in (``toolhost.permissions.

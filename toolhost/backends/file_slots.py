@@ -1,4 +1,4 @@
-"""Options whose argument is a file the program sends off the machine (backends24).
+"""Options whose argument is a file the program sends off the machine.
 
 A value there is a path the config meant the model to choose (``[curl, -T, "{{ file }}",
 URL]`` is an upload tool), so it loads; but the model then chooses which of the user's files

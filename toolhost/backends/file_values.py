@@ -2,7 +2,7 @@
 
 curl reads ``@FILE`` in ``-d``/``--data*``/``--json``/``-H``/``-w``, ``name@FILE`` in
 ``--data-urlencode``/``--url-query``/``--variable``, ``name=@FILE`` / ``name=<FILE`` in
-``-F``, and a whole ``-b``/``--cookie`` argument with no ``=`` (a cookie file; backends24),
+``-F``, and a whole ``-b``/``--cookie`` argument with no ``=`` (a cookie file),
 also in a bundle (``-sd @f``, ``-sb{{ v }}``);
 HTTPie and xh read ``name@FILE``, ``name=@FILE``, ``name:=@FILE`` and ``Header:@FILE``
 items. ``[curl, -F, "doc={{ text }}", URL]`` with ``text: "@/home/me/.ssh/id_rsa"`` uploads
@@ -147,7 +147,7 @@ _CURL_READS = sorted(_CURL_AT | _CURL_NAME_AT | _CURL_FORM | _CURL_COOKIE)
 
 def _curl_long(text: str) -> str:
     """The option a long option names: curl takes any unambiguous start of one
-    (``--data-b @FILE`` is ``--data-binary``; backends25). Fail closed: a start two of them
+    (``--data-b @FILE`` is ``--data-binary``). Fail closed: a start two of them
     share (an error for curl) counts as the first."""
     if text in _CURL_EXACT or len(text) < 3:
         return text

@@ -1,4 +1,4 @@
-"""Values that write a line break into an HTTP client's request head (backends27).
+"""Values that write a line break into an HTTP client's request head.
 
 curl writes ``-H``, ``-A``, ``-e``, ``-b``, ``-X``, ``--request-target``,
 ``--proxy-header``, ``--oauth2-bearer`` ... into the request as given: ``[curl, -H, "X-Trace:

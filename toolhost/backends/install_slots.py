@@ -1,4 +1,4 @@
-"""Package installs a value chooses (round 23): ``pip install {{ pkg }}`` runs the code of a
+"""Package installs a value chooses: ``pip install {{ pkg }}`` runs the code of a
 package the model names (``setup.py``, a build backend, npm's ``postinstall``, ``build.rs``,
 a gem's extension, a brew formula) with the user's rights, before any tool output is seen.
 

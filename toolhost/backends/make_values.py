@@ -1,4 +1,4 @@
-"""make's variable assignments: code a value would write (backends27).
+"""make's variable assignments: code a value would write.
 
 An operand ``NAME=VALUE`` overrides the Makefile's variable, and make expands it where a
 recipe uses it: ``[make, "X={{ v }}"]`` with ``$(shell touch /tmp/p)`` ran the command at

@@ -135,7 +135,7 @@ def _archive_names(out: Sequence[str], k: int, text: str) -> list[tuple[int, int
 
 def git_helper(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> str | None:
     """The argument in which a value wrote git's ``NAME::`` (``git clone "{{ url }}"`` with
-    ``evil::x`` runs ``git-remote-evil`` from PATH; backends25), or None. git's own policy
+    ``evil::x`` runs ``git-remote-evil`` from PATH), or None. git's own policy
     turns off ``ext::`` only; a ``NAME::`` the config writes is its choice."""
     if not any(_name(text) == "git" for text in out):
         return None  # the common case, without building tokens

@@ -48,7 +48,7 @@ def xargs_problems(tokens: Sequence[Token], dash_ok: bool, code: bool,
 
 def arg_file_value(tokens: Sequence[Token]) -> str | None:
     """The key of a value naming the file ``xargs -a``/``--arg-file`` reads its words from:
-    the model then chooses the words, as with a stdin that prints a value (backends24)."""
+    the model then chooses the words, as with a stdin that prints a value."""
     for k, token in enumerate(tokens):
         if token.value or program_name(token.text) != "xargs":
             continue
@@ -118,7 +118,7 @@ def stdin_code_file(tokens: Sequence[Token]) -> CodeSlot | None:
     """The code slot a literal ``-`` or ``/dev/stdin`` fills, making the stdin the code: a
     configuration or script file named so (``curl -K -``, ``sed -f -``, ``make -f -``,
     ``ssh -F /dev/stdin``, ``node -r /dev/stdin``, ``bash /dev/stdin``). Such a word is read
-    as if the stdin's value stood there (backends24)."""
+    as if the stdin's value stood there."""
     if not any(_STDIN_FILE.fullmatch(t.text) for t in tokens if not t.value):
         return None
     marked = [Token(_STDIN, t.text, True) if not t.value and _STDIN_FILE.fullmatch(t.text)

@@ -5,7 +5,7 @@
 the host is ``evil.test`` (what came before ``@`` is userinfo). A value that starts in the
 authority the config began (after ``scheme://``, before any ``/``, ``?`` or ``#`` of its
 own) may not hold those characters, a backslash (a ``/`` to WHATWG parsers) or blanks.
-Programs read URLs from any argument, so this holds for every command (backends24).
+Programs read URLs from any argument, so this holds for every command.
 
 curl also expands ``[1-100000]`` and ``{a,b}`` in every URL it is given: a value holding
 them in a URL the config began made one call fetch a hundred thousand URLs; a value may not
@@ -59,7 +59,7 @@ def _ends_host(start: str, value: str, tail: str) -> re.Match[str] | None:
     """A value that ends the host the config began (``https://api.example.com{{ p }}``
     with ``.evil.test``, ``https://api-{{ r }}/x`` with ``x.evil.test``) chooses the domain:
     it may not hold a dot (nor a Unicode one, which IDNA reads as a dot), ``:`` or ``%``;
-    after a literal ``host:`` it is the port, digits only (backends25). With nothing of
+    after a literal ``host:`` it is the port, digits only. With nothing of
     the host written before it (``https://{{ host }}/``) the param is the host by design."""
     if tail[:1] not in ("", "/", "?", "#"):
         return None  # the config's own text ends the host (`{{ sub }}.example.com`)

@@ -183,7 +183,7 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
 
 
 def _go_home(home: str) -> None:
-    """Back in ``home`` after a call (round 22): a tool's ``os.chdir`` (a ``cd`` op of its
+    """Back in ``home`` after a call: a tool's ``os.chdir`` (a ``cd`` op of its
     own) moved the relative paths of its later calls, judged against ``home``, elsewhere."""
     try:
         if os.getcwd() == home:

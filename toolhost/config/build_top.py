@@ -124,7 +124,7 @@ def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> Rule
         return None
     if len(check.problems) > refused:
         # a part refused (callers, when, expr, an unknown key): the rule is not kept as if it
-        # had no condition, or lint would report the rules after it as shadowed (P16-10)
+        # had no condition, or lint would report the rules after it as shadowed
         return None
     return RuleConfig(effect=effect, tool=tool, when=when,  # type: ignore[arg-type]
                       expr=expr, message=message,

@@ -52,7 +52,7 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     if content.TOO_MANY_FORMS in forms:  # every rule may match what was cut off
         return list(range(count))
     fed = fed_forms(command, forms)
-    if content.TOO_MANY_FORMS in fed:  # (round 17: a document too long to look at whole)
+    if content.TOO_MANY_FORMS in fed:  # (a document too long to look at whole)
         return list(range(count))
     for form in forms + fed:  # and the code an interpreter reads
         firsts.add(" ".join(form).split(" ", 1)[0])
@@ -92,29 +92,29 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.laterarchive import unpacked_later
 
             reason = unpacked_later(parsed, cwd, run_later_path)
-        if reason is None:  # round 19 (a differential run under bash): a command line a
+        if reason is None:  # (a differential run under bash): a command line a
             # program hands a shell, a script the line writes, code that can run a command
             forms = [f for words in parsed.segments + parsed.nested for f in command_forms(words)]
             reason = handed_reason(parsed, text=command) or self_run_reason(parsed) or (
                 inline_run_reason(forms, command)) or later_words_reason(parsed, command)
-        if reason is None and judge is not None:  # round 26: env -C, git x::, vim -s ...
+        if reason is None and judge is not None:  # env -C, git x::, vim -s ...
             from toolhost.permissions.chosen_code import chosen_code_reason
 
             reason = chosen_code_reason(forms) if judge([None]) else None
         if reason is None and cwd is not None and judge is not None and "=" in command \
-                and judge([None]):  # round 27: PYTHONPATH=, PERL5OPT=, NODE_OPTIONS= ...
+                and judge([None]):  # PYTHONPATH=, PERL5OPT=, NODE_OPTIONS= ...
             from toolhost.permissions.loader_env import loader_env_reason
 
             reason = loader_env_reason(forms, cwd, parsed)
-        if reason is None and judge is not None and judge([None]):  # round 27: ~/.ssh/config
+        if reason is None and judge is not None and judge([None]):  # ~/.ssh/config
             from toolhost.permissions.home_config import home_config_reason
 
             reason = home_config_reason(forms, cwd, parsed)
-            if reason is None and cwd is not None:  # round 27: asdf path: versions, mise
+            if reason is None and cwd is not None:  # asdf path: versions, mise
                 from toolhost.permissions.version_managers import version_manager_reason
 
                 reason = version_manager_reason(forms, cwd, parsed)
-        if reason is None and cwd is not None:  # round 20: a script an earlier call wrote
+        if reason is None and cwd is not None:  # a script an earlier call wrote
             from toolhost.permissions.laterscript import script_reason
 
             reason = script_reason(parsed, cwd, judge)
@@ -127,11 +127,11 @@ def unprovable(command: str, cwd: str | None = None,
 
             reason = scripts_reason(parsed, command, cwd, judge, unprovable)
         if reason is None and judge is not None and may_name_tasks(seen):
-            reason = tasks_reason(parsed, judge)  # round 24: just, task, tox, gradle...
+            reason = tasks_reason(parsed, judge)  # just, task, tox, gradle...
         if reason is None and cwd is not None and judge is not None and (
                 "python" in seen or "pypy" in seen or "rust" in seen or "cargo" in seen
                 or "clippy" in seen or "rls" in seen):
-            reason = _chosen_by_directory(forms, command, cwd, judge, parsed)  # round 25
+            reason = _chosen_by_directory(forms, command, cwd, judge, parsed)
         if reason is None and cwd is not None and _brings(seen):
             from toolhost.permissions.latergit import brought_later
 
@@ -160,7 +160,7 @@ def _chosen_by_directory(forms: list[tuple[str, ...]], command: str, cwd: str,
 
 def _handed_reads(parsed: ParsedCommand, cwd: str,
                   judge: Callable[[list[str | None]], bool]) -> str | None:
-    """What a local shell's ``-c`` string reads here (round 21: ``bash -c 'make x'``,
+    """What a local shell's ``-c`` string reads here (``bash -c 'make x'``,
     ``sh -c 'bash s.sh'``, ``env bash -c ...``, ``xargs sh -c ...``): the scripts, Makefiles,
     patches, archives and repositories it runs, judged as on the line itself (two deep)."""
     depth = _HANDED.get()
@@ -174,7 +174,7 @@ def _handed_reads(parsed: ParsedCommand, cwd: str,
             name = form[0].rsplit("/", 1)[-1] if form else ""
             if name in SHELLS:
                 texts = _dash_c(form)
-            else:  # round 24: `git rebase -x 'make t'`, `hyperfine 'sh s.sh'`; round 26:
+            else:  # `git rebase -x 'make t'`, `hyperfine 'sh s.sh'`;
                 # `tar --to-command=./x`, `rsync -e ./x`, `git -c core.pager=./x`, `PAGER=./x`
                 texts = [t for t in dict.fromkeys(
                     [*(runner_strings(name, form) if is_runner(name) else ()),
@@ -276,17 +276,17 @@ def _brings(text: str) -> bool:
     return "git" in text and _GIT_BRINGS.search(text) is not None
 
 
-# a package's script runner (round 23: laterpackage)
+# a package's script runner (laterpackage)
 _RUNS_SCRIPTS = re.compile(r"\b(?:p?npm|yarn(?:pkg)?|bun)\b|(?<![\w-])--run\b")
-# a patch applier's name (round 17: laterpatch), looked for before anything is read
+# a patch applier's name (laterpatch), looked for before anything is read
 _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
-# a git subcommand that writes files from another commit (round 18: latergit)
+# a git subcommand that writes files from another commit (latergit)
 # (the lookahead of their first letters lets the scan skip the other positions at once)
 _GIT_BRINGS = re.compile(r"(?=[bcmprsw])\b(?:checkout|switch|reset|merge|pull|rebase"
                          r"|cherry-pick|revert|stash|restore|read-tree|worktree|clone"
                          r"|submodule|bisect)\b")
 _UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
-# (round 21: latermake; its MAKES and ALIKES)
+# (latermake; its MAKES and ALIKES)
 _MAKES = re.compile(r"\b(?:g|gnu|re|b|p|bsd|f|pdp|k|d|n|color|s)?make(?:pp)?\b|\bk?mk\b")
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "gnumake", "remake", "sudo", "doas", "su",

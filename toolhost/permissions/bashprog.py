@@ -340,7 +340,7 @@ _READS_CONFIG = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch
 def _config_sets_file(args: tuple[str, ...]) -> str | None:
     """``git config [--global] include.path FILE`` (``includeIf.*.path``,
     ``core.hooksPath DIR``): later git commands read that file's aliases and pager, or run
-    that directory's hooks, none of which is on the line (round 14; ``git -c include.path``
+    that directory's hooks, none of which is on the line (``git -c include.path``
     is refused the same way)."""
     found = git_subcommand(args)
     if found is not None and found[0] in ("clone", "init", "init-db") and any(

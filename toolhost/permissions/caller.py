@@ -130,7 +130,7 @@ class CallerMatch:
     def covers(self, other: CallerMatch) -> bool:
         """Whether every caller ``other`` admits, this admits too, kind by kind (a value of
         ``other`` listed here, or matched by a glob here; a glob of ``other`` only by the same
-        glob): for ``validate``'s shadowed rules (round 16)."""
+        glob): for ``validate``'s shadowed rules."""
         for kind in CALLER_KEYS:
             mine = getattr(self, kind)
             for value in getattr(other, kind):
@@ -162,7 +162,7 @@ def parse_callers(value: Any) -> CallerMatch:
             items = [items]
         if not isinstance(items, list) or not all(isinstance(i, str) and i for i in items):
             raise ValueError(f"callers.{key} must be a list of non-empty strings")
-        for item in items:  # round 16: a claim never holds these, so the value names nobody
+        for item in items:  # a claim never holds these, so the value names nobody
             if item != item.strip():
                 raise ValueError(f"callers.{key}: {item!r} has blanks around it, which no "
                                  f"token's claim holds, so it names nobody (write "

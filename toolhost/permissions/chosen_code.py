@@ -1,5 +1,5 @@
-"""Options that choose the code a program runs, outside the line (round 26, after
-backends25 found them for command backends): ``env -C DIR make`` and ``sudo -D DIR make``
+"""Options that choose the code a program runs, outside the line (as the
+command backends refuse them): ``env -C DIR make`` and ``sudo -D DIR make``
 run DIR's Makefile (as ``make -C DIR`` does, which is read) and any relative script there;
 ``git clone evil::x`` runs the program ``git-remote-evil`` from PATH (``ext::CMD`` a command);
 ``vim -s KEYS`` and ``--remote-send``/``--remote-expr`` type keys into vim (``:!CMD``);
@@ -159,7 +159,7 @@ def chosen_code_spec(spec: str) -> str | None:
     from toolhost.permissions.loader_env import assigned_loader
     from toolhost.permissions.shell import Word
 
-    name = base(words[0])  # round 27: compgen -C/-F/-W '$(...)', fc, PERL5OPT=, go env -w
+    name = base(words[0])  # compgen -C/-F/-W '$(...)', fc, PERL5OPT=, go env -w
     reruns = builtin_reason(name, tuple(Word(w, w, True) for w in words[1:])) if name in (
         "compgen", "fc") else None
     return (chosen_code_reason([words]) or reruns or assigned_loader([words])

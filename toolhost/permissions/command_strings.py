@@ -39,12 +39,12 @@ _RUN_OPTIONS = {  # options whose value the program runs as a command line
     "man": frozenset({"-P", "--pager", "-H", "--html"}),
     "scp": frozenset({"-S"}),
     "sftp": frozenset({"-S", "-D"}),
-    # round 10: GNU and other tools that run a program they are given
+    # GNU and other tools that run a program they are given
     "wget": frozenset({"--use-askpass"}), "sdiff": frozenset({"--diff-program"}),
     "diff3": frozenset({"--diff-program"}), "sort": frozenset({"--compress-program"}),
     "split": frozenset({"--filter"}), "rg": frozenset({"--pre"}),
     "nodemon": frozenset({"--exec", "-x"}), "tcpdump": frozenset({"-z"}),
-    # round 14: netcat's program to connect, aria2's event hooks
+    # netcat's program to connect, aria2's event hooks
     "nc": frozenset({"-e", "-c"}), "netcat": frozenset({"-e", "-c"}),
     "ncat": frozenset({"-e", "-c", "--exec", "--sh-exec"}),
     "fzf": frozenset({"--preview"}), "bat": frozenset({"--pager"}),
@@ -52,8 +52,8 @@ _RUN_OPTIONS = {  # options whose value the program runs as a command line
                          "--on-download-error", "--on-download-stop", "--on-download-pause",
                          "--on-bt-download-complete"}),
     "cpio": frozenset({"--rsh-command"}),
-    # round 26: Miller runs its input files through a command (`--prepipe 'gunzip <'`)
-    # round 27: go build -toolexec CMD runs CMD before each tool, go vet -vettool a program
+    # Miller runs its input files through a command (`--prepipe 'gunzip <'`)
+    # go build -toolexec CMD runs CMD before each tool, go vet -vettool a program
     "go": frozenset({"-toolexec", "--toolexec", "-vettool", "--vettool", "-exec", "--exec"}),
     "mlr": frozenset({"--prepipe", "--prepipex"}), "miller": frozenset({"--prepipe", "--prepipex"}),
     # apt-get -o 'APT::Update::Pre-Invoke::=CMD' (DPkg::Post-Invoke ...): the part after '='
@@ -220,7 +220,7 @@ _FLAGS = {
     "luajit": "ivEW",
 }
 _PY_FLAGS = _FLAGS["python"]
-# python -m MODULE that reads no program from its input or arguments (round 25, P24-7): its
+# python -m MODULE that reads no program from its input or arguments: its
 # words are its options and files, not code; any other module (timeit, code, asyncio, pdb,
 # cProfile, pickle, runpy ...) may run code it is given, and stays read as fed a program
 _TAKES_NO_CODE = frozenset({
@@ -282,7 +282,7 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
     string literals of the whole command line, three levels deep (the code quoted for the
     shell, then its own literals): tried as command lines by deny and ask rules (fail
     closed), as for inline code. Past ``_MAX_LINES`` literals or lines, ``CUT`` stands for the
-    rest (round 17: the 257th line of a document was never looked at)."""
+    rest (the 257th line of a document was never looked at)."""
     later = _writes_run_later(command)
     shell = later or any(shell_reads_input(f) for f in forms if f)
     escaped = _escaped(command, forms)
@@ -324,7 +324,7 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
 
 
 def _script_commands(script: str, body: list[str]) -> list[str]:
-    """The simple commands of a document read as one script, as bash reads it (round 17: a
+    """The simple commands of a document read as one script, as bash reads it (a
     quote opened on one line and closed on a later ``#...`` line holds the command after it:
     ``x='`` then ``#' ; rm -rf y ; '``, which line by line is a comment); ``CUT`` when it
     does not parse and a comment line holds a quote (one such may hide a command)."""
@@ -337,7 +337,7 @@ def _script_commands(script: str, body: list[str]) -> list[str]:
     return [shlex.join(words) for words in parsed.segments + parsed.nested]
 
 
-# round 14: programs whose own language runs a shell command (ed's and ftp's `!cmd`, dc's
+# programs whose own language runs a shell command (ed's and ftp's `!cmd`, dc's
 # `!`, sqlite3's `.shell`/`.system`, psql's `\!`, mysql's `system`, m4's `syscmd(...)`,
 # socat's EXEC:/SYSTEM: address): what follows, in an argument or a line fed to it
 _ESCAPES = {name: re.compile(rx, re.MULTILINE | re.IGNORECASE) for names, rx in (
@@ -345,7 +345,7 @@ _ESCAPES = {name: re.compile(rx, re.MULTILINE | re.IGNORECASE) for names, rx in 
     (("dc",), r"!(.+)$"),
     (("sqlite3", "sqlite"), r"^\s*\.(?:shell|system)\s+(.+)$"),
     (("psql", "mysql", "mariadb"), r"\\!\s*(.+)$|^\s*system\s+(.+)$"),
-    (("m4", "gm4"), r"e?syscmd\(([^()]*)\)"),  # (not `(`: linear, round 15)
+    (("m4", "gm4"), r"e?syscmd\(([^()]*)\)"),  # (not `(`: linear)
     (("socat",), r"(?:^|[\s!])(?:exec|system):([^,]+)"),
     (("fzf",), r"(?:execute|execute-silent|become|reload)[(\[{<]([^()\[\]}>]+)"),
 ) for name in names}
@@ -412,7 +412,7 @@ def _npm_scripts(form: tuple[str, ...]) -> list[str]:
         out.append(form[3])
     if "script-shell" in form and form.index("script-shell") + 1 < len(form):
         out.append(form[form.index("script-shell") + 1])
-    if form[1:2] in (("config",), ("set",), ("c",)):  # npm config set editor PROG (round 12)
+    if form[1:2] in (("config",), ("set",), ("c",)):  # npm config set editor PROG
         out += [form[k + 1] for k, w in enumerate(form[:-1]) if w in _NPM_PROGRAMS]
         out += [w.partition("=")[2] for w in form[2:] if w.partition("=")[0] in _NPM_PROGRAMS]
     return out
@@ -424,7 +424,7 @@ _NPM_PROGRAMS = frozenset({"shell", "editor", "git", "browser", "node-gyp", "scr
 
 # long options whose value is a command line that no table above lists by its full name
 _MORE_LONG = {"tar": ("--checkpoint-action",), "sed": ("--expression",),
-              "git": ("--config",),  # git clone --conf core.pager=CMD (round 26)
+              "git": ("--config",),  # git clone --conf core.pager=CMD
               "gsed": ("--expression",), "gdb": ("--eval-command",)}
 
 

@@ -258,7 +258,7 @@ def _path_test(op: str, arg: str, *, cwd: str, rule_dir: str) -> Test:
         answer = check(p)
         if any_case(p) != answer:  # `.ENV` is `.env` on macOS: cannot judge (deny/ask: match)
             return None
-        for other in spellings(v):  # ``$HOME/.ssh/x``, `` /x``, ``file:///x`` (round 11)
+        for other in spellings(v):  # ``$HOME/.ssh/x``, `` /x``, ``file:///x``
             q = normalize_path(other, cwd)
             if q is None or check(q) != answer:
                 return None  # the spellings disagree: cannot judge (deny/ask: match)
@@ -314,9 +314,9 @@ def _as_written(key: str, op: str, test: Test, cwd: str) -> Test:
     leads elsewhere (``glob: /work/src/*`` met ``/work/src/../../etc/passwd``) and a
     ``\\``, a leading ``~`` or a ``$`` may be read as another path: when the value and its
     folded form (``..`` resolved) disagree, or it holds one of those, it cannot be judged
-    (round 16), so an allow rule does not match it and a deny or ask rule does (fail closed).
-    ``path_under`` and ``path_glob`` compare normalised paths (symlinks resolved too); since
-    round 17 a value whose symlinks lead where the test answers otherwise cannot be judged
+   , so an allow rule does not match it and a deny or ask rule does (fail closed).
+    ``path_under`` and ``path_glob`` compare normalised paths (symlinks resolved too); a
+    value whose symlinks lead where the test answers otherwise cannot be judged
     either (a relative one through a symlink: never)."""
     if key not in _PATH_KEYS or op not in ("glob", "regex"):
         return test
@@ -330,7 +330,7 @@ def _as_written(key: str, op: str, test: Test, cwd: str) -> Test:
         if ".." in v.split("/") and (test(os.path.normpath(v)) != answer
                                      or not _folds_as_written(v)):
             return None
-        # round 17: a symlink on the path leads elsewhere than the text says (`/work/src/link`
+        # a symlink on the path leads elsewhere than the text says (`/work/src/link`
         # -> /etc): judged only where the path it leads to gets the same answer
         if v and "\0" not in v:
             if len(v) > 4096:
@@ -364,7 +364,7 @@ def _rooted(test: Test) -> Test:
     """``test`` (a ``path_under``/``path_glob``) judging only a value every reading of which
     is an absolute path (``spellings``): a tool that reads paths in another directory (its
     own ``cwd``, an upstream's ``mcp.cwd``) or in one unknown (an HTTP tool or upstream, the
-    remote's) reads ``secret.txt`` or ``~/x`` elsewhere than the rules' directory (round 19)."""
+    remote's) reads ``secret.txt`` or ``~/x`` elsewhere than the rules' directory."""
     from toolhost.permissions.paths import spellings
 
     def rooted(v: Any) -> bool | None:

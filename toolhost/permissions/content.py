@@ -509,7 +509,7 @@ class ValueMatcher:
 
 
 def _agent_fold(name: str) -> str:
-    """A sub-agent name as a deny or ask rule compares it (round 18): NFKC (full-width
+    """A sub-agent name as a deny or ask rule compares it: NFKC (full-width
     letters), invisible format characters dropped (a zero-width space), every dash a
     hyphen, blanks around it trimmed, case folded: a name the CLI may resolve to the agent."""
     import unicodedata

@@ -1,4 +1,4 @@
-"""The whole text a run-later file holds after an Edit (round 17).
+"""The whole text a run-later file holds after an Edit.
 
 An ``Edit`` of a git hook holding ``# rm -rf y`` with ``old_string: "# "`` and ``new_string:
 ""`` writes no command of its own: it arms one already in the file, and its new text (empty)

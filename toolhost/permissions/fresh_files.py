@@ -1,5 +1,5 @@
-"""Whether a line may write files before one of its commands reads its configuration (round
-27). The readers of round 25 and 27 look at files on disk when the call is judged (a
+"""Whether a line may write files before one of its commands reads its configuration.
+The readers of project and home files look at files on disk when the call is judged (a
 ``json.py`` python would import, ``~/.ssh/config``, ``.npmrc``, a ``PYTHONPATH`` folder's
 ``sitecustomize.py``); ``cp evil json.py; python3 -c 1`` or ``printf 'Host *\\n
 ProxyCommand ./x' > ~/.ssh/config; ssh h`` writes the file after that look and before the

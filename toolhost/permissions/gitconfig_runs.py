@@ -1,4 +1,4 @@
-"""What a git command runs from its repository's configuration and hooks (round 22).
+"""What a git command runs from its repository's configuration and hooks.
 
 A git config names commands (``core.fsmonitor``, ``core.pager``, ``diff.external``, an
 alias ``!...``, ``filter.*.clean`` ...) and its hooks are scripts: a Write of either is judged
@@ -176,7 +176,7 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
                 return f"git's config runs {line[:60]!r} ({key}), which {why}"
     helper = next((u for u in [*remotes.values(), *(b for _, b in rewrites)]
                    if HELPER.match(u)), None) if sub in _CONTACTS else None
-    if helper is not None:  # round 26: url = evil::x runs git-remote-evil from PATH
+    if helper is not None:  # url = evil::x runs git-remote-evil from PATH
         return (f"git's config names the remote {helper[:60]!r} of the form NAME::ADDRESS, "
                 "so git runs the program git-remote-NAME, which the rules cannot see")
     why = _hooks(hooks, sub, root, judge, unprovable)

@@ -1,9 +1,9 @@
-"""Command lines a program hands to a shell must be provable too (round 19).
+"""Command lines a program hands to a shell must be provable too.
 
 The deny rules try the strings a program runs as a command line (``command_strings``: a git
 alias ``!...`` or ``core.pager`` value, a sed ``e`` command or ``s///e`` replacement, an awk
 ``system("...")``, ``tar --to-command=...``, a vim ``-c '!...'``, ``gdb -ex 'shell ...'``).
-Before round 19 only the deny rules looked at them: ``git -c alias.k='!r${E:+}m x' k`` or
+Once only the deny rules looked at them: ``git -c alias.k='!r${E:+}m x' k`` or
 ``sed -n '1e r$()m x'`` named no ``rm`` to ``Bash(rm:*)``, and ``allow: Bash`` allowed the
 line, while ``sh`` ran ``rm``. Such a string is now analysed as a command line of its own
 (what a ``sh -c`` string is): a program word that is not a plain literal, ``eval``, a string
@@ -53,7 +53,7 @@ def _judged_here(name: str) -> bool:
 
 def local_strings(form: tuple[str, ...]) -> list[str]:
     """The command lines a program of ``form`` hands to a shell here, which may run a file
-    of this folder (round 26: ``tar --to-command=./x``, ``rsync -e ./x``, ``git -c
+    of this folder (``tar --to-command=./x``, ``rsync -e ./x``, ``git -c
     core.pager=./x log``, ``man -P ./x``, ``GIT_SSH_COMMAND=./x git fetch``): read as a
     runner's strings are (``bashpolicy._handed_reads``)."""
     name = base(form[0]) if form else ""

@@ -1,5 +1,5 @@
-"""Files of the home folder that choose the code a program runs (round 27, after round 26
-read the ones a line names: ``ssh -F``, ``less -k``, ``wget --config``). ``~/.ssh/config``'s
+"""Files of the home folder that choose the code a program runs (besides the
+ones a line names: ``ssh -F``, ``less -k``, ``wget --config``). ``~/.ssh/config``'s
 ``ProxyCommand``, ``LocalCommand``, ``KnownHostsCommand``, ``Match exec`` (and an
 ``Include`` or a provider library) run for ``ssh h``, ``scp``, ``sftp``, an rsync or a git
 that reaches a host; ``~/.wgetrc``'s ``use_askpass`` runs for ``wget``; a lesskey file's

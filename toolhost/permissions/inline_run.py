@@ -1,4 +1,4 @@
-"""Interpreter code that can run a command is not provable (round 19).
+"""Interpreter code that can run a command is not provable.
 
 The deny rules try every string literal of an interpreter's inline code (``python3 -c``,
 ``perl -e``, ``awk '...'``) and of a program it reads from its input as a command line. That

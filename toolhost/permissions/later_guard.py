@@ -1,5 +1,5 @@
 """What lands in a file a later command runs (a git hook, ``.bashrc``): judged by the deny and
-ask Bash rules, as ``echo TEXT > FILE`` would be (round 16: ``written_later``)."""
+ask Bash rules, as ``echo TEXT > FILE`` would be (``written_later``)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ _MET_LIMIT = 65536
 
 class LaterGuards:
     """The deny and ask ``Bash(...)`` rules a file a later command runs meets, and which
-    lines met which rule (remembered: an Edit judges the file's whole text, round 17)."""
+    lines met which rule (remembered: an Edit judges the file's whole text)."""
 
     def __init__(self, rules: Iterable[CompiledRule]) -> None:
         self.rules = tuple(r for r in rules if r.effect != "allow"
@@ -32,7 +32,7 @@ class LaterGuards:
         after the call (an Edit's applied to the file's current text: ``edited_text``)
         meets a deny or ask Bash rule, as ``echo TEXT > FILE`` would (``written_later``):
         that rule's decision (an ask only where no rule of the tool denies the call, as
-        ``decide`` says). A write of one of the policy's own ``files`` is asked (round 16)."""
+        ``decide`` says). A write of one of the policy's own ``files`` is asked."""
         from toolhost.permissions.edited_text import texts_after
         from toolhost.permissions.written_later import (
             command_lines,
@@ -42,7 +42,7 @@ class LaterGuards:
         )
 
         own = own_file(tool_name, tool_input, cwd, files)
-        if own is not None:  # round 16: its next session would obey what the agent wrote
+        if own is not None:  # its next session would obey what the agent wrote
             decided = decide(tool_name, tool_input)
             if decided.behavior == "deny":
                 return decided
@@ -55,7 +55,7 @@ class LaterGuards:
         path = later_path(tool_name, tool_input, cwd)
         if path is None:
             return None
-        # round 17: an Edit is judged by the whole text the file holds after it (the file's
+        # an Edit is judged by the whole text the file holds after it (the file's
         # current text read now: an edit removing the `#` of `# rm -rf y` arms that line)
         texts = texts_after(tool_name, tool_input, path, cwd,
                             new_texts(tool_name, tool_input))
@@ -86,12 +86,12 @@ class LaterGuards:
 
     def brought_meets(self, texts: list[str | None]) -> bool:
         """Whether a deny or ask Bash rule meets one of the texts a git command brings into a
-        run-later file (round 18: latergit; None, a text not readable, meets them all)."""
+        run-later file (latergit; None, a text not readable, meets them all)."""
         return any(self.text_meets(None if t is None else [t]) is not None for t in texts)
 
     def _meets(self, k: int, rule: CompiledRule, line: str) -> bool:
         """Whether the ``k``-th guard matches ``line`` as a command, remembered: an Edit of a
-        run-later file judges the file's whole text (round 17), and the next edit of it the
+        run-later file judges the file's whole text, and the next edit of it the
         same lines. One that cannot be evaluated counts as matching: fail closed."""
         key = (k, line)
         met = self._met.get(key)

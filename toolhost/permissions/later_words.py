@@ -1,4 +1,4 @@
-"""What a file a later command runs is given must name its programs plainly (round 19).
+"""What a file a later command runs is given must name its programs plainly.
 
 ``echo 'rm -rf y' >> ~/.bashrc`` meets ``Bash(rm:*)`` (``runlater``: the content on the line
 is tried as command lines by the deny rules), but ``echo 'r${X}m -rf y' >> ~/.bashrc`` named
@@ -51,7 +51,7 @@ def _commands(line: str, section: str = "") -> list[str]:
         if value.startswith("!"):
             return [value[1:]]
         key = re.split(r"\s*[=:]", line.strip(), maxsplit=1)[0].strip("\"").lower()
-        # round 20 (P19-9): git runs these values as a command line with no `!`
+        # git runs these values as a command line with no `!`
         runs = key.rsplit(".", 1)[-1] in _RUNS_KEYS or section.split()[:1] == ["pager"] \
             or key.startswith("pager.")
         return [value] if runs and not (section.startswith("alias") or key.startswith(

@@ -1,4 +1,4 @@
-"""An archive unpacked where it holds a file a later command runs (round 17).
+"""An archive unpacked where it holds a file a later command runs.
 
 ``tar xf x.tar`` and ``unzip x.zip`` in a project write whatever the archive holds: one
 holding ``.git/hooks/pre-commit``, ``.husky/pre-commit`` or ``.envrc`` arms the next ``git

@@ -1,4 +1,4 @@
-"""A copy into a directory that lands on a file a later command runs (round 16).
+"""A copy into a directory that lands on a file a later command runs.
 
 ``runlater`` reads each word of ``cp``, ``mv``, ``rsync`` ... as the path it names, so the
 file a copy *makes* was missed: ``cp -r hooks .git/`` makes ``.git/hooks``, ``cp -r evil/.git

@@ -1,4 +1,4 @@
-"""Files a git command brings into the working tree from another commit (round 18).
+"""Files a git command brings into the working tree from another commit.
 
 ``git checkout other`` (``switch``, ``reset --hard``, ``merge``, ``rebase``, ``cherry-pick``,
 ``revert``, ``stash pop``, ``restore --source``, ``read-tree -u``, ``worktree add``) writes

@@ -1,4 +1,4 @@
-"""A word whose globs or braces may expand to a file a later command runs (round 16).
+"""A word whose globs or braces may expand to a file a later command runs.
 
 ``runlater`` reads each word as the path it names, so ``cp x ~/.bash?c``, ``cp x ~/.bash*``,
 ``cp x ~/.[b]ashrc`` and ``echo 'rm -rf y' > ~/.{bashrc,zshrc}`` named no such file, while
@@ -88,8 +88,8 @@ def _tail_matches(word: str) -> bool:
         names = [n for n in _BY_DEPTH[k] if all(r in n for r in runs)]  # (cheap first)
         try:
             pattern = _compiled("/".join(_segment(s) for s in tail)) if names else None
-        except regex.RegexError:  # `[?--]`, `[[:nope:]]`: a bracket RE2 refuses (round 19:
-            return True  # it raised out of the decision); it may name one, fail closed
+        except regex.RegexError:  # `[?--]`, `[[:nope:]]`: a bracket RE2 refuses (it
+            return True  # raised out of the decision once); it may name one, fail closed
         if pattern is not None and any(map(pattern.fullmatch, names)):
             return True  # (k == 1: a bare hook name, `/tmp/h/pre-*`: core.hooksPath DIR)
     return False

@@ -1,4 +1,4 @@
-"""``make`` running a Makefile (round 21): its recipe lines are judged as Bash commands.
+"""``make`` running a Makefile: its recipe lines are judged as Bash commands.
 
 ``make``, ``make -C dir``, ``make -f file``, ``gmake`` have make as their program: what the
 recipes run is not on the line. An earlier call (or the same line) may have written the

@@ -1,4 +1,4 @@
-"""A package's scripts (round 23): ``npm test``, ``npm run x``, ``yarn x``, ``pnpm x``,
+"""A package's scripts: ``npm test``, ``npm run x``, ``yarn x``, ``pnpm x``,
 ``bun run x`` run command lines written in ``package.json``, judged as Bash commands.
 
 Before, the runner was the program: under ``deny: Bash(rm:*)`` an ``npm test`` whose script
@@ -169,7 +169,7 @@ def _one_runner(words: tuple[Word, ...], form: tuple[str, ...],
 
 def _environment_names() -> bool:
     """Whether a name of the environment configures a runner's shell, scripts or workspace
-    (``npm_config_script_shell``): one search of all the names joined (round 24: a search
+    (``npm_config_script_shell``): one search of all the names joined (a search
     of each name cost ~2 us a name, a decision)."""
     return _ENV_SHELL.search("\0".join(os.environ)) is not None
 
@@ -304,7 +304,7 @@ def _scripts(text: str) -> dict[str, str] | None:
 def _package_root(cwd: str, stop_at_modules: bool) -> str | None:
     """The directory whose package.json the runner reads: the nearest above ``cwd`` holding
     one (or a ``node_modules``, where npm stops looking: None, nothing to run). yarn, pnpm
-    and bun are not known to stop there: they are read as going on up (round 23)."""
+    and bun are not known to stop there: they are read as going on up."""
     here = os.path.abspath(cwd)
     while True:
         if os.path.exists(os.path.join(here, "package.json")):

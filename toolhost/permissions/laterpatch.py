@@ -1,4 +1,4 @@
-"""A patch applied to a file a later command runs (round 17).
+"""A patch applied to a file a later command runs.
 
 ``git apply x.patch``, ``git am x.mbox`` and ``patch -p1 < x.patch`` write whatever files the
 patch names: one creating ``.husky/pre-commit`` holding ``rm -rf y`` arms the next ``git

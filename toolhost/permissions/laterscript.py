@@ -1,4 +1,4 @@
-"""A shell script an earlier call wrote, run by this one (round 20).
+"""A shell script an earlier call wrote, run by this one.
 
 ``bash s.sh``, ``sh s``, ``source ./env.sh``, ``. s`` and ``./s.sh`` have the shell (or the
 file) as their program: what the script runs is not on the line. An earlier call may have
@@ -12,7 +12,7 @@ kernel refuses it and the shell runs it itself); a binary or another interpreter
 is the program, judged by its name as before. Scripts it runs are read the same way, three
 deep. After a ``cd`` on the line, a relative script path is not known: not provable.
 
-A script an interpreter on the same line may write first (policy19's P19-8: ``python3 -c
+A script an interpreter on the same line may write first (``python3 -c
 'open("s","w").write(...)'; bash s``) is not provable when the interpreter's words name it,
 or when a script run by a shell is not there yet; ``make && ./app`` (no interpreter, a
 program named by its path) stays as it was.
@@ -42,10 +42,10 @@ _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # X=1 bash s.sh
 _MOVES = frozenset({"cd", "pushd", "popd"})
 _SHELL_ARG_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 
-# (round 20, P19-8) programs whose own code may write the script a later segment runs
+# programs whose own code may write the script a later segment runs
 _INTERPRETERS = frozenset({"python", "perl", "ruby", "node", "nodejs", "php", "lua", "bun",
                            "deno", "Rscript", "tclsh", "awk", "gawk", "mawk", "pypy", "osascript"})
-# (round 22) a script setting what names run: PATH (``export PATH=./evil:$PATH`` then ``ls``
+# a script setting what names run: PATH (``export PATH=./evil:$PATH`` then ``ls``
 # runs ./evil/ls; sourced, for the rest of the line too), BASH_ENV, LD_PRELOAD, PAGER ...:
 # the name written other than as an expansion ($PATH, ${PATH:-}), or ``hash -p``, ``enable``
 _SETS = re.compile(r"(?<![\w$#!{])(" + DANGEROUS_VARS.pattern + "|" + "|".join(

@@ -1,5 +1,4 @@
-"""A module of the current directory that python imports in place of the one it names
-(round 25).
+"""A module of the current directory that python imports in place of the one it names.
 
 ``python -m MOD``, ``python -c CODE`` and python reading its program from its input put the
 current directory first on ``sys.path``: a ``json.py`` or ``venv/__init__.py`` an earlier
@@ -47,7 +46,7 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
         return None
     if any(f[0] in ("cd", "pushd", "popd") for f in forms if f):
         return "after a cd, the directory python imports modules from first is not known"
-    if parsed is not None and may_write(parsed, _program(forms)):  # round 27
+    if parsed is not None and may_write(parsed, _program(forms)):
         return ("the line may write a module into the directory python imports from first "
                 "(it is looked at before the line runs)")
     hits = _modules(cwd, wanted)
@@ -106,7 +105,7 @@ def _modules(cwd: str, wanted: set[str]) -> list[str] | None:
 
 # (path, dev, ino, mtime_ns, ctime_ns) -> the entries by stem: a folder still for 2 s is
 # listed once (/tmp here: 1,400 entries, ~4 ms a listing); an entry made or removed changes
-# its mtime, and ctime catches a time put back (as package_files' rc look-ups, round 24)
+# its mtime, and ctime catches a time put back (as package_files' rc look-ups)
 _LISTINGS: dict[tuple[str, int, int, int, int], dict[str, tuple[str, ...]] | None] = {}
 _STILL_NS = 2_000_000_000
 

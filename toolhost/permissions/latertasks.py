@@ -1,4 +1,4 @@
-"""Task runners whose commands come from a file of the project (round 24): ``just x`` runs a
+"""Task runners whose commands come from a file of the project: ``just x`` runs a
 justfile's recipe, ``task x`` a Taskfile's, ``tox`` tox.ini's commands, ``rake`` a Rakefile,
 ``gradle``/``mvn`` the build script, ``uv run``/``poetry run`` build the project first...
 

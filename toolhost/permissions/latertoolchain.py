@@ -1,4 +1,4 @@
-"""A toolchain the current directory chooses (round 25).
+"""A toolchain the current directory chooses.
 
 rustup's proxies (``cargo``, ``rustc``, ``rustfmt``, ``rustdoc``, ``cargo-clippy`` ...) run
 the toolchain a ``rust-toolchain.toml`` or ``rust-toolchain`` file of the directory or a

@@ -1,4 +1,4 @@
-"""Where a file a command reads lies, and whether the line may make it first (round 17).
+"""Where a file a command reads lies, and whether the line may make it first.
 
 ``laterpatch`` and ``laterarchive`` read the patch or archive a command applies. A relative
 name is found from the working directory, or from a directory an earlier ``cd``/``pushd`` of

@@ -11,7 +11,7 @@ files, zsh's ``ZDOTDIR`` and .NET's startup hooks choose what runs.
 Checked with python 3.11 (sitecustomize, PYTHONSTARTUP). Where a deny or ask Bash rule
 exists, an assignment to one (leading, after ``env``/``sudo``, or ``export``/``declare``) is
 not provable, but a ``PYTHONPATH`` whose directories hold no module of the standard library
-and no ``sitecustomize``/``usercustomize`` (read here, as round 25 reads the current one)."""
+and no ``sitecustomize``/``usercustomize`` (read here, as the current directory is)."""
 
 from __future__ import annotations
 

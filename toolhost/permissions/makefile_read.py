@@ -1,4 +1,4 @@
-"""A Makefile read as far as the rules need it (round 21: ``latermake``): its rules, their
+"""A Makefile read as far as the rules need it (``latermake``): its rules, their
 recipe lines, and what each variable a recipe names may hold.
 
 Not a make: anything whose effect cannot be read from the text alone (an ``include``, a
@@ -64,7 +64,7 @@ SPECIAL = frozenset({"SHELL", ".SHELLFLAGS", ".RECIPEPREFIX", "MAKEFILES", "MAKE
 _CONDITIONAL = re.compile(r"(?:ifeq|ifneq|ifdef|ifndef|else|endif)(?:\s|$)")
 _ASSIGN = re.compile(r"((?:(?:override|export|private|unexport)\s+)*)"
                      r"([^\s:#=?+!$]+|\$[({][^)}]*[)}])\s*(::?:?=|\?=|\+=|!=|=)\s*(.*)")
-# (round 22) where a recipe's git finds its repository and config: GIT_DIR=evil/.git
+# where a recipe's git finds its repository and config: GIT_DIR=evil/.git
 _GIT_ENV = re.compile(r"GIT_|HOME$")
 GIT_ENV = _GIT_ENV
 _SUFFIX_RULE = re.compile(r"(?:\.[A-Za-z0-9_]+){1,2}")

@@ -1,5 +1,5 @@
 """make's own options, read as make reads them (``-sC dir``, ``-fFILE``, ``--file=FILE``,
-``-j4``): where it runs, the Makefiles it reads, its goals (round 21: ``latermake``, and
+``-j4``): where it runs, the Makefiles it reads, its goals (``latermake``, and
 ``command_strings``, which judges a Makefile read from the input a line feeds it)."""
 
 from __future__ import annotations

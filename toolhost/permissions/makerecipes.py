@@ -1,4 +1,4 @@
-"""The recipe lines a make may run (round 21: ``latermake``): the rules its goals reach, each
+"""The recipe lines a make may run (``latermake``): the rules its goals reach, each
 recipe line expanded as make would (``makeexpand``). Any name make may splice into a line as
 is (a goal, a target, a pattern's words, a vpath directory) must be a plain name."""
 

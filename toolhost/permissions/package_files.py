@@ -1,5 +1,5 @@
-"""The files besides ``package.json`` that decide what a package's scripts run (round 23,
-for ``laterpackage``): the rc files naming the shell they run in (``.npmrc``'s
+"""The files besides ``package.json`` that decide what a package's scripts run (for
+``laterpackage``): the rc files naming the shell they run in (``.npmrc``'s
 ``script-shell``, of the package, every folder above it, the home folder, npm's global and
 built-in ones), and for an install, what runs besides the scripts (``binding.gyp``, the
 workspaces' and local dependencies' own install scripts). Each read bounded, never
@@ -44,7 +44,7 @@ def rc_reason(root: str) -> str | None:
 
 
 def _rc_files(folder: str) -> list[str]:
-    """The rc files' paths that may be in ``folder`` (round 24: one ``stat`` of the folder,
+    """The rc files' paths that may be in ``folder`` (one ``stat`` of the folder,
     not an open per name, once its names were looked at: a folder's modification time
     changes whenever a name in it is made, removed or renamed). Where the folder cannot be
     looked at, every name is tried (each read then says what it can)."""

@@ -1,7 +1,7 @@
 """Bracket expressions (``[abc]``, ``[!a-z]``, ``[[:alnum:]]``) of a path pattern, read as
 gitignore (git's wildmatch) reads them, as regex text for ``paths._translate``.
 
-Until round 25 a class went to Python's ``re`` as written: ``[!_]`` became ``[^_]``, which
+Before this module a class went to Python's ``re`` as written: ``[!_]`` became ``[^_]``, which
 matches ``/`` (``allow: Read(./build[!_]*)`` reached ``build/x``), and ``[[:alpha:]]`` was a
 set of ``[:alph`` then a ``]`` (a deny naming keys that way denied none).
 """
@@ -12,7 +12,7 @@ import re
 
 __all__ = ["bracket"]
 
-# (round 25) POSIX classes inside a bracket, as gitignore (git's wildmatch) reads them
+# POSIX classes inside a bracket, as gitignore (git's wildmatch) reads them
 _POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "blank": " \t", "cntrl": "\x00-\x1f\x7f",
           "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
           "punct": "!-/:-@[-`{-~", "space": " \t\n\r\f\v", "upper": "A-Z",

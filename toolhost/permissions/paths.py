@@ -37,11 +37,11 @@ def normalize_path(value: str, cwd: str) -> str | None:
     return real
 
 
-# (round 25) a lone surrogate (JSON "\udc80") is no character: the CLI (Node) opens it as
+# a lone surrogate (JSON "\udc80") is no character: the CLI (Node) opens it as
 # U+FFFD, this process as a byte or not at all (UnicodeEncodeError): which file is unknown
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-# (round 22) what /proc/self (/dev/fd, /dev/stdin ...) leads to is the reading process's own:
+# what /proc/self (/dev/fd, /dev/stdin ...) leads to is the reading process's own:
 # its cwd, root, open files; resolved here it is toolhost's (``/proc/self/cwd/secrets/k``
 # is the session's secrets/k when the CLI reads it): not judged
 _PER_PROCESS = re.compile(r"/(?:proc|dev)/")
@@ -313,9 +313,9 @@ def interpolated_root(tool: str, written: str, spans: tuple[tuple[int, int], ...
 def spellings(path: str) -> list[str]:
     """Other paths a tool may read ``path`` as (fail closed: a deny or ask rule meets each,
     an allow rule must prove each): ``$HOME/.ssh/x`` or ``${HOME}`` expanded, the text
-    without the blanks around it, a ``file://`` URL's path, (round 18) a path with
+    without the blanks around it, a ``file://`` URL's path, a path with
     percent-escapes decoded (``/etc%2fpasswd``: an MCP tool taking a URI path decodes it),
-    and (round 14) each with ``\\`` read as ``/`` (a Windows separator)."""
+    and each with ``\\`` read as ``/`` (a Windows separator)."""
     out = []
     if "$" in path and (expanded := os.path.expandvars(path)) != path:
         out.append(expanded)
@@ -323,13 +323,13 @@ def spellings(path: str) -> list[str]:
         out.append(path.strip())
     if path[:5].lower() == "file:":
         out += _file_url_paths(path[5:])
-    elif _ESCAPE.search(path):  # round 18: a tool taking a URI path decodes `%2f` (`/etc%2fx`)
+    elif _ESCAPE.search(path):  # a tool taking a URI path decodes `%2f` (`/etc%2fx`)
         from urllib.parse import unquote
 
         out.append(unquote(path))
-    if "\\" in path:  # a Windows separator (round 14): `~\.ssh\id_rsa` there is ~/.ssh/id_rsa
+    if "\\" in path:  # a Windows separator: `~\.ssh\id_rsa` there is ~/.ssh/id_rsa
         out += [p.replace("\\", "/") for p in (path, *out)]
-    if _WINDOWS_NAME.search(path):  # (round 22) Windows drops a name's trailing dots and
+    if _WINDOWS_NAME.search(path):  # Windows drops a name's trailing dots and
         # blanks and reads `NAME:stream` / `NAME::$DATA` as NAME: `.env.`, `.env::$DATA`
         out += [w for p in (path, *out) if (w := _windows_name(p)) != p]
     return out
@@ -353,14 +353,14 @@ _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 def _file_url_paths(rest: str) -> list[str]:
     """The paths of a ``file:`` URL (after the scheme), RFC 8089: ``file:///etc/x``,
-    ``file://localhost/etc/x`` (and since round 18 ``file://HOST/etc/x`` for any host:
+    ``file://localhost/etc/x`` (and ``file://HOST/etc/x`` for any host:
     ``127.0.0.1``, ``[::1]``, the machine's name), ``file:/etc/x``, each also percent-decoded
     (``file:///%65tc/x``); ``file://etc/x`` is also read as ``etc/x`` (as before)."""
     out = []
     if rest.startswith("//"):
         out.append(rest[2:])
         host, slash, tail = rest[2:].partition("/")
-        if slash and host:  # `localhost`, and (round 18) any host that may be this machine:
+        if slash and host:  # `localhost`, and any host that may be this machine:
             out.append("/" + tail)  # `file://127.0.0.1/etc/x` is /etc/x to curl
     else:
         out.append(rest)

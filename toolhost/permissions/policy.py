@@ -52,7 +52,7 @@ class CompiledPolicy:
         self.default = default
         self.cwd = os.path.abspath(cwd or os.getcwd())
         # the files the policy was read from (the config's, extends included): a write to one
-        # is never allowed (round 16), as toolhost.yaml and its local and user layers
+        # is never allowed, as toolhost.yaml and its local and user layers
         self.files = frozenset(os.path.realpath(f).lower() for f in files)
         self.tool_names: tuple[str, ...] = tuple(tool_names)
         # the top-level defaults a tool fills in for an argument the call leaves out, by wire
@@ -71,7 +71,7 @@ class CompiledPolicy:
             for name in rule.names.exact:
                 self._exact.setdefault(name, []).append(i)
         self._cache: dict[str, RulePlan] = {}
-        # round 19: the tools that read a relative path elsewhere than ``cwd`` (or somewhere
+        # the tools that read a relative path elsewhere than ``cwd`` (or somewhere
         # unknown), by wire name or ``mcp__server__`` prefix; their rules' path conditions
         # judge absolute values alone (each such rule made once: ``_decided`` keys on its id)
         self._elsewhere = Elsewhere(reading_dirs or {}, self.cwd)
@@ -85,7 +85,7 @@ class CompiledPolicy:
                                 and is_bash(r.content)
                                 and r.names.matches("Bash")), None)
         # the deny and ask Bash(...) rules a file a later command runs (a git hook, .bashrc)
-        # written by Write/Edit/MultiEdit/NotebookEdit meets (round 16: written_later)
+        # written by Write/Edit/MultiEdit/NotebookEdit meets (written_later)
         self._later = LaterGuards(self.rules)
 
     def _plan(self, tool_name: str) -> RulePlan:

@@ -1,4 +1,4 @@
-"""Tools that read a relative path elsewhere than the rules' directory (round 19): their
+"""Tools that read a relative path elsewhere than the rules' directory: their
 rules' path conditions judge absolute values alone (``CompiledRule.read_elsewhere``)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class Elsewhere:
         self.names = _reading_elsewhere(reading_dirs, cwd)
         # tools reading where this process runs now (python, command without a cwd), and
         # where that was: a move (an embedder's, one no guard saw) takes their relative
-        # paths away from the rules' directory (round 22)
+        # paths away from the rules' directory
         self.start = _cwd_now()
         self.drifting = frozenset(_reading_in(reading_dirs, self.start, self.names))
         self.away: dict[int, CompiledRule] = {}  # position of a rule -> the rule made so
@@ -106,7 +106,7 @@ def _reading_elsewhere(reading_dirs: Mapping[str, str | None], cwd: str) -> tupl
 def held_in_place(rules: Iterable[CompiledRule], bash_guards: Iterable[CompiledRule],
                   cwd: str) -> CompiledRule | None:
     """The first rule that judges against the start folder and that a session moved into
-    another one (EnterWorktree) could dodge (round 21): a deny or ask ``Bash(...)`` rule (the
+    another one (EnterWorktree) could dodge: a deny or ask ``Bash(...)`` rule (the
     scripts, Makefiles and repositories later commands run are read in the start folder),
     or a deny or ask path rule anchored in the start folder (``Read(./secrets/**)``: the
     worktree's copy is elsewhere). None: no such rule."""
@@ -123,7 +123,7 @@ def held_in_place(rules: Iterable[CompiledRule], bash_guards: Iterable[CompiledR
             if (rule.content.pattern.base.rstrip("/") + "/").startswith(here):
                 return rule
             continue
-        # (round 22) the structured form: a path condition anchored there, or an expression
+        # the structured form: a path condition anchored there, or an expression
         # on a file tool (what it tests cannot be read)
         if rule.expr is not None and any(rule.names.matches(t) for t in _SESSION_FILE_TOOLS):
             return rule

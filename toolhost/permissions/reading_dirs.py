@@ -8,7 +8,7 @@ its server's), a python tool or a command tool without one while the rules' dire
 server with an ``mcp.cwd`` of its own; and an HTTP tool, an OpenAPI operation or an HTTP
 upstream read paths on another machine, against a directory nobody here knows (None). The
 policy (``compile_policy(reading_dirs=)``) then judges such a tool's relative paths as
-unprovable (round 19).
+unprovable.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def quick(command: str) -> bool:
         GLOBBY.search(command) is not None and may_name_any(command, _plain_path))
 
 
-# the files a toolhost policy is read from (round 16): its config, the local layer beside it,
+# the files a toolhost policy is read from: its config, the local layer beside it,
 # the user layer; what is written there changes what the next session allows
 _POLICY = r"toolhost(?:\.local)?\.(?:ya?ml|toml)|\.config/toolhost/config\.(?:ya?ml|toml)"
 _BODY = (
@@ -57,7 +57,7 @@ _BODY = (
     r"|\.ssh/(?:config|rc)|\.config/fish/.*|_vimrc"  # ssh's ProxyCommand, fish's config
     r"|etc/(?:profile(?:\.d/.*)?|bash\.bashrc|zsh/.*|cron[^/]*(?:/.*)?|crontab)"
     r"|var/spool/cron/.*"
-    # round 16: the CLI's own hooks (Claude Code runs a settings file's `hooks` commands on
+    # the CLI's own hooks (Claude Code runs a settings file's `hooks` commands on
     # its next tool use), pre-commit's local hooks, a program on PATH before the real one
     # (`~/.local/bin/git`), a user unit or autostart entry run at the next login
     r"|\.claude/settings(?:\.local)?\.json|\.pre-commit-config\.ya?ml|\.local/bin/.*"
@@ -87,7 +87,7 @@ _INSIDE = (r"""(?i)(?:^|[/=:\s'"(,;<>{])(?:""" + _INSIDE_BODY
 
 def run_later_path(text: str) -> bool:
     """Whether ``text`` (a word) names a file a later command runs, or may expand to one
-    (a glob or braces: ``~/.bash?c``, ``~/.{bashrc,zshrc}``, round 16)."""
+    (a glob or braces: ``~/.bash?c``, ``~/.{bashrc,zshrc}``)."""
     text = text.replace("\\", "/")
     return _plain_path(text) or may_name_one(text, _plain_path)
 
@@ -132,7 +132,7 @@ PACKAGERS = frozenset({"pip", "pip3", "pipx", "uv", "uvx", "brew", "npm", "npx",
 
 # programs that write no file they name (or change no content: chmod, touch, rm): naming a
 # run-later file is a read (``cat .git/config``, ``grep alias ~/.gitconfig``). Any other
-# program naming one in any word (its own code too) may write it: not provable (round 15)
+# program naming one in any word (its own code too) may write it: not provable
 _READERS = frozenset({
     "cat", "bat", "batcat", "less", "more", "most", "head", "tail", "grep", "egrep", "fgrep",
     "rg", "ag", "ack", "ls", "exa", "eza", "tree", "stat", "file", "wc", "diff", "colordiff",
@@ -262,7 +262,7 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
         if not words:
             continue
         made = lands_on_one([w.value for w in words[past_wrappers(words):]], _plain_path)
-        if made is not None:  # `cp -r hooks .git/`, `cp -r dot/. ~` (round 16: laterdirs)
+        if made is not None:  # `cp -r hooks .git/`, `cp -r dot/. ~` (laterdirs)
             return _reason(made)
         named = _names_one(words)
         if named is not None and _writer(words):
@@ -286,7 +286,7 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
     return None
 
 
-# round 17: `shopt -s dotglob` (or a GLOBIGNORE, which turns it on) earlier in the command lets
+# `shopt -s dotglob` (or a GLOBIGNORE, which turns it on) earlier in the command lets
 # a leading `*` match a dotfile: `cp -r dot/* ~` then copies dot/.bashrc too
 _DOTGLOB = re.compile(r"(?i)\bdotglob\b|\bGLOBIGNORE\s*=")
 
@@ -305,7 +305,7 @@ def _dotglob_word(parsed: ParsedCommand) -> str | None:
     return None
 
 
-# the content of a run-later file judged by the rules (round 15: each line's forms are
+# the content of a run-later file judged by the rules (each line's forms are
 # tried as command lines; ~20 lines of 4,000 characters took seconds)
 LONG_LINE = 1024
 LONG_CONTENT = 16384

@@ -37,7 +37,7 @@ _SUBCOMMANDS: dict[str, frozenset[str]] = {
     "ip": frozenset({"exec"}),  # ip netns exec NS CMD
     "heroku": frozenset({"run"}),
     **dict.fromkeys(("salt", "salt-ssh"), frozenset({"cmd.run", "cmd.shell", "cmd.script"})),
-    # round 10: environment, secret and VM runners that run the command after them
+    # environment, secret and VM runners that run the command after them
     **dict.fromkeys(("devbox", "railway", "doppler", "op", "infisical", "dotenvx", "orb",
                      "orbctl"), frozenset({"run"})),
     "pixi": frozenset({"run", "exec"}),
@@ -62,7 +62,7 @@ _SUBCOMMANDS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("coder", "gitpod"), frozenset({"ssh"})),
     "gh": frozenset({"ssh"}),  # gh codespace ssh -- CMD
     "proto": frozenset({"run"}),
-    # round 12: npm explore PKG -- CMD, brew bundle exec -- CMD, rustup run TOOLCHAIN CMD
+    # npm explore PKG -- CMD, brew bundle exec -- CMD, rustup run TOOLCHAIN CMD
     "npm": frozenset({"exec", "x", "dlx", "explore"}),
     "brew": frozenset({"exec"}),
     "rustup": frozenset({"run"}),
@@ -80,7 +80,7 @@ _WHOLE = frozenset({"npx", "pnpx", "bunx", "uvx", "entr", "sshpass", "mosh", "au
                     "retry", "cpulimit", "systemd-inhibit", "torify", "torsocks", "tsocks",
                     "hyperfine", "with-contenv", "s6-setuidgid", "chpst", "chruby-exec",
                     "k3s", "microk8s", "watchexec",
-                    # round 12: macOS (xcrun TOOL, arch -x86_64 CMD, sandbox-exec -n P CMD,
+                    # macOS (xcrun TOOL, arch -x86_64 CMD, sandbox-exec -n P CMD,
                     # GNU tools g-prefixed by Homebrew), package, GPU, HPC and desktop
                     # launchers that run the command after them
                     "pkgx", "xcrun", "arch", "sandbox-exec", "gtimeout", "genv", "gxargs",
@@ -88,7 +88,7 @@ _WHOLE = frozenset({"npx", "pnpx", "bunx", "uvx", "entr", "sshpass", "mosh", "au
                     "mpiexec", "srun", "salloc", "winpty", "prime-run", "gamemoderun",
                     "optirun", "primusrun", "vglrun", "mangohud", "gpg-agent",
                     "systemd-cat",
-                    # round 14: terminal emulators (`xterm -e CMD`, `gnome-terminal -- CMD`),
+                    # terminal emulators (`xterm -e CMD`, `gnome-terminal -- CMD`),
                     # container init shims, detached sessions
                     "xterm", "uxterm", "urxvt", "rxvt", "gnome-terminal", "konsole",
                     "alacritty", "kitty", "foot", "wezterm", "st", "terminator", "tilix",
@@ -102,7 +102,7 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "git": frozenset({"--upload-pack", "--receive-pack", "--exec", "-x", "--extcmd",
                       "--tree-filter", "--index-filter", "--msg-filter", "--env-filter",
                       "--commit-filter", "--parent-filter", "--tag-name-filter", "-u",
-                      # send-email, daemon, instaweb, help/web--browse, grep -O (round 10)
+                      # send-email, daemon, instaweb, help/web--browse, grep -O
                       "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd",
                       "--smtp-server", "--access-hook", "--httpd", "--browser",
                       "--open-files-in-pager", "-O"}),
@@ -126,7 +126,7 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "doctl": frozenset({"--ssh-command"}),
     "just": frozenset({"--command", "--shell"}),
     "mvn": frozenset({"-Dexec.executable"}),
-    "sbatch": frozenset({"--wrap"}),  # sbatch --wrap='CMD' (round 12)
+    "sbatch": frozenset({"--wrap"}),  # sbatch --wrap='CMD'
 }
 # the subcommand is looked for among the first words (global options before it), and the
 # command it runs among the words after it; a command longer than either window may run

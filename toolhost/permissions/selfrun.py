@@ -1,4 +1,4 @@
-"""A file a line writes and then runs (round 19).
+"""A file a line writes and then runs.
 
 ``bash s.sh``, ``source ./env.sh``, ``./build.sh`` and ``python3 x.py`` have the shell or
 interpreter as their program: the script is not on the line (docs/permissions.md, step 5).
@@ -52,7 +52,7 @@ def _runs(words: tuple[Word, ...]) -> list[Word]:
     if name in _SCRIPTED or any(name.startswith(p) for p in ("python", "perl", "ruby")):
         operands = [w for w in rest if not w.value.startswith("-")]
         files = [rest[k + 1] for k, w in enumerate(rest[:-1]) if w.value in ("-f", "--file")]
-        if name in _MAKES:  # its operands are goals; it runs its Makefile (round 21)
+        if name in _MAKES:  # its operands are goals; it runs its Makefile
             out += files or [Word(n, n, True) for n in _MAKEFILES]
         else:
             out += operands[:1] + files

@@ -275,7 +275,7 @@ class _Lexer:
                 out.append(c)
                 i += 1
         raw = s[start:i]
-        if raw in ("[", "[["):  # test's `[` and bash's `[[` (round 19: a lone bracket is no
+        if raw in ("[", "[["):  # test's `[` and bash's `[[` (a lone bracket is no
             plain = True  # glob, bash reads it as it is; `[ -e x ]` was not provable)
         code = False
         if "$" in raw or "`" in raw:

@@ -1,4 +1,4 @@
-"""Which programs run code a file of the project gives them (round 24 task runners, round 25
+"""Which programs run code a file of the project gives them (task runners,
 builds, tests and tools whose configuration is code), and how their names are spelled.
 
 Each entry maps a program to the subcommands that run (or build, and so run) what the

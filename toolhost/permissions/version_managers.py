@@ -1,4 +1,4 @@
-"""Version managers whose project files choose the program a name runs (round 27): asdf's
+"""Version managers whose project files choose the program a name runs: asdf's
 ``.tool-versions`` may name a version ``path:/DIR``, and its shim for ``node`` then runs
 ``/DIR/bin/node``; mise (rtx) reads ``mise.toml``/``.mise.toml``/``.tool-versions`` whose
 ``[env]`` ``_.source`` runs a script and whose ``[hooks]`` run commands, for ``mise exec``

@@ -1,4 +1,4 @@
-"""A file a later command runs, written with the Edit-family tools (round 16).
+"""A file a later command runs, written with the Edit-family tools.
 
 ``echo 'rm -rf y' > .git/hooks/pre-commit`` is judged by what it writes (``runlater``): the
 next ``git commit`` runs it, so ``Bash(rm:*)`` denies it. The same hook written by the
@@ -104,7 +104,7 @@ def _command_lines(texts: tuple[str, ...]) -> tuple[str, ...] | None:
         except ShellSyntaxError:
             return None
         for line in fed_code_strings(written, [("cat",)]):
-            if line == CUT:  # more than is looked at (round 17)
+            if line == CUT:  # more than is looked at
                 return None
             try:
                 parse_command(line)

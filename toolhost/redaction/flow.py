@@ -10,7 +10,7 @@ message's part of it is ``***``. What was sent is sent; what shows is at most th
 pieces of a secret, fewer than the 10 letters and digits a piece of one is known by (as one
 message with that much of it shows).
 
-Since secrets24 one flow is a client's session (``toolhost.mcp.tools_call``): its tool
+One flow is a client's session (``toolhost.mcp.tools_call``): its tool
 results (``starts``: their text already redacted), the log lines and the progress messages
 of every call, in the order they are made. Two results of 6 characters each
 (``s3cr3t``, then ``T0k3nX``) showed a whole secret; the second is ``***`` now.

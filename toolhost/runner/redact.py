@@ -13,7 +13,7 @@ redacted as one text (``Redactor.stream_split``): a piece that could be the star
 is held back until the next piece (or the block's end, when what is left is sent in one more
 delta). The pieces shown join to exactly the redacted whole.
 
-Tool results are one flow too (``toolhost.redaction.flow``, since secrets24): a built-in
+Tool results are one flow too (``toolhost.redaction.flow``): a built-in
 tool's output (``Bash``: ``echo s3cr3t``, then ``echo T0k3nX``) is read after the results
 before it, so a secret cut between two results is ``***`` where it is known.
 """

@@ -244,7 +244,7 @@ def read_case_file(path: str, *, need_config: bool = True) -> CaseFile:
     reader.known(doc.data, (), TOP_KEYS)
     out.config = reader.path_value(doc.data, "config")
     out.cwd = reader.path_value(doc.data, "cwd")
-    if out.cwd is not None and not os.path.isdir(out.cwd):  # (round 18) relative paths would
+    if out.cwd is not None and not os.path.isdir(out.cwd):  # relative paths would
         out.warnings.append(reader.origin(("cwd",)).problem(  # be read against nothing
             f"cwd {out.cwd!r} is not a directory here: the cases' relative paths and the "
             "files a command reads (a patch, an archive, a repository) are judged against it",

@@ -131,7 +131,7 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
 
 def _never_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
     """Allow rules naming a task runner (``Bash(just:*)``) in a policy with a deny or ask
-    Bash rule: the runner's tasks are not read, so it is not provable there (round 24)."""
+    Bash rule: the runner's tasks are not read, so it is not provable there."""
     guard = next((r for r in rules if r.effect in ("deny", "ask") and r.names.matches("Bash")),
                  None)
     if guard is None:
@@ -146,7 +146,7 @@ def _never_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
             continue
         name = rule_runner(spec)
         chosen = chosen_code_spec(spec)
-        if chosen is not None:  # round 26: Bash(git clone evil::*), Bash(env -C d make)
+        if chosen is not None:  # Bash(git clone evil::*), Bash(env -C d make)
             out.append(LintFinding(
                 "never-allows", f"{chosen}: under {guard.effect} rule {guard.text!r} at "
                 f"{guard.origin} such a command is not provable, so this rule allows none",

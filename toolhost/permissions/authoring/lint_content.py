@@ -12,7 +12,7 @@ The test is by witnesses: the calls a literal rule (no wildcard but a final ``:*
 a name below it). An earlier deny or ask rule that matches every witness of the later rule, as
 the engine decides it, hides it. A rule with a wildcard inside cannot be spelled out: it is
 judged only against an earlier prefix rule (``Bash(git:*)``, ``Read(//etc/**)``,
-``WebFetch(domain:*.example.com)``) covering its fixed start (round 14; no false report).
+``WebFetch(domain:*.example.com)``) covering its fixed start (no false report).
 The comparisons are bounded (``MAX_PAIRS`` in one lint).
 """
 
@@ -95,7 +95,7 @@ _WILD = "*?[]{}"
 
 
 def _wild_witnesses(rule: CompiledRule, tool: str) -> list[dict[str, Any]]:
-    """For a rule with a wildcard inside (round 14): calls standing for all it matches, to be
+    """For a rule with a wildcard inside: calls standing for all it matches, to be
     compared with a PREFIX rule only (``_prefix_form``). Every command ``Bash(git * main)``
     matches starts with the words ``git `` (so ``Bash(git:*)`` matching ``git zq9`` matches
     them all); every path ``Read(//etc/*.conf)`` matches lies below ``/etc`` (so
@@ -167,7 +167,7 @@ def _path_conditions_only(rule: CompiledRule) -> bool:
 
 
 def _under_only(rule: CompiledRule) -> bool:
-    """Its ``when`` tests only paths, with ``path_under`` (round 14): one that holds for
+    """Its ``when`` tests only paths, with ``path_under``: one that holds for
     ``DIR/zq9`` and ``DIR/zq9/zq9`` holds for everything below ``DIR``, so it may hide a
     later rule naming a whole directory (``Read(//etc/ssl/**)``, ``Read(//etc/*.conf)``)."""
     when = rule.config.when if rule.config is not None else None
@@ -182,7 +182,7 @@ _NORMALISED = {"file_path": _PATH_OPS, "notebook_path": _PATH_OPS, "path": _PATH
 
 def _tested_by_all(prior: CompiledRule, tools: frozenset[str]) -> bool:
     """Every built-in tool the later rule names has each argument the earlier rule's ``when``
-    tests (round 15): ``when: {file_path: ...}`` never holds for a Grep, Glob or LS (theirs
+    tests: ``when: {file_path: ...}`` never holds for a Grep, Glob or LS (theirs
     is ``path``), so it hides no ``Read(...)`` rule, which also allows those."""
     when = prior.config.when if prior.config is not None else None
     keys = [str(k) for k in when] if isinstance(when, Mapping) else []
@@ -200,7 +200,7 @@ def hidden_content_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...]
                          ) -> Iterator[tuple[CompiledRule, CompiledRule]]:
     """(later, earlier) for each content rule an earlier deny/ask rule of another text
     matches on every call the later one's content matches (the first such earlier rule).
-    The earlier rule is a content rule with no when, expr or callers; or (round 13), when
+    The earlier rule is a content rule with no when, expr or callers; or, when
     the later rule names one exact call (``Bash(git push origin main)``,
     ``Read(//etc/hosts)``), also a rule testing only that call's command, path or URL
     (``when: {file_path: {path_under: /etc}}``)."""
@@ -286,7 +286,7 @@ def hidden_conditional_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...
 
 
 def _callers_within(later: CompiledRule, earlier: CompiledRule) -> bool:
-    """Every caller the later rule names, the earlier one names (round 16: ``deny: {tool:
+    """Every caller the later rule names, the earlier one names (``deny: {tool:
     t, callers: {groups: [a, b]}}`` hides ``allow: {tool: t, callers: {groups: [a]}}``)."""
     return (later.callers is not None and earlier.callers is not None
             and earlier.callers.covers(later.callers))

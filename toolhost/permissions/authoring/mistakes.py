@@ -166,7 +166,7 @@ class _Review:
 
     def expr_as_written(self, rule: RuleConfig, at: Where) -> None:
         """A deny/ask ``expr`` reading a built-in tool's command, path or URL reads the text
-        as written, as a ``when`` ``regex`` does (round 15): ``'rm' in args.command`` does
+        as written, as a ``when`` ``regex`` does: ``'rm' in args.command`` does
         not see ``r''m x``, ``\\rm x``."""
         if rule.effect == "allow" or not isinstance(rule.expr, str):
             return
@@ -257,7 +257,7 @@ class _Review:
 
     def own_elsewhere(self, rule: RuleConfig, at: Where, pattern: NamePattern,
                       key: str) -> None:
-        """Round 19: the same for toolhost's own tools: a command tool with a ``cwd:``
+        """The same for toolhost's own tools: a command tool with a ``cwd:``
         elsewhere, an HTTP tool (another machine), a plugin's kind (unknown). (A tool running
         where toolhost does is not said: where ``run``/``serve`` starts is not known here.)"""
         from toolhost.permissions.reading_dirs import reading_dirs
@@ -369,7 +369,7 @@ _PATH_KEYS = ("file_path", "path", "notebook_path")
 def _as_written(tool: str, key: str) -> tuple[str, str] | None:
     """(message, hint) for a deny/ask ``when`` testing a built-in tool's path or URL with
     ``glob``, ``regex``, ``equals`` or a plain value: the text as written, which other
-    spellings of the same file or host escape (round 10)."""
+    spellings of the same file or host escape."""
     if key in _PATH_KEYS and not tool.startswith("mcp__") and _path_tool(tool):
         return (f"when.{key} tests the path as written, so other spellings of the same file "
                 "('/etc//passwd', '/tmp/../etc/passwd', a relative path, a symlink) escape "
@@ -384,7 +384,7 @@ def _as_written(tool: str, key: str) -> tuple[str, str] | None:
 
 
 def _wild_host(glob: str) -> bool:
-    """Whether a URL glob has a wildcard before its host ends (round 16): ``*`` there may
+    """Whether a URL glob has a wildcard before its host ends: ``*`` there may
     cross into the path, the userinfo or the fragment and name another host."""
     rest = glob.split("://", 1)[1] if "://" in glob else glob
     host, slash, _ = rest.partition("/")

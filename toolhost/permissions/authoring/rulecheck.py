@@ -195,14 +195,14 @@ class _Checker:
         ``Edit``: Edit, Write, MultiEdit, NotebookEdit) testing an argument only some of its
         tools have (``when: {file_path: {path_under: /etc}}``: Grep, Glob and LS have
         ``path``): a condition on a missing argument does not hold, so those tools are never
-        held by it and still reach what it names (round 15)."""
+        held by it and still reach what it names."""
         if self.rule.effect == "allow" or "present" in ops:
             return
         have = [t.name for t in self.targets if resolve(t.schema, path).schema is not None]
         lack = [t.name for t in self.targets if t.name not in have]
         if not have or not lack:
             return  # (none has it: reported as an argument that can never be present)
-        # round 18: a server or glob rule over the config's own tools too (`mcp__fs__*`
+        # a server or glob rule over the config's own tools too (`mcp__fs__*`
         # testing `path` where mcp__fs__open takes `file`): the same silent escape
         builtin = not any(t.strict for t in self.targets)
         others = sorted({str(k) for t in self.targets if t.name in lack
@@ -297,7 +297,7 @@ class _Checker:
             return
         types = schema_types(schema)
         if self.rule.effect != "allow" and types is not None and _type_bound(ops, types):
-            # round 18: a deny/ask test that cannot judge the argument's type counts as a
+            # a deny/ask test that cannot judge the argument's type counts as a
             # match (fail closed), so the rule does not "never hold": it holds for every call
             # that gives the argument
             self.add("error", suffix, f"when.{key} holds for every call that gives it: {reason}, "

@@ -20,7 +20,7 @@
   pattern goes; the rule names a file called ``pattern:secret``: a warning.
 * an allow ``Read(//src/**.py)``: a ``**`` that is not a whole segment matches across
   directories here (any depth), where gitignore reads it as ``*`` (one level): a warning.
-* (round 9, ``spec_hints_more``) ``Task(explore agent)``, ``Task(Explore*)``,
+* (``spec_hints_more``) ``Task(explore agent)``, ``Task(Explore*)``,
   ``Agent(Explore, Plan)``; ``Read(%USERPROFILE%/x)``, ``Read(//~/x)``,
   ``Read(file:///etc/passwd)``, ``Read("//x")``, ``Read(//a, //b)``; ``Bash(^rm.*)``,
   ``Bash(git push --force|-f)``: warnings.

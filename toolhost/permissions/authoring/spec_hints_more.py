@@ -1,4 +1,4 @@
-"""More content forms that parse but name nothing their author meant (round 9), for
+"""More content forms that parse but name nothing their author meant, for
 ``validate`` through ``toolhost.permissions.authoring.spec_hints``: each a (level, message, hint).
 
 * ``Task(explore agent)``, ``Task(subagent_type:Explore)``, ``Agent(Explore, Plan)``,
@@ -15,11 +15,11 @@
 * ``Bash(git push --force|-f)``: ``|`` is a pipe, not "or": a command starting with ``-``.
 * a deny/ask ``Bash(rm)`` (only a bare ``rm``), ``Bash(rm -rf:*)`` (one option spelling);
   ``Read(//etc/passwd:*)`` (a Bash prefix marker in a path pattern).
-* (round 11) a deny/ask ``Write(//etc/**)`` (or ``MultiEdit``, ``NotebookEdit``, ``Grep``,
+* a deny/ask ``Write(//etc/**)`` (or ``MultiEdit``, ``NotebookEdit``, ``Grep``,
   ``Glob``, ``LS``, ``NotebookRead``): it holds back that one tool only; the other tools of
   its family (``Edit``, ``MultiEdit`` ... write the same files; ``Read`` reads them) are not
   held back. ``Edit(...)``/``Read(...)`` name the whole family.
-* (round 11) a deny/ask ``WebFetch(domain:localhost)`` (or ``127.0.0.1``, ``[::1]``,
+* a deny/ask ``WebFetch(domain:localhost)`` (or ``127.0.0.1``, ``[::1]``,
   ``0.0.0.0``): a domain rule names one host, and this machine has several names
   (``127.0.0.2``, ``[::1]``, ``0``, ``x.localhost``) the rule does not cover.
 """

@@ -1,4 +1,4 @@
-"""Rules copied from somewhere else (round 10), for ``validate`` through
+"""Rules copied from somewhere else, for ``validate`` through
 ``toolhost.permissions.authoring.spec_hints``: each a (level, message, hint).
 
 * typographic characters a shell never sees in a typed command or path: a no-break space,
@@ -130,7 +130,7 @@ def path_paste_hints(name: str, spec: str) -> list[Hint]:
                     "directory called that",
                     f"write {name}(~/...) for the home directory, ./... for the working "
                     "directory, or //abs/path"))
-    if _BLANK_AT_SEP.search(spec.strip()) is not None:  # round 14: `./secrets/ **`
+    if _BLANK_AT_SEP.search(spec.strip()) is not None:  # `./secrets/ **`
         fixed = _BLANK_AT_SEP.sub(lambda m: m.group(0).strip(" \t"), spec.strip())
         out.append(("warning", f"{name}({spec}) has a blank next to a '/' or a '*': a path "
                     "pattern takes it literally, so the rule names a file or directory whose "
