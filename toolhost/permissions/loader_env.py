@@ -1,5 +1,5 @@
-"""Environment variables that make an interpreter load code the line does not name (round
-27): ``PYTHONPATH=lib python3 -c 1`` runs ``lib/sitecustomize.py`` at start (and a
+"""Environment variables that make an interpreter load code the line does not name:
+``PYTHONPATH=lib python3 -c 1`` runs ``lib/sitecustomize.py`` at start (and a
 ``lib/json.py`` in place of the standard library's), ``PYTHONSTARTUP=f python3 -i`` runs
 ``f``, ``PERL5OPT=-Mx``, ``RUBYOPT=-rx``, ``NODE_OPTIONS=--require=x`` and
 ``JAVA_TOOL_OPTIONS=-javaagent:x`` load a module, ``PYTHONHOME``/``PYTHONUSERBASE`` move the

@@ -1,5 +1,5 @@
-"""Make's ``$(NAME)`` references in a recipe line, expanded to each text it may become (round
-21: ``latermake``). Make splices a variable's text into the line before the shell reads it,
+"""Make's ``$(NAME)`` references in a recipe line, expanded to each text it may become
+(``latermake``). Make splices a variable's text into the line before the shell reads it,
 so an unknown value anywhere (an argument too: ``a; rm x``) is not provable."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Make's text functions (``$(wildcard ...)``, ``$(foreach ...)``, ``$(patsubst ...)``...)
-computed as make computes them, so the recipe text they build is judged as it runs (round
-21: ``latermake``). A function not here (``$(call ...)``, ``$(or ...)``...) is not provable;
+computed as make computes them, so the recipe text they build is judged as it runs
+(``latermake``). A function not here (``$(call ...)``, ``$(or ...)``...) is not provable;
 those that run something (``shell``, ``eval``, ``file``) never reach here (``makefile_read``
 refuses the Makefile)."""
 

@@ -30,8 +30,8 @@ def unproven(rule: CompiledRule, reason: str) -> Decision:
 
 def moved(decision: Decision, rule: CompiledRule) -> Decision:
     """EnterWorktree switches the session into another folder: later Bash calls run
-    there while the rules read scripts, repositories and patches in the start folder (round
-    20), and path rules anchored there name none of the worktree's files, so
+    there while the rules read scripts, repositories and patches in the start folder,
+    and path rules anchored there name none of the worktree's files, so
     with such a deny or ask rule it is denied."""
     if decision.behavior == "deny":
         return decision
