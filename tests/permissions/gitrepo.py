@@ -1,4 +1,4 @@
-"""Git repositories the latergit and gitread tests decide commands in (one set-up for both)."""
+"""Git repositories the later.git and gitread tests decide commands in (one set-up for both)."""
 
 from __future__ import annotations
 

@@ -194,7 +194,7 @@ ROUND10_HONEST = [
     "gh -R o/r pr merge 1", "rvm use 3.1", "stack ls tools", "fnm use 18", "k3s kubectl get po",
     "scl enable devtoolset-9 make", "gh codespace ssh -- ls",
     # project scripts and targets: the program (what they run is the project's own file;
-    # a task runner's: not provable since round 24, tests/permissions/test_latertasks.py)
+    # a task runner's: not provable since round 24, tests/permissions/later/test_tasks.py)
     "npm run rm", "yarn run rm x", "make rm", "./target/debug/app rm x",
     # (cargo run, go run, stack build, jest, prettier, nodemon, pytest: round 25,
     # test_latertasks.py: a build.rs, a test file, a config that is code)

@@ -52,7 +52,7 @@ FOUND = [
     "echo 'rm V' > s; chmod +x s; ./s",
     "echo 'curl V' | tee s >/dev/null; bash s",
     "cat > s <<'EOF'\nrm V\nEOF\n. ./s",
-    # content a later shell or git runs, its program word not plain (later_words.py)
+    # content a later shell or git runs, its program word not plain (later.words.py)
     "echo 'r${X}m V' >> ~/.bashrc; bash -ic :",
     "printf '%s\\n' 'r$()m V' > ~/.profile; bash -lc :",
     "git init -q && printf '#!/bin/sh\\nr${X}m V\\n' > .git/hooks/pre-commit && chmod +x "

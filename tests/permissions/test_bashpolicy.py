@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.permissions.gitrepo import evil_repo
-from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from tests.permissions.later.test_archive import GUARDED, OPEN, decide
 from toolhost.permissions import bashpolicy
 
 
@@ -75,7 +75,7 @@ UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")
 MAKES = re.compile(r"\b(?:g|gnu|re|b|p|bsd|f|pdp|k|d|n|color|s)?make(?:pp)?\b|\bk?mk\b")
 GIT_BRINGS = re.compile(r"\b(?:checkout|switch|reset|merge|pull|rebase|cherry-pick|revert"
                         r"|stash|restore|read-tree|worktree|clone|submodule|bisect)\b")
-# (round 23: a package's script runners, read by laterpackage)
+# (round 23: a package's script runners, read by later.package)
 RUNS_SCRIPTS = re.compile(r"\b(?:p?npm|yarn(?:pkg)?|bun)\b|(?<![\w-])--run\b")
 
 WORDS = ["git", "am", "apply", "patch", "gpatch", "tar", "gtar", "bsdtar", "unzip", "checkout",

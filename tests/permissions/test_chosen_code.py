@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from tests.permissions.later.test_archive import GUARDED, OPEN, decide
 
 ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.permissions.test_laterarchive import GUARDED, decide
+from tests.permissions.later.test_archive import GUARDED, decide
 from toolhost.permissions import home_config
 
 ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]

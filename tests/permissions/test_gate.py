@@ -267,7 +267,7 @@ def test_no_field_of_an_audit_record_holds_a_secret(
 
 
 def test_a_decision_reading_a_slow_repository_holds_no_other_call(tmp_path: Path) -> None:
-    """Review 19: deciding a git command runs git in the repository (latergit); its
+    """Review 19: deciding a git command runs git in the repository (later.git); its
     alternates a FIFO, every read waited (10 s each) with the event loop held: no other call,
     cancel or signal was served meanwhile. Such a call is decided in a worker thread."""
     import errno

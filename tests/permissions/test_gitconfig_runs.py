@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.permissions.gitrepo import ENV, git, new_repo
-from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from tests.permissions.later.test_archive import GUARDED, OPEN, decide
 
 # name: (git config lines of the repository 'r', the command, run in the tree's root)
 CASES = {

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.permissions.gitrepo import branch, evil_repo, git
-from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from tests.permissions.later.test_archive import GUARDED, OPEN, decide
 
 
 def test_a_partial_clone_s_missing_objects_are_not_fetched_while_deciding(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from tests.permissions.later.test_archive import GUARDED, OPEN, decide
 from toolhost.permissions import home_config
 
 ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]

@@ -23,9 +23,9 @@ from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.handed import handed_reason, local_strings
 from toolhost.permissions.inline_run import inline_run_reason
-from toolhost.permissions.later_words import later_words_reason
-from toolhost.permissions.latertasks import may_name_tasks, tasks_reason
-from toolhost.permissions.runlater import quick, run_later_path, run_later_reason
+from toolhost.permissions.later.files import quick, run_later_path, run_later_reason
+from toolhost.permissions.later.tasks import may_name_tasks, tasks_reason
+from toolhost.permissions.later.words import later_words_reason
 from toolhost.permissions.runners import is_runner, runner_strings
 from toolhost.permissions.selfrun import self_run_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
@@ -71,9 +71,9 @@ def command_positions(command: Any, unkeyed: Sequence[int],
 def unprovable(command: str, cwd: str | None = None,
                judge: Callable[[list[str | None]], bool] | None = None) -> str | None:
     """Why the programs of a Bash command cannot be proven (None: they can). With ``cwd``
-    (the directory the command runs in), a patch it applies is read (``laterpatch``), an
-    archive it unpacks is listed (``laterarchive``), and what a git command brings from
-    another commit is read (``latergit``; ``judge`` says whether a deny or ask Bash rule
+    (the directory the command runs in), a patch it applies is read (``later.patch``), an
+    archive it unpacks is listed (``later.archive``), and what a git command brings from
+    another commit is read (``later.git``; ``judge`` says whether a deny or ask Bash rule
     meets the text of a run-later file it brings)."""
     if "\x00" in command:  # bash drops a NUL it reads from a script (`\0rm x` is `rm x`)
         return "it holds a NUL character, which a shell may drop or stop at"
@@ -85,11 +85,11 @@ def unprovable(command: str, cwd: str | None = None,
             return reason
         seen = _unquoted(command, parsed)  # (m''ake x runs make: its words, quotes removed)
         if cwd is not None and _patches(seen):
-            from toolhost.permissions.laterpatch import patched_later
+            from toolhost.permissions.later.patch import patched_later
 
             reason = patched_later(parsed, command, cwd, run_later_path)
         if reason is None and cwd is not None and _unpacks(seen):
-            from toolhost.permissions.laterarchive import unpacked_later
+            from toolhost.permissions.later.archive import unpacked_later
 
             reason = unpacked_later(parsed, cwd, run_later_path)
         if reason is None:  # (a differential run under bash): a command line a
@@ -115,15 +115,15 @@ def unprovable(command: str, cwd: str | None = None,
 
                 reason = version_manager_reason(forms, cwd, parsed)
         if reason is None and cwd is not None:  # a script an earlier call wrote
-            from toolhost.permissions.laterscript import script_reason
+            from toolhost.permissions.later.script import script_reason
 
             reason = script_reason(parsed, cwd, judge)
         if reason is None and cwd is not None and judge is not None and _makes(seen):
-            from toolhost.permissions.latermake import make_reason
+            from toolhost.permissions.later.make import make_reason
 
             reason = make_reason(parsed, command, cwd, judge, unprovable)
         if reason is None and cwd is not None and judge is not None and _scripts(seen):
-            from toolhost.permissions.laterpackage import scripts_reason
+            from toolhost.permissions.later.package import scripts_reason
 
             reason = scripts_reason(parsed, command, cwd, judge, unprovable)
         if reason is None and judge is not None and may_name_tasks(seen):
@@ -133,7 +133,7 @@ def unprovable(command: str, cwd: str | None = None,
                 or "clippy" in seen or "rls" in seen):
             reason = _chosen_by_directory(forms, command, cwd, judge, parsed)
         if reason is None and cwd is not None and _brings(seen):
-            from toolhost.permissions.latergit import brought_later
+            from toolhost.permissions.later.git import brought_later
 
             reason = brought_later(parsed, cwd, run_later_path, judge)
         if reason is None and cwd is not None and judge is not None and "git" in seen:
@@ -152,8 +152,8 @@ def _chosen_by_directory(forms: list[tuple[str, ...]], command: str, cwd: str,
                          parsed: ParsedCommand) -> str | None:
     """A module python imports from the current directory (``json.py``), a rust toolchain
     a ``rust-toolchain.toml`` names by a path: what runs in place of the program named."""
-    from toolhost.permissions.latershadow import shadow_reason
-    from toolhost.permissions.latertoolchain import toolchain_reason
+    from toolhost.permissions.later.shadow import shadow_reason
+    from toolhost.permissions.later.toolchain import toolchain_reason
 
     return shadow_reason(forms, cwd, judge, parsed) or toolchain_reason(forms, command, cwd, judge)
 
@@ -276,17 +276,17 @@ def _brings(text: str) -> bool:
     return "git" in text and _GIT_BRINGS.search(text) is not None
 
 
-# a package's script runner (laterpackage)
+# a package's script runner (later.package)
 _RUNS_SCRIPTS = re.compile(r"\b(?:p?npm|yarn(?:pkg)?|bun)\b|(?<![\w-])--run\b")
-# a patch applier's name (laterpatch), looked for before anything is read
+# a patch applier's name (later.patch), looked for before anything is read
 _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
-# a git subcommand that writes files from another commit (latergit)
+# a git subcommand that writes files from another commit (later.git)
 # (the lookahead of their first letters lets the scan skip the other positions at once)
 _GIT_BRINGS = re.compile(r"(?=[bcmprsw])\b(?:checkout|switch|reset|merge|pull|rebase"
                          r"|cherry-pick|revert|stash|restore|read-tree|worktree|clone"
                          r"|submodule|bisect)\b")
-_UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
-# (latermake; its MAKES and ALIKES)
+_UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (later.archive)
+# (later.make; its MAKES and ALIKES)
 _MAKES = re.compile(r"\b(?:g|gnu|re|b|p|bsd|f|pdp|k|d|n|color|s)?make(?:pp)?\b|\bk?mk\b")
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "gnumake", "remake", "sudo", "doas", "su",

@@ -13,7 +13,7 @@ import shlex
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
-from toolhost.permissions.runlater import content_lines, quick, run_later_content
+from toolhost.permissions.later.files import content_lines, quick, run_later_content
 from toolhost.permissions.runners import is_runner, runner_options, runner_strings
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 
@@ -156,7 +156,7 @@ def shell_reads_input(form: tuple[str, ...]) -> bool:
     if name == "ssh":
         return not _ssh_parse(form)[1]
     if name in ("make", "gmake", "gnumake", "remake"):  # make -f -: recipes from its input
-        from toolhost.permissions.makeopts import reads_input
+        from toolhost.permissions.later.make_opts import reads_input
 
         return reads_input(list(form[1:]))  # (-sf -, -f-, --file=-: as make reads them)
     if name in ("sudo", "doas", "su", "sudo-rs", "run0"):  # a login shell reading its input:
@@ -269,7 +269,7 @@ def reads_program_from_stdin(form: tuple[str, ...]) -> bool:
 _MAX_FED = 256
 # what stands for the strings past _MAX_LINES: every deny and ask Bash rule meets it
 CUT = "\x00cut: too many strings to judge"
-_MAX_LINES = 1024  # lines of a document (a run-later file's is 16 KiB at most: runlater)
+_MAX_LINES = 1024  # lines of a document (a run-later file's is 16 KiB at most: later.files)
 _MAX_LATER_FORMS = 8192  # the forms of a run-later file's lines (content_lines)
 # a script file that is the program's input, and the programs that read one with an option
 _STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
@@ -316,7 +316,7 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
         out += _script_commands("\n".join(pieces[1:_MAX_LINES + 1]), body)
         out += [p for lit in list(out) if "\\n" in lit  # printf 'a\n\trm x' | sh
                 for p in lit.replace("\\t", " ").split("\\n")]
-    if later:  # a git hook, a shell startup file, an alias or cron file (runlater)
+    if later:  # a git hook, a shell startup file, an alias or cron file (later.files)
         lines = content_lines(out, _MAX_LATER_FORMS + 1)
         cut = cut or len(lines) > _MAX_LATER_FORMS
         out += lines[:_MAX_LATER_FORMS]
@@ -364,7 +364,7 @@ def _escaped(command: str, forms: list[tuple[str, ...]]) -> list[str]:
 
 
 def _writes_run_later(command: str) -> bool:
-    """It writes a git hook, a shell startup file ... (``runlater``): what it writes runs
+    """It writes a git hook, a shell startup file ... (``later.files``): what it writes runs
     later, so it is tried as a shell's input would be."""
     if not quick(command):
         return False

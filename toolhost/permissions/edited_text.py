@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.permissions.fileread import read_regular
+from toolhost.permissions.later.files import LONG_CONTENT
 from toolhost.permissions.paths import normalize_path, spellings
-from toolhost.permissions.runlater import LONG_CONTENT
 
 __all__ = ["texts_after"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.runlater import _WRAPPERS, _reader, past_wrappers
+from toolhost.permissions.later.files import _WRAPPERS, _reader, past_wrappers
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["may_write"]

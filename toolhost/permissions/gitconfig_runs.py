@@ -2,12 +2,12 @@
 
 A git config names commands (``core.fsmonitor``, ``core.pager``, ``diff.external``, an
 alias ``!...``, ``filter.*.clean`` ...) and its hooks are scripts: a Write of either is judged
-when written (``written_later``). But a command there may run a script by its path
+when written (``later.edits``). But a command there may run a script by its path
 (``fsmonitor = ./fs.sh``): the config meets no rule, ``fs.sh`` is an ordinary file an
 earlier call wrote (``rm -rf ~/x``), and ``git status`` ran rm under ``deny: Bash(rm:*)``.
 Under a deny or ask Bash rule each git command of the line is decided with what its
 repository's config (and the user's ``~/.gitconfig``) runs and with its hooks, each judged as
-a Bash command in the work tree (a script named by its path is read: ``laterscript``). What
+a Bash command in the work tree (a script named by its path is read: ``later.script``). What
 the text alone does not say (``GIT_DIR`` in the environment, ``--exec-path=``, a ``cd $X``
 first, a config that cannot be read, includes more than 3 deep) is not provable; every
 included file is read, whatever its ``includeIf`` condition.
@@ -24,9 +24,9 @@ from toolhost.permissions.chosen_code import HELPER
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.gitcommands import git_subcommand
 from toolhost.permissions.gitconfig_text import common_dir, repository, settings
-from toolhost.permissions.later_judge import Judge, Unprovable
-from toolhost.permissions.later_words import RUNS_KEYS
-from toolhost.permissions.laterwhere import places
+from toolhost.permissions.later.judge import Judge, Unprovable
+from toolhost.permissions.later.where import places
+from toolhost.permissions.later.words import RUNS_KEYS
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["config_reason"]

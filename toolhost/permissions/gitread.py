@@ -1,4 +1,4 @@
-"""A repository read with git's plumbing, for ``latergit``.
+"""A repository read with git's plumbing, for ``later.git``.
 
 What a git command would write from another commit: the paths it changes with their mode and
 blob (``diff-index --cached``, ``diff-tree``, ``rev-list``, ``ls-tree``, ``ls-files``), the

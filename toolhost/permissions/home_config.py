@@ -21,7 +21,7 @@ from toolhost.permissions.command_strings import base
 from toolhost.permissions.fresh_files import may_write
 from toolhost.permissions.gitcommands import git_subcommand
 from toolhost.permissions.gitconfig_runs import _CONTACTS
-from toolhost.permissions.makefile_read import read_text
+from toolhost.permissions.later.makefile import read_text
 from toolhost.permissions.shell import ParsedCommand
 
 __all__ = ["home_config_reason", "writes_go_env"]
@@ -133,7 +133,7 @@ def _npm_exec(form: tuple[str, ...], cwd: str) -> str | None:
     through the ``script-shell`` an ``.npmrc`` names (npm 11 ran a project's for ``npm exec
     -- ls``): the rc files are read as for ``npm run`` (``package_files.rc_reason``)."""
     if _npm_execs(form):
-        from toolhost.permissions.package_files import rc_reason
+        from toolhost.permissions.later.package_files import rc_reason
 
         return rc_reason(cwd)
     return None

@@ -19,7 +19,7 @@ import os
 import re
 
 from toolhost.permissions.fresh_files import may_write
-from toolhost.permissions.latershadow import _modules
+from toolhost.permissions.later.shadow import _modules
 from toolhost.permissions.shell import ParsedCommand
 
 __all__ = ["assigned_loader", "loader_env_reason"]

@@ -1,6 +1,6 @@
 """The compiled policy: every layer's rules in evaluation order, indexed by tool name.
 
-Its parts: ``rule_plan`` (the rules of one tool, indexed), ``later_guard`` (what lands in a
+Its parts: ``rule_plan`` (the rules of one tool, indexed), ``later.guard`` (what lands in a
 file a later command runs), ``server_wide`` (resource and prompt reads of a server a rule
 names whole), ``policy_elsewhere`` (tools reading relative paths elsewhere), ``policy_says``
 (the decisions no single rule gives)."""
@@ -17,7 +17,7 @@ from toolhost.errors import ConfigError, Problem
 from toolhost.permissions import policy_says as says
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr.core import ExprError
-from toolhost.permissions.later_guard import LaterGuards
+from toolhost.permissions.later.guard import LaterGuards
 from toolhost.permissions.names import wire_readings
 from toolhost.permissions.policy_elsewhere import Elsewhere, held_in_place
 from toolhost.permissions.rule_plan import RulePlan, is_bash
@@ -85,7 +85,7 @@ class CompiledPolicy:
                                 and is_bash(r.content)
                                 and r.names.matches("Bash")), None)
         # the deny and ask Bash(...) rules a file a later command runs (a git hook, .bashrc)
-        # written by Write/Edit/MultiEdit/NotebookEdit meets (written_later)
+        # written by Write/Edit/MultiEdit/NotebookEdit meets (later.edits)
         self._later = LaterGuards(self.rules)
 
     def _plan(self, tool_name: str) -> RulePlan:
@@ -132,7 +132,7 @@ class CompiledPolicy:
         reads that judge what lands in a file a later command runs: an Edit of one (a git
         hook, ``.bashrc``) reads its current text (16 KiB at most, never blocking), a Bash
         command unpacking an archive or applying a patch reads it, and a git command bringing
-        files from another commit runs git's plumbing in the repository (``latergit``)."""
+        files from another commit runs git's plumbing in the repository (``later.git``)."""
         if type(tool_input) is not dict and not isinstance(tool_input, Mapping):
             # the wire refuses such a call; a caller in Python gets a deny, never a traceback
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "

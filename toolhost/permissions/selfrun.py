@@ -16,8 +16,8 @@ from __future__ import annotations
 import posixpath
 
 from toolhost.permissions.bashprog import SHELLS
-from toolhost.permissions.runlater import PACKAGERS as _PACKAGERS
-from toolhost.permissions.runlater import past_wrappers
+from toolhost.permissions.later.files import PACKAGERS as _PACKAGERS
+from toolhost.permissions.later.files import past_wrappers
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["self_run_reason"]

@@ -137,7 +137,7 @@ def _never_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
     if guard is None:
         return []
     from toolhost.permissions.chosen_code import chosen_code_spec
-    from toolhost.permissions.latertasks import rule_runner
+    from toolhost.permissions.later.tasks import rule_runner
 
     out: list[LintFinding] = []
     for rule in rules:

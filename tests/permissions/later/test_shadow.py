@@ -1,0 +1,71 @@
+"""Round 25: python -m, -c and a program on its input put the current directory first on
+sys.path; a module there named as a standard library module (or as the one -m runs) is
+imported in its place, so under a deny or ask Bash rule such a run is not provable. python
+itself is the judge of a real case."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.permissions.later.test_archive import GUARDED, OPEN, decide
+
+ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
+SHADOWS = {"json.py": "json", "venv/__init__.py": "venv", "pip.py": "pip",
+           "mytool/__init__.py": "mytool", "base64.pyc": "base64"}
+RUNS = {"json": ["python3 -m json.tool f.json", "python3 -c 'import json'",
+                 "echo 'import json' | python3", "sudo python3.12 -W ignore -m json.tool f",
+                 "python3 -", "python -mjson.tool f"],
+        "venv": ["python3 -m venv .v", "uv run true && python3 -m venv .v"],
+        "pip": ["python -m pip install requests"], "mytool": ["python3 -m mytool.cli x"],
+        "base64": ["python3 -m base64 f"]}
+CASES = [(path, command) for path, name in SHADOWS.items() for command in RUNS[name]]
+
+
+@pytest.mark.parametrize(("path", "command"), CASES)
+def test_a_module_of_the_directory_python_imports_first_is_not_provable(
+        tmp_path: Path, path: str, command: str) -> None:
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_text("import os\n")
+    assert decide(tmp_path, command, GUARDED) == "deny"
+    assert decide(tmp_path, command, ASKED) == "ask" or command.startswith("uv run")
+    assert decide(tmp_path, command, OPEN) == "allow" or command.startswith("uv run")
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -I -c 'import json'", "python3 -P -m json.tool f", "python3 x.py",
+    "python3 -m http.server", "ls json.py", "python3 -Im json.tool f"])
+def test_what_leaves_the_directory_off_sys_path_or_names_no_module_there_stays_allowed(
+        tmp_path: Path, command: str) -> None:
+    (tmp_path / "json.py").write_text("import os\n")
+    (tmp_path / "notes.txt").write_text("x\n")
+    (tmp_path / "data").mkdir()  # (a folder without __init__.py: stdlib wins over it)
+    expected = "deny" if command == "python3 -m http.server" else "allow"
+    assert decide(tmp_path, command, GUARDED) == expected  # (http.server imports json)
+    (tmp_path / "json.py").unlink()
+    assert decide(tmp_path, command, GUARDED) == "allow"
+
+
+def test_python_really_imports_the_directory_s_json(tmp_path: Path) -> None:
+    (tmp_path / "json.py").write_text("open('ran', 'w').write('x')\n")
+    subprocess.run([sys.executable, "-c", "import json"], cwd=tmp_path, timeout=60,
+                   check=True, capture_output=True)
+    assert (tmp_path / "ran").exists()
+    assert decide(tmp_path, "python3 -c 'import json'", GUARDED) == "deny"
+
+
+@pytest.mark.parametrize("made", ["json.py", "json/__init__.py"])
+def test_a_module_made_after_a_settled_folder_was_listed_is_seen(
+        tmp_path: Path, made: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder still for 2 s is listed once (cached by its mtime and ctime): a module made
+    in it later, or a package's __init__.py made in a folder already there, is seen."""
+    from toolhost.permissions.later import shadow
+
+    monkeypatch.setattr(shadow, "_STILL_NS", -(10**18))  # (every folder is settled)
+    (tmp_path / "json").mkdir()
+    assert decide(tmp_path, "python3 -m json.tool f", GUARDED) == "allow"
+    (tmp_path / made).write_text("import os\n")
+    assert decide(tmp_path, "python3 -m json.tool f", GUARDED) == "deny"

@@ -1,0 +1,136 @@
+"""A module of the current directory that python imports in place of the one it names.
+
+``python -m MOD``, ``python -c CODE`` and python reading its program from its input put the
+current directory first on ``sys.path``: a ``json.py`` or ``venv/__init__.py`` an earlier
+call wrote there runs in place of the standard library's (``python3 -m json.tool f.json``,
+``python3 -c 'import json'``: checked with python itself), and a ``pip.py`` in place of pip.
+Where a deny or ask Bash rule exists, such a run is not provable when the directory holds a
+module named as the one ``-m`` runs or as a module of the standard library (any of which
+the code may import), or after a ``cd`` on the line (the directory is then not known).
+``-I`` and ``-P`` leave the directory off ``sys.path``; a script file (``python3 x.py``) is
+the program, as before.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+
+from toolhost.permissions.command_strings import reads_program_from_stdin
+from toolhost.permissions.fresh_files import may_write
+from toolhost.permissions.later.judge import Judge
+from toolhost.permissions.shell import ParsedCommand
+
+__all__ = ["shadow_reason"]
+
+_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
+_SAFE = frozenset({"-I", "-P"})
+_VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})
+_STDLIB = frozenset(sys.stdlib_module_names)
+_SUFFIXES = (".py", ".pyc", ".pyw", ".so", ".pyd")
+_LISTED = 4096  # entries of the directory looked at (fail closed past them)
+
+
+def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
+                  parsed: ParsedCommand | None = None) -> str | None:
+    """Why a python run among ``forms`` may import a module of ``cwd`` in place of the one
+    it means (None: none may, or no deny or ask Bash rule exists)."""
+    wanted: set[str] = set()
+    for form in forms:
+        mode = _mode(form)
+        if mode is not None:
+            wanted.add(mode)
+    if not wanted or not judge([None]):
+        return None
+    if any(f[0] in ("cd", "pushd", "popd") for f in forms if f):
+        return "after a cd, the directory python imports modules from first is not known"
+    if parsed is not None and may_write(parsed, _program(forms)):
+        return ("the line may write a module into the directory python imports from first "
+                "(it is looked at before the line runs)")
+    hits = _modules(cwd, wanted)
+    if hits is None:
+        return (f"python puts {cwd!r} first on sys.path, and it holds too many entries to "
+                "look for a module there")
+    if hits:
+        return (f"python puts the current directory first on sys.path, and its {hits[0]!r} "
+                "(an earlier call may have written it) is imported in place of the module "
+                "of that name")
+    return None
+
+
+def _program(forms: list[tuple[str, ...]]) -> str:
+    """The name of the python program among ``forms`` (``python3``), for ``may_write``."""
+    return next((f[0].rsplit("/", 1)[-1] for f in forms if _mode(f) is not None), "python")
+
+
+def _mode(form: tuple[str, ...]) -> str | None:
+    """The top-level module ``python -m`` runs, ``""`` for ``-c`` or a program on its input,
+    None: a script file, ``-I``/``-P``, or not python."""
+    if not form or not _PYTHON.fullmatch(form[0].rsplit("/", 1)[-1]):
+        return None
+    for k, word in enumerate(form[1:], 1):
+        if form[k - 1] in _VALUED:
+            continue
+        if word in _SAFE or (word[:1] == "-" and word[1:2] != "-" and set(word[1:]) & {"I", "P"}
+                             and "c" not in word and "m" not in word):
+            return None
+        if word[:2] == "-m":
+            module = word[2:] or (form[k + 1] if k + 1 < len(form) else "")
+            return module.split(".", 1)[0]
+        if word[:1] == "-" and word[1:2] != "-" and "c" in word:
+            return ""
+        if not word.startswith("-"):
+            return None if word != "-" else ""  # (a script file: the program)
+    return "" if reads_program_from_stdin(form) else None
+
+
+def _modules(cwd: str, wanted: set[str]) -> list[str] | None:
+    """The modules of the standard library or of ``wanted`` a directory holds (``x.py``,
+    ``x.cpython-312.so``, a ``x/__init__.py`` package), sorted; None: too many entries."""
+    stems = _entries(cwd)
+    if stems is None:
+        return None
+    out = []
+    for stem in sorted((_STDLIB & stems.keys()) | (wanted & stems.keys())):
+        for name in stems[stem]:
+            if name.endswith(_SUFFIXES) or ("." not in name and (  # (a package: looked at
+                    os.path.exists(os.path.join(cwd, name, "__init__.py")) or  # each time:
+                    os.path.exists(os.path.join(cwd, name, "__init__.pyc")))):  # its folder
+                out.append(stem)  # may not change when its __init__.py is made)
+                break
+    return out
+
+
+# (path, dev, ino, mtime_ns, ctime_ns) -> the entries by stem: a folder still for 2 s is
+# listed once (/tmp here: 1,400 entries, ~4 ms a listing); an entry made or removed changes
+# its mtime, and ctime catches a time put back (as package_files' rc look-ups)
+_LISTINGS: dict[tuple[str, int, int, int, int], dict[str, tuple[str, ...]] | None] = {}
+_STILL_NS = 2_000_000_000
+
+
+def _entries(cwd: str) -> dict[str, tuple[str, ...]] | None:
+    try:
+        st = os.stat(cwd)
+    except OSError:
+        return {}  # (no directory: nothing there to import)
+    key = (cwd, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+    if key in _LISTINGS:
+        return _LISTINGS[key]
+    try:
+        with os.scandir(cwd) as it:
+            names = [entry.name for _, entry in zip(range(_LISTED + 1), it, strict=False)]
+    except OSError:
+        return {}
+    stems: dict[str, tuple[str, ...]] | None = None
+    if len(names) <= _LISTED:
+        grouped: dict[str, list[str]] = {}
+        for name in names:
+            grouped.setdefault(name.split(".", 1)[0], []).append(name)
+        stems = {k: tuple(v) for k, v in grouped.items()}
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > _STILL_NS:
+        if len(_LISTINGS) >= 64:
+            _LISTINGS.clear()
+        _LISTINGS[key] = stems
+    return stems
