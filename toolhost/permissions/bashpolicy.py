@@ -137,7 +137,7 @@ def unprovable(command: str, cwd: str | None = None,
 
             reason = brought_later(parsed, cwd, run_later_path, judge)
         if reason is None and cwd is not None and judge is not None and "git" in seen:
-            from toolhost.permissions.gitconfig_runs import config_reason
+            from toolhost.permissions.git.config_runs import config_reason
 
             reason = config_reason(parsed, command, cwd, judge, unprovable)
         if reason is None and cwd is not None and judge is not None:

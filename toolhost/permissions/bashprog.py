@@ -23,7 +23,7 @@ from toolhost.permissions.bashbuiltins import (
     builtin_reason,
     line_reason,
 )
-from toolhost.permissions.gitcommands import git_subcommand, unknown_git_command
+from toolhost.permissions.git.commands import git_subcommand, unknown_git_command
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 __all__ = ["SHELLS", "WRAPPERS", "Analysis", "Step", "analyze", "analyze_command"]

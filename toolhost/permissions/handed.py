@@ -63,7 +63,7 @@ def local_strings(form: tuple[str, ...]) -> list[str]:
         return command_strings(form)
     if not form or not _judged_here(name):
         return []
-    if name == "git":  # (core.hooksPath names a directory, judged by gitconfig_runs)
+    if name == "git":  # (core.hooksPath names a directory, judged by git.config_runs)
         return [s for s in command_strings(form) if s not in _hooks_paths(form)]
     return command_strings(form)
 

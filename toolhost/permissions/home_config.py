@@ -19,8 +19,8 @@ import re
 
 from toolhost.permissions.command_strings import base
 from toolhost.permissions.fresh_files import may_write
-from toolhost.permissions.gitcommands import git_subcommand
-from toolhost.permissions.gitconfig_runs import _CONTACTS
+from toolhost.permissions.git.commands import git_subcommand
+from toolhost.permissions.git.config_runs import _CONTACTS
 from toolhost.permissions.later.makefile import read_text
 from toolhost.permissions.shell import ParsedCommand
 

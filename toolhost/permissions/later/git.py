@@ -23,8 +23,8 @@ import os
 import re
 from collections.abc import Callable
 
-from toolhost.permissions import gitread
-from toolhost.permissions.gitcommands import git_subcommand
+from toolhost.permissions.git import read as gitread
+from toolhost.permissions.git.commands import git_subcommand
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.later.where import places
 from toolhost.permissions.shell import ParsedCommand, Word

@@ -30,7 +30,7 @@ _RUNS_KEYS = frozenset({"pager", "editor", "sshcommand", "external", "helper", "
                         "askpass", "fsmonitor", "textconv", "command", "clean", "smudge",
                         "process", "driver", "cmd", "packobjectshook", "receivepackhook",
                         "proxycommand", "gitproxy", "sendmailcmd", "smtpserver"})
-RUNS_KEYS = _RUNS_KEYS  # (gitconfig_runs: the same keys in a repository's config)
+RUNS_KEYS = _RUNS_KEYS  # (git.config_runs: the same keys in a repository's config)
 _CRON = re.compile(r"(?:@\w+|(?:[0-9*/,-]+\s+){4}[0-9*/,-]+)\s+(.*)")
 _CASE_ARM = re.compile(r"\(?[^\s()]+\)\s*(.*)")  # `*i*) ;;`, `xterm*|rxvt*) cmd`: patterns
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")

@@ -22,8 +22,8 @@ from contextvars import ContextVar
 
 from toolhost.permissions.chosen_code import HELPER
 from toolhost.permissions.fileread import read_regular
-from toolhost.permissions.gitcommands import git_subcommand
-from toolhost.permissions.gitconfig_text import common_dir, repository, settings
+from toolhost.permissions.git.commands import git_subcommand
+from toolhost.permissions.git.config_text import common_dir, repository, settings
 from toolhost.permissions.later.judge import Judge, Unprovable
 from toolhost.permissions.later.where import places
 from toolhost.permissions.later.words import RUNS_KEYS

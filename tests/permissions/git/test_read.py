@@ -62,7 +62,7 @@ def test_a_huge_run_later_file_is_not_read_whole(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A branch's hook of 2 MB (a 2 GB one packs to a few MB) is judged too long to read
     from its size alone; it was read into memory whole first (300 MB: 878 MB resident)."""
-    from toolhost.permissions import gitread
+    from toolhost.permissions.git import read as gitread
 
     root = evil_repo(tmp_path / "r")
     branch(root, "big", {".husky/pre-commit": "#" * (2 << 20)})

@@ -1,5 +1,5 @@
 """Round 22: what a git command runs from its repository's config and hooks is judged when
-the command is decided (toolhost.permissions.gitconfig_runs). A config naming a script by
+the command is decided (toolhost.permissions.git.config_runs). A config naming a script by
 its path (``core.fsmonitor = ./fs.sh``) meets no rule when written; ``fs.sh`` is an
 ordinary file. git itself is the judge here: each case asserts that git really ran the
 script's rm (a fake rm logging to ``ran``) and that the decision is deny."""
