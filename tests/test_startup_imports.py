@@ -25,7 +25,7 @@ INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "par
 NOT_FOR_THE_DEMO = {"shutil", "re2", "toolhost.permissions.bashpolicy",
                     "toolhost.permissions.content", "toolhost.permissions.bashprog",
                     "toolhost.permissions.shell", "toolhost.permissions.paths",
-                    "toolhost.permissions.urls", "toolhost.permissions.caller"}
+                    "toolhost.permissions.urls", "toolhost.permissions.callers.identity"}
 
 
 def _exist(names: set[str]) -> None:

@@ -267,7 +267,7 @@ async def test_the_rules_run_before_the_task_starts() -> None:
 
 
 async def test_a_task_is_its_callers_only() -> None:
-    from toolhost.permissions.caller import Caller, as_caller
+    from toolhost.permissions.callers.identity import Caller, as_caller
 
     tools = Tools()
     server = server_of(tools)
@@ -295,7 +295,7 @@ async def test_tasks_are_bounded() -> None:
     await result(server, "tools/call", {"name": "waits", "arguments": {"name": "n"}})
     server.tasks.close()
     # and per caller: one caller's running tasks cannot take every slot
-    from toolhost.permissions.caller import Caller, as_caller
+    from toolhost.permissions.callers.identity import Caller, as_caller
 
     server = server_of(tools)
     server.tasks.max_running = 2
@@ -427,7 +427,7 @@ async def test_shutdown_waits_for_the_tools_of_running_tasks_to_stop() -> None:
 async def test_a_caller_starting_many_tasks_drops_its_own_results_not_anothers() -> None:
     # when the store was full, the oldest terminal tasks of anybody made room: one caller
     # calling again and again dropped another caller's results long before their ttl
-    from toolhost.permissions.caller import Caller, as_caller
+    from toolhost.permissions.callers.identity import Caller, as_caller
 
     tools = Tools()
     tools.release.set()  # every call completes at once

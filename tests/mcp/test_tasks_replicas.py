@@ -14,7 +14,7 @@ import pytest
 
 from tests.mcp.test_tasks import Tools, _started, error, server_of, settle
 from toolhost.mcp.tasks import PATIENCE_MIN, UNREAD_WINDOW
-from toolhost.permissions.caller import Caller, as_caller
+from toolhost.permissions.callers.identity import Caller, as_caller
 
 pytestmark = pytest.mark.anyio
 

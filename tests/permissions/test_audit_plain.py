@@ -12,7 +12,7 @@ import pytest
 from toolhost.config.model import HostConfig, Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import PermissionGate
 from toolhost.permissions.audit import AuditLog
-from toolhost.permissions.caller import Caller, as_caller
+from toolhost.permissions.callers.identity import Caller, as_caller
 from toolhost.permissions.decision import Decision
 
 ORIGIN = Origin("team.yaml", 9, 3, "permissions.allow[2]")

@@ -70,7 +70,7 @@ def test_conditional_server_rule_does_not_reach_reads() -> None:
 
 
 def test_a_server_rule_for_some_callers_holds_their_reads_only() -> None:
-    from toolhost.permissions.caller import Caller, as_caller
+    from toolhost.permissions.callers.identity import Caller, as_caller
 
     p = compile_policy(PermissionsConfig(rules=[RuleConfig(
         effect="deny", tool="mcp__kb", callers={"groups": ["sales"]})], default="allow"))

@@ -320,7 +320,7 @@ def test_a_stream_ends_when_the_token_it_was_opened_with_expires(
     (1700000000, 1700000000.0), (1.5, 1.5), (10 ** 400, float("inf")), (True, float("inf")),
     ("1700000000", float("inf")), (None, float("inf")), (float("nan"), float("inf"))])
 def test_the_callers_expiry_is_read_from_any_exp(exp: Any, expires: float) -> None:
-    from toolhost.permissions.claims import caller_from_claims
+    from toolhost.permissions.callers.claims import caller_from_claims
 
     caller = caller_from_claims({"sub": "a", "exp": exp})
     assert caller.expires == expires

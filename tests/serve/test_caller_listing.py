@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from tests.modern import modern_meta
-from toolhost.permissions.caller import Caller, as_caller
+from toolhost.permissions.callers.identity import Caller, as_caller
 from toolhost.serve import served
 from toolhost.serve.build import Server, build_serve
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from toolhost.permissions.claims import ClaimsError, caller_from_claims
+from toolhost.permissions.callers.claims import ClaimsError, caller_from_claims
 from toolhost.serve.auth import LEEWAY, claims_refusal
 
 ISS, AUD, SECRET = "https://issuer.example", "toolhost", "s" * 32

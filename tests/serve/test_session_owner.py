@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from tests.serve.conftest import HERE, http_server
 from tests.serve.test_auth import AUD, Issuer
-from toolhost.permissions.caller import Caller
+from toolhost.permissions.callers.identity import Caller
 from toolhost.serve.sessions import SessionTokens, owner_of
 
 CONFIG = """\

@@ -15,7 +15,7 @@ from tests.modern import CAPABILITIES_KEY, modern_meta
 from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
 from toolhost.mcp.tasks import TASKS_EXTENSION
-from toolhost.permissions.caller import Caller, as_caller
+from toolhost.permissions.callers.identity import Caller, as_caller
 from toolhost.results import ToolResult
 from toolhost.serve.served import ServedServer
 

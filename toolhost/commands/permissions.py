@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
     from toolhost.permissions.authoring.casefile import Case
     from toolhost.permissions.authoring.casetest import Outcome
-    from toolhost.permissions.caller import Caller
+    from toolhost.permissions.callers.identity import Caller
     from toolhost.permissions.policy import CompiledPolicy
 
 HELP = "check a tool call against the permission rules, list them, lint them, test them"
@@ -209,7 +209,7 @@ def _unknown_tool_note(config: HostConfig, name: str) -> str:
 def _read_caller(args: argparse.Namespace) -> Caller | str | None:
     """The caller the options give, None without one, or what is wrong with them."""
     from toolhost.commands._jsonarg import JsonArgumentError, json_argument
-    from toolhost.permissions.caller_check import caller_from_options
+    from toolhost.permissions.callers.check import caller_from_options
 
     claims = None
     if args.caller is not None:
@@ -228,8 +228,8 @@ def _read_caller(args: argparse.Namespace) -> Caller | str | None:
 
 def _check(args: argparse.Namespace) -> int:
     from toolhost.errors import shown  # a rule's text is the config's: shown, never obeyed
-    from toolhost.permissions.caller import as_caller
-    from toolhost.permissions.caller_check import caller_rules, describe_caller
+    from toolhost.permissions.callers.check import caller_rules, describe_caller
+    from toolhost.permissions.callers.identity import as_caller
 
     tool_input = _read_input(args.input)
     caller = _read_caller(args)
@@ -381,7 +381,7 @@ def _test(args: argparse.Namespace) -> int:
     from toolhost.errors import ConfigError
     from toolhost.permissions.authoring.casefile import read_case_file
     from toolhost.permissions.authoring.casetest import run_case
-    from toolhost.permissions.caller_check import caller_rules
+    from toolhost.permissions.callers.check import caller_rules
     from toolhost.permissions.gate import declared_defaults, declared_tool_names
     from toolhost.permissions.policy import compile_policy
     from toolhost.permissions.reading_dirs import reading_dirs

@@ -109,7 +109,7 @@ def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> Rule
         check.problem((*path, "rewrite"), "only an allow rule can rewrite arguments")
     callers = None
     if "callers" in data:
-        from toolhost.permissions.caller import parse_callers
+        from toolhost.permissions.callers.identity import parse_callers
 
         try:
             parse_callers(data["callers"])

@@ -172,7 +172,7 @@ class ContentMethods:
         return out
 
     async def subscribe(self, params: Mapping[str, Any], peer: Hashable) -> dict[str, Any]:
-        from toolhost.permissions.caller import current_caller
+        from toolhost.permissions.callers.identity import current_caller
 
         uri = self._known_uri(params)
         if len(self.subscriptions) >= self.max_subscribers and peer not in self.subscriptions:

@@ -73,7 +73,9 @@ class ContentCalls:
         content is swapped: the rules change only with a reload, which swaps the content too
         (a listing of 1,000 files asks up to 3,000 decisions otherwise, on every page). Per
         caller: a rule with ``callers:`` shows one caller what it hides from another."""
-        from toolhost.permissions.caller import current_caller  # not on stdio's first answer
+        from toolhost.permissions.callers.identity import (
+            current_caller,  # not on stdio's first answer
+        )
 
         cache = self._content.visible
         if len(cache) > MAX_REMEMBERED:
@@ -96,7 +98,7 @@ class ContentCalls:
         the caller it subscribed as (``callers``): rules with ``callers:`` hold."""
         if not subscriptions:
             return
-        from toolhost.permissions.caller import as_caller
+        from toolhost.permissions.callers.identity import as_caller
 
         for peer, uris in subscriptions.items():
             with as_caller(callers.get(peer)):

@@ -43,7 +43,9 @@ _call_log = logging.getLogger("toolhost.call")
 
 def _owner() -> str | None:
     """Whose task: the subject of serve's authenticated caller (None: no auth)."""
-    from toolhost.permissions.caller import current_caller  # flow: the caller of serve's auth
+    from toolhost.permissions.callers.identity import (
+        current_caller,  # flow: the caller of serve's auth
+    )
     caller = current_caller()
     return None if caller is None else caller.subject
 

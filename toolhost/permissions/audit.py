@@ -74,7 +74,7 @@ class AuditLog:
         # the records' arguments read as one flow: a secret a piece per call is *** too
         self._flow = AuditFlow()
         # Loaded here, not at import: the gate imports this module with or without a log.
-        from toolhost.permissions.caller import current_caller
+        from toolhost.permissions.callers.identity import current_caller
 
         self._caller = current_caller
 

@@ -26,7 +26,7 @@ from toolhost.permissions.names import NamePattern, parse_name_pattern
 from toolhost.permissions.resource_rules import READ_RESOURCE_TOOL, canonical_when
 
 if TYPE_CHECKING:
-    from toolhost.permissions.caller import CallerMatch
+    from toolhost.permissions.callers.identity import CallerMatch
     from toolhost.permissions.content import ContentMatcher
     from toolhost.permissions.expr.core import CompiledExpr
 
@@ -192,7 +192,7 @@ def _describe(rule: RuleConfig) -> str:
     if rule.rewrite:
         text += " rewrite " + json.dumps(rule.rewrite, sort_keys=True, default=str)
     if rule.callers:
-        from toolhost.permissions.caller import parse_callers
+        from toolhost.permissions.callers.identity import parse_callers
 
         text += " " + parse_callers(rule.callers).describe()
     return text
@@ -241,7 +241,7 @@ def compile_rule(rule: RuleConfig, *, cwd: str) -> CompiledRule:
         rewrite = _compile_rewrite(rule.rewrite)
     callers = None
     if rule.callers is not None:
-        from toolhost.permissions.caller import parse_callers
+        from toolhost.permissions.callers.identity import parse_callers
 
         callers = parse_callers(rule.callers)
     return CompiledRule(rule.effect, _describe(rule), rule.origin, rule.layer, names, content,

@@ -7,8 +7,8 @@ that fits that key, name the configured issuer and audience, and be within its v
 window (``exp``, ``nbf``; 30 s of leeway). A token whose header names JWS extensions
 (``crit``, ``b64``) is refused: toolhost understands none. Only asymmetric algorithms are
 accepted (RS*, PS*, ES*, EdDSA): ``none`` and shared-secret HS* never are. The caller it
-vouches for (``sub``, ``scope``/``scp``, a groups claim; toolhost.permissions.claims)
-reaches permission rules and the audit log (toolhost.permissions.caller). A token whose
+vouches for (``sub``, ``scope``/``scp``, a groups claim; toolhost.permissions.callers.claims)
+reaches permission rules and the audit log (toolhost.permissions.callers.identity). A token whose
 key is in the current set is checked on the event loop, without a thread and without
 waiting for any fetch. A request without a valid token is 401 with
 ``WWW-Authenticate: Bearer resource_metadata=...`` pointing at the protected resource
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolhost.errors import ToolhostError
-from toolhost.permissions.caller import Caller
+from toolhost.permissions.callers.identity import Caller
 from toolhost.serve.jwks_fetch import clean
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ class JwtAuth:
         the issuer's keys cannot be fetched)."""
         import jwt
 
-        from toolhost.permissions.claims import ClaimsError, caller_from_claims
+        from toolhost.permissions.callers.claims import ClaimsError, caller_from_claims
 
         if len(token) > MAX_TOKEN:
             raise AuthError("the token is too long")

@@ -25,7 +25,7 @@ from toolhost.limits import DEFAULT_LIMITS
 from toolhost.mcp import wire
 from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
 from toolhost.mcp.jsonrpc import REQUEST_CANCELLED, cancelled_response
-from toolhost.permissions.caller import Caller, as_caller
+from toolhost.permissions.callers.identity import Caller, as_caller
 from toolhost.serve.base import Handler, error_response, stream_dropped
 from toolhost.serve.budget import Budget
 from toolhost.serve.headers import SESSION_HEADER, http_status_for

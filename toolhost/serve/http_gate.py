@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toolhost.excerpt import cut
-from toolhost.permissions.caller import Caller
+from toolhost.permissions.callers.identity import Caller
 from toolhost.serve.base import error_response
 from toolhost.serve.http_limits import HostCheck, JsonAnswer
 

@@ -23,7 +23,7 @@ from toolhost.failures import log_failure
 from toolhost.limits import Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp import wire
-from toolhost.permissions.caller import Caller, as_caller
+from toolhost.permissions.callers.identity import Caller, as_caller
 from toolhost.serve.base import (
     Handler,
     cancelled_id,

@@ -202,7 +202,7 @@ class ServedServer:
     async def _remember_listing(self) -> None:
         # what this caller is about to see; taken lazily (a directory walk, once per
         # caller), so an initialize, a tools/call, a client that never lists never pays it
-        from toolhost.permissions.caller import current_caller
+        from toolhost.permissions.callers.identity import current_caller
 
         caller = current_caller()
         if caller in self._shown:
@@ -235,14 +235,14 @@ class ServedServer:
         self.core.set_content(content)  # ends legacy subscriptions the rules now deny
         new = self.core.content
         if self._listeners:  # and a listen stream's, likewise (as the caller listening)
-            from toolhost.permissions.caller import as_caller
+            from toolhost.permissions.callers.identity import as_caller
 
             for listener in self._listeners:
                 with as_caller(listener.caller):
                     listener.uris = frozenset(self.core.still_visible(listener.uris))
         changed = _listing(old.resources) != _listing(new.resources)
         if shown:  # (empty: no client has listed the resources yet)
-            from toolhost.permissions.caller import as_caller
+            from toolhost.permissions.callers.identity import as_caller
 
             for caller, before in list(shown.items()):  # a caller may list meanwhile
                 with as_caller(caller):  # compared as seen by the same caller
@@ -360,7 +360,7 @@ class ServedServer:
                                       f"{MAX_LISTENERS:,} listen streams are open; send it "
                                       "again later")
         send, receive = anyio.create_memory_object_stream[dict[str, Any]](LISTEN_QUEUE)
-        from toolhost.permissions.caller import current_caller
+        from toolhost.permissions.callers.identity import current_caller
 
         caller = current_caller()
         owner = None if caller is None else caller.subject  # whose tasks it may hear of

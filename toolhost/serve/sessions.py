@@ -71,7 +71,7 @@ class SessionClaims:
 
 def owner_of(caller: Any) -> str:
     """Who a session belongs to: a digest of an authenticated caller's issuer and subject
-    (``toolhost.permissions.caller.Caller``), or "" when requests carry no caller."""
+    (``toolhost.permissions.callers.identity.Caller``), or "" when requests carry no caller."""
     if caller is None:
         return ""
     digest = hashlib.sha256(b"toolhost session owner\0" + str(caller.issuer).encode(

@@ -114,7 +114,7 @@ class Telemetry:
         params = message.get("params")
         name = params.get("name") if isinstance(params, Mapping) else None
         tool = shown(name, 200) if isinstance(name, str) else "?"
-        from toolhost.permissions.caller import current_caller
+        from toolhost.permissions.callers.identity import current_caller
 
         attributes: dict[str, Any] = {
             "mcp.method.name": "tools/call", "gen_ai.tool.name": tool,

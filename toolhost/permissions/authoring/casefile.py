@@ -135,7 +135,7 @@ class _Reader:
             ok = False
         caller = item.get("caller")
         if caller is not None:
-            from toolhost.permissions.caller_check import caller_from_options
+            from toolhost.permissions.callers.check import caller_from_options
 
             try:
                 if not isinstance(caller, Mapping):

@@ -85,8 +85,8 @@ def _rule_matches(expected: str, decision: Decision, case_dir: str) -> bool:
 
 def run_case(policy: CompiledPolicy, case: Case) -> Outcome:
     """Decide ``case`` with ``policy`` and compare with what it expects."""
-    from toolhost.permissions.caller import as_caller
-    from toolhost.permissions.caller_check import caller_from_options
+    from toolhost.permissions.callers.check import caller_from_options
+    from toolhost.permissions.callers.identity import as_caller
 
     caller = caller_from_options(case.caller, None, (), ()) if case.caller is not None else None
     try:

@@ -3,7 +3,7 @@
 
 A caller is given as the claims of an access token (``{"sub": ..., "groups": [...],
 "scope": "..."}``), read exactly as ``toolhost serve`` reads a validated token
-(toolhost.permissions.claims), or with ``--caller-sub/--caller-group/--caller-scope``.
+(toolhost.permissions.callers.claims), or with ``--caller-sub/--caller-group/--caller-scope``.
 Without one, a call is decided as on stdio (no caller), and :func:`caller_rules` names the
 rules restricted to callers that would take part for some caller: the decision then depends
 on the caller, and is never presented as the answer for everyone.
@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolhost.permissions.caller import Caller
+from toolhost.permissions.callers.identity import Caller
 from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.policy import CompiledPolicy
 from toolhost.permissions.rules import CompiledRule
@@ -43,7 +43,7 @@ def caller_from_options(claims: Mapping[str, Any] | None, sub: str | None,
                         groups: Sequence[str], scopes: Sequence[str],
                         groups_claim: str = "groups") -> Caller | None:
     """The caller the options describe (None without any); raises ValueError saying why."""
-    from toolhost.permissions.claims import caller_from_claims
+    from toolhost.permissions.callers.claims import caller_from_claims
 
     if claims is None and sub is None and not groups and not scopes:
         return None

@@ -10,7 +10,7 @@ import pytest
 from tests.inproc import run_cli
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
-from toolhost.permissions.caller import Caller, as_caller, parse_callers
+from toolhost.permissions.callers.identity import Caller, as_caller, parse_callers
 
 ANA = Caller("ana", frozenset({"tools:call"}), frozenset({"platform"}))
 BOB = Caller("bob", frozenset({"tools:read"}), frozenset({"sales"}))

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.inproc import run_cli
-from toolhost.permissions.caller import Caller, parse_callers
+from toolhost.permissions.callers.identity import Caller, parse_callers
 
 HOSTILE = [  # (glob, a long value it almost matches)
     ("*a*a*a*a*b", "a" * 100_000), ("x-*-*-*-*-y", "x-" * 50_000),

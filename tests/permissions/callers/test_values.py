@@ -12,7 +12,7 @@ from tests.inproc import run_cli
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.authoring.lint import lint_policy
-from toolhost.permissions.caller import parse_callers
+from toolhost.permissions.callers.identity import parse_callers
 
 
 @pytest.mark.parametrize("value", ["ana ", " ana", "ana\n", "\tana", "a\u202eb", "a\u200bb",

@@ -9,7 +9,7 @@ log records the caller of every decision.
 
 Values are exact, or globs: ``*`` any run of characters, ``?`` one (``contractor-*``,
 ``*@vendor.example``, ``tools:*``); nothing else is special. When the caller's groups or
-scopes could not be read from the token (toolhost.permissions.claims), a deny or ask rule
+scopes could not be read from the token (toolhost.permissions.callers.claims), a deny or ask rule
 naming groups (scopes) applies to them and an allow naming them does not: a caller never
 escapes a deny for a group they might be in.
 """

@@ -14,7 +14,7 @@ check|test`` (``--caller``, a case's ``caller:``), so both read the same claims 
 Any other shape (a number, an object, a list holding a non-string, a groups string holding
 whitespace, a scope list entry holding whitespace, a path through a non-object) cannot be
 read: the caller's groups (or scopes) are then *unreadable*, and rules with ``callers:``
-treat them fail closed (toolhost.permissions.caller): a deny or ask naming groups (scopes)
+treat them fail closed (toolhost.permissions.callers.identity): a deny or ask naming groups (scopes)
 applies as if the caller were in every group, an allow naming only groups (scopes) never
 admits them.
 """
@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from toolhost.permissions.caller import Caller
+from toolhost.permissions.callers.identity import Caller
 
 __all__ = ["ClaimsError", "caller_from_claims", "read_groups", "read_scopes"]
 

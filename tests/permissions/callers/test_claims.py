@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
-from toolhost.permissions.caller import as_caller
-from toolhost.permissions.claims import ClaimsError, caller_from_claims
+from toolhost.permissions.callers.claims import ClaimsError, caller_from_claims
+from toolhost.permissions.callers.identity import as_caller
 
 
 def _policy(effect: str, callers: dict[str, Any], default: str) -> Any:
