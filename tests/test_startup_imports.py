@@ -24,7 +24,7 @@ INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "par
 # wait (shutil: argparse's, for the terminal's width)
 NOT_FOR_THE_DEMO = {"shutil", "re2", "toolhost.permissions.bashpolicy",
                     "toolhost.permissions.content", "toolhost.permissions.bashprog",
-                    "toolhost.permissions.shell", "toolhost.permissions.paths",
+                    "toolhost.permissions.shell.parse", "toolhost.permissions.paths",
                     "toolhost.permissions.urls", "toolhost.permissions.callers.identity"}
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.bashprog import analyze_command
-from toolhost.permissions.shell import parse_command
+from toolhost.permissions.shell.parse import parse_command
 
 
 def policy(rules: list[tuple[str, str]], default: str = "ask") -> Any:

@@ -15,8 +15,8 @@ import pytest
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.bashpolicy import unprovable
-from toolhost.permissions.shell import parse_command
-from toolhost.permissions.shellquote import decode_ansi_c
+from toolhost.permissions.shell.parse import parse_command
+from toolhost.permissions.shell.quoting import decode_ansi_c
 
 
 def policy(rules: list[tuple[str, str]], default: str = "ask", cwd: str | None = None) -> Any:

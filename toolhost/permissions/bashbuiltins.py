@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from toolhost.permissions.shell import ParsedCommand, Word
-from toolhost.permissions.shellexp import NUMERIC_PARAM, arith_refusal, subscript_refusal
+from toolhost.permissions.shell.expansions import NUMERIC_PARAM, arith_refusal, subscript_refusal
+from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["COMMAND_VARS", "DANGEROUS_VARS", "builtin_reason", "line_reason"]
 

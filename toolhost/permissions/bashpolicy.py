@@ -28,7 +28,7 @@ from toolhost.permissions.later.tasks import may_name_tasks, tasks_reason
 from toolhost.permissions.later.words import later_words_reason
 from toolhost.permissions.runners import is_runner, runner_strings
 from toolhost.permissions.selfrun import self_run_reason
-from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
+from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
     from toolhost.permissions.rules import CompiledRule

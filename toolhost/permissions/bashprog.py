@@ -24,7 +24,7 @@ from toolhost.permissions.bashbuiltins import (
     line_reason,
 )
 from toolhost.permissions.git.commands import git_subcommand, unknown_git_command
-from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
+from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 __all__ = ["SHELLS", "WRAPPERS", "Analysis", "Step", "analyze", "analyze_command"]
 

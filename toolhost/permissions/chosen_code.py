@@ -157,7 +157,7 @@ def chosen_code_spec(spec: str) -> str | None:
     from toolhost.permissions.bashbuiltins import builtin_reason
     from toolhost.permissions.home_config import writes_go_env
     from toolhost.permissions.loader_env import assigned_loader
-    from toolhost.permissions.shell import Word
+    from toolhost.permissions.shell.parse import Word
 
     name = base(words[0])  # compgen -C/-F/-W '$(...)', fc, PERL5OPT=, go env -w
     reruns = builtin_reason(name, tuple(Word(w, w, True) for w in words[1:])) if name in (

@@ -15,7 +15,7 @@ from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
 from toolhost.permissions.later.files import content_lines, quick, run_later_content
 from toolhost.permissions.runners import is_runner, runner_options, runner_strings
-from toolhost.permissions.shell import ShellSyntaxError, parse_command
+from toolhost.permissions.shell.parse import ShellSyntaxError, parse_command
 
 __all__ = ["ASSIGNMENT", "CUT", "base", "command_strings", "fed_code_strings", "inline_codes",
            "reads_program_from_stdin", "shell_reads_input"]

@@ -28,7 +28,7 @@ from toolhost.permissions.paths import (
     spellings,
 )
 from toolhost.permissions.runners import runner_overflows
-from toolhost.permissions.shell import ShellSyntaxError, parse_command
+from toolhost.permissions.shell.parse import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
 from toolhost.permissions.wildcard import ANY, Matcher, Token, compile_tokens
 

@@ -13,7 +13,7 @@ import os
 import re
 
 from toolhost.permissions.later.files import _WRAPPERS, _reader, past_wrappers
-from toolhost.permissions.shell import ParsedCommand, Word
+from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["may_write"]
 

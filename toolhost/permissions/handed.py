@@ -28,7 +28,7 @@ from toolhost.permissions.command_strings import (
 )
 from toolhost.permissions.content import TOO_MANY_FORMS, command_forms
 from toolhost.permissions.runners import _option_values, is_runner
-from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, parse_command
+from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, parse_command
 
 __all__ = ["handed_reason", "local_strings"]
 

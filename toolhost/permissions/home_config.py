@@ -22,7 +22,7 @@ from toolhost.permissions.fresh_files import may_write
 from toolhost.permissions.git.commands import git_subcommand
 from toolhost.permissions.git.config_runs import _CONTACTS
 from toolhost.permissions.later.makefile import read_text
-from toolhost.permissions.shell import ParsedCommand
+from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["home_config_reason", "writes_go_env"]
 

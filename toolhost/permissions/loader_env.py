@@ -20,7 +20,7 @@ import re
 
 from toolhost.permissions.fresh_files import may_write
 from toolhost.permissions.later.shadow import _modules
-from toolhost.permissions.shell import ParsedCommand
+from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["assigned_loader", "loader_env_reason"]
 

@@ -18,7 +18,7 @@ import posixpath
 from toolhost.permissions.bashprog import SHELLS
 from toolhost.permissions.later.files import PACKAGERS as _PACKAGERS
 from toolhost.permissions.later.files import past_wrappers
-from toolhost.permissions.shell import ParsedCommand, Word
+from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["self_run_reason"]
 

@@ -18,7 +18,7 @@ import re
 from toolhost.permissions.command_strings import base
 from toolhost.permissions.fresh_files import may_write
 from toolhost.permissions.later.makefile import read_text
-from toolhost.permissions.shell import ParsedCommand
+from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["version_manager_reason"]
 

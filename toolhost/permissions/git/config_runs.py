@@ -27,7 +27,7 @@ from toolhost.permissions.git.config_text import common_dir, repository, setting
 from toolhost.permissions.later.judge import Judge, Unprovable
 from toolhost.permissions.later.where import places
 from toolhost.permissions.later.words import RUNS_KEYS
-from toolhost.permissions.shell import ParsedCommand, Word
+from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["config_reason"]
 

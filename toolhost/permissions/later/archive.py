@@ -26,7 +26,7 @@ from collections.abc import Callable
 from toolhost.permissions.later.dirs import holding
 from toolhost.permissions.later.files import past_wrappers
 from toolhost.permissions.later.where import made_before, places
-from toolhost.permissions.shell import ParsedCommand
+from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["unpacked_later"]
 

@@ -88,7 +88,7 @@ def _command_lines(texts: tuple[str, ...]) -> tuple[str, ...] | None:
     """``command_lines`` of ``texts`` (None: UNJUDGED), remembered: a function of the text
     alone (a make's recipe lines are judged again at each ``make``)."""
     from toolhost.permissions.command_strings import CUT, fed_code_strings
-    from toolhost.permissions.shell import ShellSyntaxError, parse_command
+    from toolhost.permissions.shell.parse import ShellSyntaxError, parse_command
 
     if any("\0" in text for text in texts) or sum(map(len, texts)) > LONG_CONTENT or any(
             len(line) > LONG_LINE for text in texts for line in text.split("\n")):

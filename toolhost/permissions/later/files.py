@@ -21,7 +21,7 @@ import re
 from toolhost import regex
 from toolhost.permissions.later.dirs import lands_on_one
 from toolhost.permissions.later.glob import GLOBBY, may_name_any, may_name_one
-from toolhost.permissions.shell import ParsedCommand, Word
+from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["PACKAGERS", "content_lines", "past_wrappers", "policy_file", "quick",
            "run_later_content", "run_later_path", "run_later_reason"]

@@ -27,7 +27,7 @@ from toolhost.permissions.git import read as gitread
 from toolhost.permissions.git.commands import git_subcommand
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.later.where import places
-from toolhost.permissions.shell import ParsedCommand, Word
+from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["brought_later"]
 

@@ -32,7 +32,7 @@ from toolhost.permissions.later.makefile import (
     parsed_makefiles,
     read_text,
 )
-from toolhost.permissions.shell import ParsedCommand, Word
+from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["ALIKES", "MAKES", "make_reason"]
 

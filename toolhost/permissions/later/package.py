@@ -29,7 +29,7 @@ from toolhost.permissions.content import command_forms
 from toolhost.permissions.later.judge import Judge, Unprovable, first_unproven
 from toolhost.permissions.later.makefile import read_text
 from toolhost.permissions.later.package_files import SHELLISH, install_reason, rc_reason
-from toolhost.permissions.shell import ParsedCommand, Word
+from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["RUNNERS", "scripts_reason"]
 

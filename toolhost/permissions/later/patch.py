@@ -19,7 +19,7 @@ from collections.abc import Callable
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.later.files import past_wrappers
 from toolhost.permissions.later.where import made_before, places
-from toolhost.permissions.shell import ParsedCommand
+from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["patched_later"]
 

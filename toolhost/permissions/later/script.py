@@ -29,7 +29,7 @@ from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.later.files import past_wrappers
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.later.words import unplain_lines
-from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
+from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 __all__ = ["script_reason"]
 

@@ -21,7 +21,7 @@ import time
 from toolhost.permissions.command_strings import reads_program_from_stdin
 from toolhost.permissions.fresh_files import may_write
 from toolhost.permissions.later.judge import Judge
-from toolhost.permissions.shell import ParsedCommand
+from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["shadow_reason"]
 

@@ -30,7 +30,7 @@ from toolhost.permissions.later.task_tables import (
     runner_name,
 )
 from toolhost.permissions.runners import is_runner, runner_strings
-from toolhost.permissions.shell import ParsedCommand
+from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["TASK_RUNNERS", "may_name_tasks", "rule_runner", "tasks_reason"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from toolhost.permissions.shell import ParsedCommand
+from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["made_before", "places"]
 

@@ -17,7 +17,7 @@ import re
 
 from toolhost.permissions.command_strings import _CODE_STRING
 from toolhost.permissions.later.files import quick, run_later_content
-from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, parse_command
+from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, parse_command
 
 __all__ = ["RUNS_KEYS", "later_words_reason", "unplain_lines"]
 

@@ -1,5 +1,5 @@
 """The shell parser's error, and ANSI-C quoting (``$'...'``) read the way bash reads it
-(``toolhost.permissions.shell``).
+(``toolhost.permissions.shell.parse``).
 
 bash finds the end of ``$'...'`` first (a backslash takes the next character with it, whatever
 it is: ``$'\\c'`` ends at its second quote) and only then decodes the body, so the two steps

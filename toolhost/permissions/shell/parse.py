@@ -18,9 +18,9 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from toolhost.permissions.shellexp import arith_refusal, brace_refusal
-from toolhost.permissions.shelljoin import join_all, join_one_by_one
-from toolhost.permissions.shellquote import ShellSyntaxError, ansi_c
+from toolhost.permissions.shell.expansions import arith_refusal, brace_refusal
+from toolhost.permissions.shell.joins import join_all, join_one_by_one
+from toolhost.permissions.shell.quoting import ShellSyntaxError, ansi_c
 
 __all__ = ["ParsedCommand", "ShellSyntaxError", "Word", "parse_command"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from toolhost.permissions.shellquote import ShellSyntaxError
+from toolhost.permissions.shell.quoting import ShellSyntaxError
 
 __all__ = ["join_all", "join_one_by_one"]
 
