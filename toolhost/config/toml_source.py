@@ -35,7 +35,7 @@ from toolhost.config.tree import Doc, LazyMarks, Mark, Path, deep_path, format_p
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
-__all__ = ["parse_toml"]
+__all__ = ["parse_toml", "path_at"]
 
 _AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -183,6 +183,12 @@ def _long_number(text: str) -> tuple[int, int]:
         return 0, 0
     at = found.start()
     return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def path_at(text: str, at: int) -> str:
+    """The key path of the value written at offset ``at`` (``_syntax_path``)."""
+    return _syntax_path(text, text.count("\n", 0, at) + 1,
+                        at - (text.rfind("\n", 0, at) + 1) + 1)
 
 
 def _syntax_path(text: str, line: int, col: int) -> str:

@@ -27,7 +27,7 @@ from toolhost.config.yaml_events import Limit, build_doc, syntax_path
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
-__all__ = ["parse_yaml"]
+__all__ = ["parse_yaml", "path_at"]
 
 try:  # libyaml is ~10x faster on big files; the pure-Python loader gives the same events
     _Base: Any = yaml.CSafeLoader
@@ -96,7 +96,7 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         column = odd.start() - (text.rfind("\n", 0, odd.start()) + 1) + 1
         problems.append(Problem(
             f"invalid YAML: {_BREAK_NAMES[odd.group()]} is read as a line break, so the "
-            "text around it would change", file, line, column, _path_at(text, odd.start()),
+            "text around it would change", file, line, column, path_at(text, odd.start()),
             hint="write it escaped inside double quotes (\\N, \\L, \\P) or remove it"))
         return None
     return _parse(text, file, layer, problems)
@@ -147,7 +147,7 @@ def _parse(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | N
         char = char if isinstance(char, int) else ord(char[:1] or " ")
         problems.append(Problem(f"invalid YAML: control character U+{char:04X} is not allowed",
                                 file, line, at - (text.rfind("\n", 0, at) + 1) + 1,
-                                _path_at(text, at)))
+                                path_at(text, at)))
         return None
     except yaml.YAMLError as exc:
         del problems[before:]
@@ -208,7 +208,7 @@ _UNREADABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\x85\u202
                          "\ud800-\udfff\ufffe\uffff]")
 
 
-def _path_at(text: str, at: int) -> str:
+def path_at(text: str, at: int) -> str:
     """The key path of the value written at offset ``at``, where a character libyaml
     refuses before it parses anything stands: the text up to the end of that line is built
     with such characters blanked, and the last key or item that starts before ``at`` is it
