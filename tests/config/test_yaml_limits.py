@@ -109,3 +109,22 @@ def test_a_raised_depth_limit_stops_where_the_parsers_stack_would() -> None:
         deep = 10_000
         assert parse_toml("x = " + "[" * deep + "]" * deep, "f.toml", "p", problems) is None
         assert problems[0].message.startswith("nested more than 300 ")
+
+
+@pytest.mark.parametrize("spelling", ["*m{p}", "[*m{p}]"])
+def test_a_chain_of_merge_keys_stops_at_the_depth_limit(spelling: str) -> None:
+    # each mapping merges the one before: the reading nests once per link, the path never
+    # grows (3,000 links were a RecursionError, an internal error)
+    text = "m0: &m0 {k0: 1}\n" + "".join(
+        f"m{i}: &m{i} {{<<: {spelling.format(p=i - 1)}, k{i}: 1}}\n" for i in range(1, 3000))
+    _, problems = _yaml(text)
+    assert len(problems) == 1
+    assert "nested more than 100 levels deep (through merge keys)" in problems[0].message
+    assert problems[0].key_path == "m99.k0" and problems[0].line == 1
+
+
+def test_a_short_chain_of_merge_keys_merges_every_link() -> None:
+    text = "m0: &m0 {k0: 1}\n" + "".join(
+        f"m{i}: &m{i} {{<<: *m{i - 1}, k{i}: 1}}\n" for i in range(1, 60))
+    data, problems = _yaml(text)
+    assert problems == [] and len(data["m59"]) == 60  # type: ignore[index]

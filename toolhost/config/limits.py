@@ -41,6 +41,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Callable
 from typing import Any
 
 from toolhost.errors import Problem, shown
@@ -182,13 +183,16 @@ LIMITS = Limits()
 
 
 def read_bounded(path: str, problems: list[Problem], what: str = "config file", *,
-                 limit: int | None = None, hint: str = "") -> str | None:
+                 limit: int | None = None, hint: str = "",
+                 locate: Callable[[str, int], str] | None = None) -> str | None:
     """The text of a regular file of at most ``LIMITS.file_bytes`` bytes, as UTF-8 (a leading
     BOM dropped); otherwise a located Problem and None. A FIFO, a device (``/dev/zero``) or a
     directory is refused without reading it, so nothing here can block or fill memory.
 
     Other files than configs (a lock, a client's JSON, an ``@FILE`` argument) pass their own
     ``limit`` (not raised by TOOLHOST_MAX_CONFIG_BYTES) and ``hint`` (what the file should be).
+    ``locate`` names the key path at a character offset of the text (a byte that is not
+    UTF-8 is replaced by U+FFFD for it), for a file of a known kind.
     """
     configurable = limit is None
     limit = LIMITS.file_bytes if limit is None else limit
@@ -243,8 +247,12 @@ def read_bounded(path: str, problems: list[Problem], what: str = "config file", 
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        key = ""
+        if locate is not None:  # the key path of the value holding the byte
+            at = len(data[:exc.start].decode("utf-8", "replace"))
+            key = locate(data.decode("utf-8", "replace"), at)
         problems.append(Problem(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line,
-                                column, hint="save the file as UTF-8"))
+                                column, key, hint="save the file as UTF-8"))
         return None
     return text[1:] if text.startswith("\ufeff") else text
 

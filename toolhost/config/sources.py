@@ -146,7 +146,7 @@ def read_doc(path: Path | str, layer: str, problems: list[Problem],
                                 hint="use .yaml, .yml or .toml"))
         return None
     refused: list[Problem] = []
-    text = read_bounded(name, refused)
+    text = read_bounded(name, refused, locate=lambda whole, at: _path_at(kind, whole, at))
     if text is None:
         problems.extend(refused if origin is None else (_pulled_by(p, origin) for p in refused))
         return None
@@ -157,6 +157,15 @@ def read_doc(path: Path | str, layer: str, problems: list[Problem],
     from toolhost.config.toml_source import parse_toml
 
     return parse_toml(text, name, layer, problems)
+
+
+def _path_at(kind: str, text: str, at: int) -> str:
+    """The key path at offset ``at`` of a text of ``kind`` that could not be read whole."""
+    if kind == "yaml":
+        from toolhost.config.yaml_source import path_at
+    else:
+        from toolhost.config.toml_source import path_at
+    return path_at(text, at)
 
 
 def _pulled_by(problem: Problem, origin: Origin) -> Problem:

@@ -28,13 +28,14 @@ from toolhost.config.limits import (
 )
 from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.toml_dates import written_dates
+from toolhost.config.toml_keys import too_many_parts
 from toolhost.config.toml_marks import scan_marks
 from toolhost.config.toml_squeeze import squeeze
 from toolhost.config.tree import Doc, LazyMarks, Mark, Path, deep_path, format_path
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
-__all__ = ["parse_toml"]
+__all__ = ["parse_toml", "path_at"]
 
 _AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -84,6 +85,14 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
                                     hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
         else:
             problems.append(_too_many(values, file, line, column))
+        return None
+    at, key = too_many_parts(text, limit)
+    if at >= 0:  # a dotted key or header this long costs tomllib quadratic memory
+        line = text.count("\n", 0, at) + 1
+        problems.append(Problem(f"nested more than {limit} tables deep (a key of more than "
+                                f"{limit + 1} dotted parts)", file, line,
+                                at - (text.rfind("\n", 0, at) + 1) + 1, key,
+                                hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
         return None
     read = squeeze(text)  # a big text's runs of comment lines cost tomllib ~0.5 us each
     try:
@@ -174,6 +183,12 @@ def _long_number(text: str) -> tuple[int, int]:
         return 0, 0
     at = found.start()
     return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def path_at(text: str, at: int) -> str:
+    """The key path of the value written at offset ``at`` (``_syntax_path``)."""
+    return _syntax_path(text, text.count("\n", 0, at) + 1,
+                        at - (text.rfind("\n", 0, at) + 1) + 1)
 
 
 def _syntax_path(text: str, line: int, col: int) -> str:

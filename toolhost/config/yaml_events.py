@@ -213,10 +213,13 @@ class _Builder:
                              f"{self.expand_limit:,} nodes (an alias bomb?)",
                              "raise TOOLHOST_MAX_YAML_ALIAS_NODES if this is meant")
                 return self.skip(event)
-        if len(path) > self.depth_limit:  # aliases can nest what the text did not
+        # aliases can nest what the text did not; a chain of merges (each mapping merging
+        # the one before) nests the reading without a longer path: both count
+        if len(path) + self.merging > self.depth_limit:
             self.stopped = True
             self.problem(event, path, f"nested more than {self.depth_limit} levels deep "
-                         "(through aliases)", "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
+                         f"(through {'merge keys' if self.merging else 'aliases'})",
+                         "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
             return self.skip(event)
         anchor = event.anchor
         if anchor is not None and not self.replaying:

@@ -22,12 +22,12 @@ from yaml.nodes import ScalarNode
 from toolhost.config.escapes import surrogate_hint
 from toolhost.config.limits import LIMITS, toml_depth
 from toolhost.config.load_budget import values_left
-from toolhost.config.tree import Doc
+from toolhost.config.tree import Doc, format_path
 from toolhost.config.yaml_events import Limit, build_doc, syntax_path
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
-__all__ = ["parse_yaml"]
+__all__ = ["parse_yaml", "path_at"]
 
 try:  # libyaml is ~10x faster on big files; the pure-Python loader gives the same events
     _Base: Any = yaml.CSafeLoader
@@ -96,7 +96,7 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         column = odd.start() - (text.rfind("\n", 0, odd.start()) + 1) + 1
         problems.append(Problem(
             f"invalid YAML: {_BREAK_NAMES[odd.group()]} is read as a line break, so the "
-            "text around it would change", file, line, column,
+            "text around it would change", file, line, column, path_at(text, odd.start()),
             hint="write it escaped inside double quotes (\\N, \\L, \\P) or remove it"))
         return None
     return _parse(text, file, layer, problems)
@@ -146,7 +146,8 @@ def _parse(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | N
         char = exc.character
         char = char if isinstance(char, int) else ord(char[:1] or " ")
         problems.append(Problem(f"invalid YAML: control character U+{char:04X} is not allowed",
-                                file, line, at - (text.rfind("\n", 0, at) + 1) + 1))
+                                file, line, at - (text.rfind("\n", 0, at) + 1) + 1,
+                                path_at(text, at)))
         return None
     except yaml.YAMLError as exc:
         del problems[before:]
@@ -201,3 +202,35 @@ def _deep_path(text: str, file: str) -> str:
     finally:
         loader.dispose()
     return ""
+
+
+_UNREADABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\x85\u2028\u2029"
+                         "\ud800-\udfff\ufffe\uffff]")
+
+
+def path_at(text: str, at: int) -> str:
+    """The key path of the value written at offset ``at``, where a character libyaml
+    refuses before it parses anything stands: the text up to the end of that line is built
+    with such characters blanked, and the last key or item that starts before ``at`` is it
+    (or the path where that cut text stops)."""
+    end = text.find("\n", at)
+    head = _UNREADABLE.sub(" ", text[:len(text) if end < 0 else end])
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    problems: list[Problem] = []
+    loader = _Loader(head)
+    try:
+        doc, _, _ = build_doc(loader, "", "", problems, len(head) + 1, [0, -1], "*" in head)
+    except Limit as exc:
+        return exc.problem.key_path
+    except yaml.MarkedYAMLError as exc:
+        return syntax_path(exc)
+    except yaml.YAMLError:  # pragma: no cover (the blanked text has no reader error)
+        return ""
+    finally:
+        loader.dispose()
+    last: tuple[Any, ...] = ()
+    for path, mark in doc.marks.items():  # in the order of the text
+        if (mark.line, mark.column) <= (line, column) and path:
+            last = path
+    return cut(format_path(last), 200)
