@@ -187,7 +187,9 @@ LAZY_PATTERNS = ["toolhost.config.loader:_TOML_LINE", "toolhost.config.escapes:_
                  "toolhost.backends.code_opt_table:GIT_CODE_KEY",
                  "toolhost.backends.code_opt_table:SSH_CODE_KEY",
                  "toolhost.backends.code_opt_table:SSH_EXPOSE_KEY",
-                 "toolhost.backends.code_opt_table:PHP_CODE_KEY"]
+                 "toolhost.backends.code_opt_table:PHP_CODE_KEY",
+                 # only a URL with a query string is searched for a credential in it
+                 "toolhost.config.url_secrets:_QUERY_CREDENTIAL"]
 
 
 def test_validate_compiles_no_pattern_only_an_error_needs() -> None:
