@@ -182,7 +182,14 @@ def test_a_load_without_plugins_still_records_the_config_dir(tmp_path: Path) -> 
 # patterns only an error, a hint or a rarer config needs: kept as text, compiled at first use
 LAZY_PATTERNS = ["toolhost.config.loader:_TOML_LINE", "toolhost.config.escapes:_ESCAPE",
                  "toolhost.config.build_top:_DIST", "toolhost.config.sources:_SCHEME",
-                 "toolhost.backends.templating:_BRACE", "toolhost.compile.metacheck:_LOCAL_REF"]
+                 "toolhost.backends.templating:_BRACE", "toolhost.compile.metacheck:_LOCAL_REF",
+                 # only a tool running git, ssh or php reads a KEY=VALUE setting by these
+                 "toolhost.backends.code_opt_table:GIT_CODE_KEY",
+                 "toolhost.backends.code_opt_table:SSH_CODE_KEY",
+                 "toolhost.backends.code_opt_table:SSH_EXPOSE_KEY",
+                 "toolhost.backends.code_opt_table:PHP_CODE_KEY",
+                 # only a URL with a query string is searched for a credential in it
+                 "toolhost.config.url_secrets:_QUERY_CREDENTIAL"]
 
 
 def test_validate_compiles_no_pattern_only_an_error_needs() -> None:

@@ -5,34 +5,36 @@ programs read bundled short options, and which interpreters' options end at thei
 
 from __future__ import annotations
 
-import re
-
 __all__ = ["ALIASES", "BUNDLE", "CLUSTERS", "CMD", "DIR", "EXACT_PREFIXES", "GIT_ARG_OPTIONS",
            "GIT_CODE_KEY", "GIT_CONFIG_ARG", "GIT_CONFIG_VERBS", "GIT_RUNS", "GIT_SHORT",
            "GIT_SUB", "LIBDIR", "MOD", "OPTIONS", "OUT", "OWN_OPTIONS_END", "PHP_CODE_KEY",
            "PLUS_COMMAND", "ROUTE", "SQL", "SQLITE_ARG", "SSH_CODE_KEY", "SSH_EXPOSE_KEY",
            "SSH_SENDS", "TAR_ARG_LETTERS", "TPL"]
 
+# These key patterns stay text (re.match compiles and caches one at its first use): only a
+# tool running git, ssh or php needs them, and compiling all four at import costs ~1 ms
 # git config keys that name a program, a shell command, a hook or a file of more config
-GIT_CODE_KEY = re.compile(
+GIT_CODE_KEY = (
+    r"(?i)"
     r"^(alias\.|include\.|includeif\.|url\.|pager\.|filter\.|diff\..*\.(textconv|command)$"
     r"|merge\..*\.driver$|difftool\.|mergetool\.|sequence\.editor$|gpg\.|credential"
     r"|remote\..*\.(uploadpack|receivepack|proxy|vcs)$|protocol\.|uploadpack\.|receive\."
     r"|http\.|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|attributesfile"
     r"|excludesfile|worktree)$|.*(command|cmd|program|helper|hook|exec|path|proxy|editor"
-    r"|pager|driver|tool|askpass)$)", re.IGNORECASE)
+    r"|pager|driver|tool|askpass)$)")
 # ssh_config keywords that run a command, load a library or read more config
-SSH_CODE_KEY = re.compile(
+SSH_CODE_KEY = (
+    r"(?i)"
     r"^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match"
     r"|include|pkcs11provider|securitykeyprovider|identityagent|controlpath|controlmaster"
-    r"|sshaskpass|proxyjump|proxyusefdpass|xauthlocation|.*command)$", re.IGNORECASE)
+    r"|sshaskpass|proxyjump|proxyusefdpass|xauthlocation|.*command)$")
 # ssh_config keywords that open a port, reach a host and port through the
 # server, or send the tool's environment or your agent to the server: no command runs,
 # but the model would choose what the connection exposes (`SendEnv=*`: every variable)
-SSH_EXPOSE_KEY = re.compile(
+SSH_EXPOSE_KEY = (
+    r"(?i)"
     r"^(localforward|remoteforward|dynamicforward|gatewayports|permitremoteopen|tunnel"
-    r"|tunneldevice|sendenv|setenv|forwardagent|forwardx11|forwardx11trusted)$",
-    re.IGNORECASE)
+    r"|tunneldevice|sendenv|setenv|forwardagent|forwardx11|forwardx11trusted)$")
 # what a value there chooses (code_opts' label; command_checks words the error by it)
 SSH_SENDS = ("a port forward or what it sends the server (a listening port, a host and "
              "port it reaches through the server, your environment or ssh agent)")
@@ -57,10 +59,11 @@ JUMP = "a host it connects through with your ssh keys (-J, as ProxyJump)"
 # a value glued after a bundle of flags: it can add an option that runs code
 BUNDLE = "a bundle of short options (the value can add one that runs code)"
 # php.ini settings that name code to run or load (php -d KEY=VALUE)
-PHP_CODE_KEY = re.compile(r"^(auto_prepend_file|auto_append_file|include_path|extension"
+PHP_CODE_KEY = (
+    r"(?i)"
+    r"^(auto_prepend_file|auto_append_file|include_path|extension"
                            r"|zend_extension|extension_dir|sendmail_path|opcache\.preload"
-                           r"|user_ini\.filename|.*(path|file|dir|command|cmd))$",
-                           re.IGNORECASE)
+                           r"|user_ini\.filename|.*(path|file|dir|command|cmd))$")
 # program -> option -> what its argument is ("kv-git"/"kv-ssh": KEY=VALUE, else a command)
 OPTIONS: dict[str, dict[str, str]] = {
     # git's own options, before the subcommand (after it, -c is commit's or grep's)

@@ -14,7 +14,8 @@ runs something; ``git -c user.name={{ name }}`` stays allowed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
 from typing import Protocol
 
 from toolhost.backends.code_opt_table import (
@@ -205,7 +206,7 @@ def _git_sub_slots(tokens: Sequence[Token], sub: int, name: str) -> list[Slot]:
     key, value = operands[0], operands[1]
     if key.value:
         return [(key.key, name, OPTION + CONFIG_KEY)]
-    if value.value and GIT_CODE_KEY.match(key.text.strip()):
+    if value.value and re.match(GIT_CODE_KEY, key.text.strip()):
         return [(value.key, name, OPTION + CMD)]
     return []
 
@@ -294,10 +295,9 @@ def _code_value(what: str, text: str) -> str | None:
     if not sep or "{" in key:
         return CMD  # the model would choose the key (or the whole setting)
     pattern = {"kv-git": GIT_CODE_KEY, "kv-php": PHP_CODE_KEY}.get(what, SSH_CODE_KEY)
-    check: Callable[[str], object] = pattern.match
-    if check(key.strip()):
+    if re.match(pattern, key.strip()):
         return CMD
-    return SSH_SENDS if what == "kv-ssh" and SSH_EXPOSE_KEY.match(key) else None
+    return SSH_SENDS if what == "kv-ssh" and re.match(SSH_EXPOSE_KEY, key) else None
 
 
 def _ssh_key(text: str) -> tuple[str, str]:
