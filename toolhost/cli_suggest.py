@@ -30,9 +30,9 @@ _DEEPEST: contextvars.ContextVar[argparse.ArgumentParser | None] = contextvars.C
 
 def suggestion(word: str, known: Iterable[str]) -> str | None:
     """The known word closest to ``word``, when one is close enough to be a typo."""
-    import difflib  # only when a command line is wrong: not on every start
+    from toolhost.typos import close_matches
 
-    found = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    found = close_matches(word, list(known), n=1, cutoff=0.6)
     return found[0] if found else None
 
 

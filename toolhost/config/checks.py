@@ -72,17 +72,10 @@ def describe(value: Any) -> str:
     return type(value).__name__  # pragma: no cover
 
 
-MAX_TYPO = 256  # a longer word gets no "did you mean": no typo of a key is that long
-
-
 def did_you_mean(word: str, choices: Collection[str]) -> str:
-    import difflib  # only for a hint: not on every start
+    from toolhost.typos import close_matches
 
-    if len(word) > MAX_TYPO:  # difflib indexes every character of the word first: a 15 MB
-        return ""             # unknown key took 600 MB and 3 s for a hint nobody reads
-    # a ratio of 0.6 needs the shorter of two words to be at least 3/7 of the longer
-    near = [c for c in choices if 3 * len(c) <= 7 * len(word) and 3 * len(word) <= 7 * len(c)]
-    close = difflib.get_close_matches(word, near, n=1, cutoff=0.6) if near else []
+    close = close_matches(word, choices)
     return f"did you mean '{close[0]}'?" if close else ""
 
 

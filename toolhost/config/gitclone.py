@@ -187,7 +187,7 @@ def _ref_kind(url: str, rev: str, where: Origin) -> Literal["tag", "branch", "co
 def _near_refs(url: str, rev: str, where: Origin) -> str:
     """What the remote has that ``rev`` may have meant (``v1.2`` for ``1.2``), or a few of
     its tags; "" when it cannot be asked. The names are the remote's: shown escaped, cut."""
-    import difflib
+    from toolhost.typos import close_matches
 
     try:
         out = run_git(["ls-remote", "--tags", "--heads", "--refs", shown_url(url)],
@@ -198,7 +198,7 @@ def _near_refs(url: str, rev: str, where: Origin) -> str:
              if line.count("/") >= 2 and "\t" in line]
     if not names:
         return "it has no tag or branch at all; "
-    close = difflib.get_close_matches(rev, names, n=3, cutoff=0.6)
+    close = close_matches(rev, names, n=3, cutoff=0.6)
     shown = [repr(cut(visible(n), 60)) for n in (close or names[-5:])]
     return (f"did you mean {' or '.join(shown)}? " if close
             else f"its tags and branches include {', '.join(shown)}; ")

@@ -114,9 +114,8 @@ MAX_WALKED = 5000  # entries of a checkout looked at for a did-you-mean: a hint,
 def _near_files(root: Path, wanted: str) -> str:
     """The config files of the checkout nearest ``wanted`` (a typo, the same name in another
     folder), quoted, or ""."""
-    import difflib
-
     from toolhost.config.sources import SUFFIXES
+    from toolhost.typos import close_matches
 
     found: list[str] = []
     seen = 0
@@ -130,7 +129,7 @@ def _near_files(root: Path, wanted: str) -> str:
             break
     name = wanted.rpartition("/")[2]
     close = [f for f in found if f.rpartition("/")[2] == name]  # another folder's
-    picked = close[:2] or difflib.get_close_matches(wanted, found, n=2, cutoff=0.6)
+    picked = close[:2] or close_matches(wanted, found, n=2, cutoff=0.6)
     return " or ".join(repr(cut(f, 100)) for f in picked)
 
 

@@ -7,7 +7,6 @@ shows exactly what the model will see, and a problem names the config line that 
 from __future__ import annotations
 
 import copy
-import difflib
 import fnmatch
 import json
 import logging
@@ -23,6 +22,7 @@ from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
 from toolhost.gateway.schema_root import declared, inline_root_ref, strip_fixed, written_in
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 from toolhost.gateway.tighten import lay_over, looser, part_default
+from toolhost.typos import close_matches
 
 __all__ = ["Imported", "excluded_by", "never_shown", "reshape_tools"]
 
@@ -77,7 +77,7 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
     problems: list[Problem] = []
     for name, reshape in spec.reshape.items():
         if name not in by_name and not missing_ok:
-            close = difflib.get_close_matches(name, list(by_name), n=1)
+            close = close_matches(name, list(by_name), n=1)
             problems.append(reshape.origin.problem(
                 f"upstream server '{server}' has no tool {name!r}",
                 hint=f"did you mean {_shown(close[0])}?" if close else
@@ -333,7 +333,7 @@ def never_shown(spec: UpstreamSpec, server: str, tool: str) -> tuple[str, str] |
     if not chosen(tool):
         globs = ", ".join(repr(g) for g in spec.include[:5])
         renames = [r.name for n, r in spec.reshape.items() if r.name and chosen(n)]
-        near = difflib.get_close_matches(tool, renames, n=1) or [
+        near = close_matches(tool, renames, n=1) or [
             r for r in renames if r.lower() == tool.lower()]
         return (f"upstream tool {tool!r} matches none of {prefix}.include ({globs}), so the "
                 "rule never matches", f"did you mean 'mcp__{server}__{near[0]}'?" if near

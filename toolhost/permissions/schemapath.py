@@ -98,9 +98,9 @@ def _close(key: str, names: list[str]) -> str:
     lowered = {n.lower(): n for n in names}
     if key.lower() in lowered:
         return lowered[key.lower()]
-    import difflib  # only for a hint: validate's start-up
+    from toolhost.typos import close_matches
 
-    found = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    found = close_matches(key, names, n=1, cutoff=0.6)
     return found[0] if found else ""
 
 

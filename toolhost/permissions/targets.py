@@ -124,9 +124,9 @@ def _near(name: str, candidates: Iterable[str]) -> str:
     lowered = {c.lower(): c for c in pool}
     if name.lower() in lowered:
         return lowered[name.lower()]
-    import difflib  # only for a hint: not on every start
+    from toolhost.typos import close_matches
 
-    found = difflib.get_close_matches(name, pool, n=1, cutoff=0.75)
+    found = close_matches(name, pool, n=1, cutoff=0.75)
     return found[0] if found else ""
 
 

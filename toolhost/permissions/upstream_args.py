@@ -16,7 +16,6 @@ its author sees:
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -26,6 +25,7 @@ from toolhost.config.model import RuleConfig
 from toolhost.excerpt import cut
 from toolhost.permissions.conditions import compile_when, parse_key_path
 from toolhost.permissions.guards import GUARDS
+from toolhost.typos import close_matches
 
 __all__ = ["review_when", "undeclared", "unseen_default"]
 
@@ -98,7 +98,7 @@ def undeclared(schema: Mapping[str, Any], path: Sequence[str | int]
             names = sorted(map(str, props))
             lowered = {n.lower(): n for n in names}
             close = lowered.get(part.lower()) or next(iter(
-                difflib.get_close_matches(part, names, n=1, cutoff=0.6)), "") or next(
+                close_matches(part, names, n=1, cutoff=0.6)), "") or next(
                 (n for n in names if n.startswith(part) or part.startswith(n)), "")
             return shown, ", ".join(names), close
         node = props[part]

@@ -1,0 +1,32 @@
+"""Near misses for "did you mean" hints, bounded whatever the word's size.
+
+``difflib.get_close_matches`` indexes every character of the word first: a 15 MB unknown
+key in a config took 650 MB and 3 s for a hint nobody reads. A word longer than any name
+could be mistyped as gets no hint, and choices too unlike in length to reach the ratio are
+not compared at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = ["MAX_TYPO", "close_matches"]
+
+MAX_TYPO = 256  # a longer word gets no hint: no typo of a name is that long
+
+
+def close_matches(word: str, choices: Iterable[str], n: int = 1,
+                  cutoff: float = 0.6) -> list[str]:
+    """``difflib.get_close_matches(word, choices, n, cutoff)``, bounded: none for a word of
+    more than ``MAX_TYPO`` characters, and only the choices whose length can reach the ratio
+    (``2*M/(a+b) >= cutoff`` needs the shorter to be at least ``cutoff/(2-cutoff)`` of the
+    longer) are compared."""
+    if len(word) > MAX_TYPO:
+        return []
+    lo, hi = cutoff, 2 - cutoff
+    near = [c for c in choices if hi * len(c) >= lo * len(word) and hi * len(word) >= lo * len(c)]
+    if not near:
+        return []
+    import difflib  # only for a hint: not on every start
+
+    return difflib.get_close_matches(word, near, n=n, cutoff=cutoff)
