@@ -1,7 +1,7 @@
-"""Round 25: python -m, -c and a program on its input put the current directory first on
-sys.path; a module there named as a standard library module (or as the one -m runs) is
-imported in its place, so under a deny or ask Bash rule such a run is not provable. python
-itself is the judge of a real case."""
+"""python -m, -c and a program on its input put the current directory first on sys.path, and
+a script its own directory; a module there named as a standard library module (or as the one
+-m runs) is imported in its place, so under a deny or ask Bash rule such a run is not
+provable. python itself is the judge of a real case."""
 
 from __future__ import annotations
 
@@ -47,6 +47,50 @@ def test_what_leaves_the_directory_off_sys_path_or_names_no_module_there_stays_a
     assert decide(tmp_path, command, GUARDED) == expected  # (http.server imports json)
     (tmp_path / "json.py").unlink()
     assert decide(tmp_path, command, GUARDED) == "allow"
+
+
+@pytest.mark.parametrize(("folder", "command"), [
+    ("tools", "python3 tools/x.py"), ("tools", "python3 -u tools/x.py"),
+    ("tools", "sudo python3.12 -W ignore tools/x.py"), ("tools", "python3 -- tools/x.py"),
+    ("", "python3 x.py"), ("", "python3 ./x.py arg"), ("a/b", "python a/b/x.py -v")])
+def test_a_module_of_a_scripts_directory_named_as_the_standard_librarys_is_not_provable(
+        tmp_path: Path, folder: str, command: str) -> None:
+    where = tmp_path / folder
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "x.py").write_text("import json\n")
+    (where / "helpers.py").write_text("x = 1\n")  # (the script's own module: fine)
+    assert decide(tmp_path, command, GUARDED) == "allow"
+    (where / "json.py").write_text("import os\n")
+    assert decide(tmp_path, command, GUARDED) == "deny"
+    assert decide(tmp_path, command, ASKED) == "ask"
+    assert decide(tmp_path, command, OPEN) == "allow"
+
+
+def test_a_link_to_a_script_is_judged_by_the_directory_python_resolves(
+        tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "x.py").write_text("import json\n")
+    (tmp_path / "real" / "json.py").write_text("open('ran', 'w').write('x')\n")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "x.py").symlink_to(tmp_path / "real" / "x.py")
+    subprocess.run([sys.executable, "bin/x.py"], cwd=tmp_path, timeout=60, check=True,
+                   capture_output=True)
+    assert (tmp_path / "ran").exists()  # python resolved the link: real/ came first
+    assert decide(tmp_path, "python3 bin/x.py", GUARDED) == "deny"
+
+
+def test_python_really_imports_a_scripts_neighbour_in_place_of_json(tmp_path: Path) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "x.py").write_text("import json\n")
+    (tmp_path / "tools" / "json.py").write_text("open('ran', 'w').write('x')\n")
+    subprocess.run([sys.executable, "tools/x.py"], cwd=tmp_path, timeout=60, check=True,
+                   capture_output=True)
+    assert (tmp_path / "ran").exists()
+    isolated = tmp_path / "iso"
+    isolated.mkdir()
+    subprocess.run([sys.executable, "-I", str(tmp_path / "tools" / "x.py")], cwd=isolated,
+                   timeout=60, check=True, capture_output=True)
+    assert not (isolated / "ran").exists()  # (-I leaves the script's directory off)
 
 
 def test_python_really_imports_the_directory_s_json(tmp_path: Path) -> None:

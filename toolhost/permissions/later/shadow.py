@@ -7,8 +7,10 @@ call wrote there runs in place of the standard library's (``python3 -m json.tool
 Where a deny or ask Bash rule exists, such a run is not provable when the directory holds a
 module named as the one ``-m`` runs or as a module of the standard library (any of which
 the code may import), or after a ``cd`` on the line (the directory is then not known).
-``-I`` and ``-P`` leave the directory off ``sys.path``; a script file (``python3 x.py``) is
-the program, as before.
+``-I`` and ``-P`` leave the directory off ``sys.path``. A script file (``python3 tools/x.py``)
+puts its own directory first instead: a ``tools/json.py`` runs in place of the standard
+library's when ``x.py`` imports json (checked with python 3.11), so that directory is looked
+at for modules named as the standard library's (its other modules are the script's own).
 """
 
 from __future__ import annotations
@@ -38,25 +40,73 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
     """Why a python run among ``forms`` may import a module of ``cwd`` in place of the one
     it means (None: none may, or no deny or ask Bash rule exists)."""
     wanted: set[str] = set()
+    scripts: list[str] = []
     for form in forms:
         mode = _mode(form)
         if mode is not None:
             wanted.add(mode)
-    if not wanted or not judge([None]):
+        elif (script := _script(form)) is not None:
+            scripts.append(script)
+    if not (wanted or scripts) or not judge([None]):
         return None
     if any(f[0] in ("cd", "pushd", "popd") for f in forms if f):
         return "after a cd, the directory python imports modules from first is not known"
     if parsed is not None and may_write(parsed, _program(forms)):
         return ("the line may write a module into the directory python imports from first "
                 "(it is looked at before the line runs)")
-    hits = _modules(cwd, wanted)
-    if hits is None:
-        return (f"python puts {cwd!r} first on sys.path, and it holds too many entries to "
-                "look for a module there")
-    if hits:
-        return (f"python puts the current directory first on sys.path, and its {hits[0]!r} "
-                "(an earlier call may have written it) is imported in place of the module "
-                "of that name")
+    if wanted:
+        hits = _modules(cwd, wanted)
+        if hits is None:
+            return (f"python puts {cwd!r} first on sys.path, and it holds too many entries "
+                    "to look for a module there")
+        if hits:
+            return (f"python puts the current directory first on sys.path, and its "
+                    f"{hits[0]!r} (an earlier call may have written it) is imported in place "
+                    "of the module of that name")
+    for script in scripts:
+        if (why := _script_dir_reason(script, cwd)) is not None:
+            return why
+    return None
+
+
+def _script(form: tuple[str, ...]) -> str | None:
+    """The script file a python form runs (``python3 tools/x.py``: ``tools/x.py``), None:
+    none, or not python."""
+    if not form or not _PYTHON.fullmatch(form[0].rsplit("/", 1)[-1]):
+        return None
+    for k, word in enumerate(form[1:], 1):
+        if form[k - 1] in _VALUED:
+            continue
+        if word in _SAFE or (word[:1] == "-" and word[1:2] != "-"
+                             and set(word[1:]) & {"I", "P"}):
+            return None  # (-I, -P: the script's directory is not put on sys.path)
+        if word == "--":
+            return form[k + 1] if k + 1 < len(form) else None
+        if not word.startswith("-"):
+            return word if word != "-" else None
+    return None
+
+
+def _script_dir_reason(script: str, cwd: str) -> str | None:
+    """Why the directory of ``script`` (first on ``sys.path``: as written, and with its
+    links resolved, as python resolves them) may put a module in place of the standard
+    library's one of that name."""
+    if any(c in script for c in "$`*?[{~"):
+        return None  # (a script not named before the line runs: it is the program, as is)
+    path = os.path.join(cwd, script)
+    if not os.path.isfile(path):
+        return None  # (no script there: python stops before it imports anything)
+    folders = dict.fromkeys([os.path.dirname(path) or cwd,
+                             os.path.dirname(os.path.realpath(path))])
+    for folder in folders:
+        hits = _modules(folder, set())
+        if hits is None:
+            return (f"python puts the script's directory {folder!r} first on sys.path, and "
+                    "it holds too many entries to look for a module there")
+        if hits:
+            return (f"python puts the script's directory first on sys.path, and its "
+                    f"{hits[0]!r} (an earlier call may have written it) is imported in place "
+                    "of the standard library's module of that name")
     return None
 
 
