@@ -123,7 +123,12 @@ def test_a_deny_or_ask_names_a_subagent_whatever_its_case_or_width(written: str,
 
 
 @pytest.mark.parametrize("sent", ["general\u2010purpose", "general\u2013purpose",
-                                  "ｇｅｎｅｒａｌ-purpose", "general-purpose\u200b"])
+                                  "ｇｅｎｅｒａｌ-purpose", "general-purpose\u200b",
+                                  # a lone surrogate or a control character: unknown to whom
+                                  # a program resolves it, so it meets every deny
+                                  "general\ud800-purpose", "general-purpose\udc80",
+                                  "general-purpose\x00", "gen\teral-purpose",
+                                  "\x1bgeneral-purpose", "general-purpose\x85"])
 def test_a_subagent_named_with_another_dash_or_width_meets_the_deny(sent: str) -> None:
     """Round 18: a name the CLI may resolve to the denied agent is denied."""
     decided = _policy("allow", RuleConfig("deny", "Task(general-purpose)")).decide(

@@ -494,7 +494,8 @@ def _domain(text: str) -> str | None:
 class ValueMatcher:
     """``Task(name)`` / ``Agent(name)``: the sub-agent type; an allow exactly, a deny or ask
     whatever its case, width, dashes, invisible characters and surrounding spaces
-    (``Task(explore)`` denies ``Explore``, ``ｅｘｐｌｏｒｅ``, ``explore\u200b``)."""
+    (``Task(explore)`` denies ``Explore``, ``ｅｘｐｌｏｒｅ``, ``explore\u200b``); a name holding
+    a lone surrogate or a control character meets every deny and ask rule."""
 
     key: str
     value: str
@@ -505,7 +506,14 @@ class ValueMatcher:
             return not strict
         if strict:
             return value == self.value
+        if _UNREADABLE_NAME.search(value):  # a lone surrogate, NUL or control character:
+            return True  # which agent a program would read it as is unknown (fail closed)
         return _agent_fold(value) == _agent_fold(self.value)
+
+
+# what no agent's name holds, and each program reads its own way: a UTF-16 surrogate left
+# alone (JSON's "\\ud800"), NUL and the other control characters
+_UNREADABLE_NAME = re.compile(r"[\ud800-\udfff\x00-\x1f\x7f-\x9f]")
 
 
 def _agent_fold(name: str) -> str:
