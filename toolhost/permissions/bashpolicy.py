@@ -106,6 +106,10 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.loader_env import loader_env_reason
 
             reason = loader_env_reason(forms, cwd, parsed)
+        if reason is None and cwd is not None and judge is not None and judge([None]):
+            from toolhost.permissions.path_entries import relative_path_reason
+
+            reason = relative_path_reason(forms, cwd, parsed)  # PATH=.:... finds ./git
         if reason is None and judge is not None and judge([None]):  # ~/.ssh/config
             from toolhost.permissions.home_config import home_config_reason
 
