@@ -49,6 +49,16 @@ LOADS_CODE = [
     "R_PROFILE_USER=./p.R Rscript x.R", "R_ENVIRON_USER=./e Rscript x.R",
     "R_LIBS_USER=./l Rscript x.R", "PHPRC=./ini php x.php", "PHP_INI_SCAN_DIR=./d php x.php",
     "ZDOTDIR=./z zsh -c true", "DOTNET_STARTUP_HOOKS=./h.dll dotnet x.dll",
+    # python's own -W option; more start-up code, options from the environment, the home
+    "python3 -W ignore::antigravity.X -m json.tool f.json", "python3 -Werror::evil.W x.py",
+    "python3 -u -W default::a.b.C -c 1", "python3 -W $W x.py",
+    "NODE_REPL_EXTERNAL_MODULE=./m node", "ERL_FLAGS='-eval halt()' erl",
+    "OPENSSL_CONF=./o.cnf openssl version", "GOROOT=./g go build", "GOTOOLCHAIN=go9 go build",
+    "TAR_OPTIONS=--to-command=./evil tar xf a.tar", "LESS='+!./evil' less f",
+    "ZIPOPT='-TT ./evil' zip a.zip f", "MANOPT='-P ./evil' man ls", "HOME=./h python3 x.py",
+    "GH_PAGER='rm -rf x' gh pr list", "KUBE_EDITOR='rm -rf x' kubectl edit x",
+    "RSYNC_CONNECT_PROG='rm -rf x' rsync rsync://h/m .", "SVN_SSH='rm -rf x' svn up",
+    "PSQL_PAGER='rm -rf x' psql", "SUDO_EDITOR='rm -rf x' sudoedit f",
 ]
 STILL_PROVABLE = [
     "PYTHONPATH=ok python3 x.py", "GOFLAGS=-mod=vendor go build",
@@ -59,6 +69,8 @@ STILL_PROVABLE = [
     "PYTHONWARNINGS=ignore python3 x.py", "PYTHONWARNINGS=ignore::DeprecationWarning python3 x.py",
     "PYTHONWARNINGS='ignore:a.b.c:UserWarning' python3 x.py",
     "PYTHONWARNINGS='default:::my.mod,error' python3 x.py", "LUA_VERSION=5 lua -v",
+    "python3 -W ignore x.py", "python3 -W error::DeprecationWarning -m json.tool f",
+    "python3 x.py -W ignore::a.B",  # (the script's argument, not python's option)
 ]
 
 

@@ -101,8 +101,9 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.chosen_code import chosen_code_reason
 
             reason = chosen_code_reason(forms) if judge([None]) else None
-        if reason is None and cwd is not None and judge is not None and "=" in command \
-                and judge([None]):  # PYTHONPATH=, PERL5OPT=, NODE_OPTIONS= ...
+        if reason is None and cwd is not None and judge is not None and (
+                "=" in command or "-W" in command) \
+                and judge([None]):  # PYTHONPATH=, PERL5OPT=, NODE_OPTIONS=, python -W ...
             from toolhost.permissions.loader_env import loader_env_reason
 
             reason = loader_env_reason(forms, cwd, parsed)

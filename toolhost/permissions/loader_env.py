@@ -38,7 +38,17 @@ _LOADERS = frozenset({
     # code run at an interpreter's start: LUA_INIT is Lua source (or @file), R's profiles and
     # environ files, PHP's ini (auto_prepend_file), zsh's startup files, .NET's startup hooks
     "LUA_INIT", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER", "PHPRC",
-    "PHP_INI_SCAN_DIR", "ZDOTDIR", "DOTNET_STARTUP_HOOKS"})
+    "PHP_INI_SCAN_DIR", "ZDOTDIR", "DOTNET_STARTUP_HOOKS",
+    # node's REPL module, Erlang's emulator flags (-eval, -s), OpenSSL's config (engines,
+    # providers), the go toolchain a name runs
+    "NODE_REPL_EXTERNAL_MODULE", "ERL_FLAGS", "ERL_AFLAGS", "ERL_ZFLAGS", "OPENSSL_CONF",
+    "OPENSSL_ENGINES", "OPENSSL_MODULES", "GOROOT", "GOTOOLCHAIN",
+    # options a program reads from its environment, among them ones that run a command
+    # (TAR_OPTIONS=--to-command=CMD, LESS='+!CMD', ZIPOPT=-TT CMD, MANOPT=-P CMD)
+    "TAR_OPTIONS", "ZIPOPT", "MANOPT", "LESS",
+    # the home folder: python's user site (its .pth files run), the rc files of wget, curl,
+    # npm, less, ssh ... that choose code are read from it
+    "HOME"})
 # Lua's versioned names (LUA_INIT_5_4, LUA_PATH_5_3, ...) are read before the plain ones
 _LUA_VERSIONED = re.compile(r"LUA_(?:INIT|PATH|CPATH)_\d+_\d+")
 # a warnings filter's category (action:message:category:module:lineno): a dotted category is
@@ -95,6 +105,34 @@ def assigned_loader(forms: list[tuple[str, ...]]) -> str | None:
                         "imports at its start (code the line does not name)")
             if name == "GOENV" or (name == "GOFLAGS" and _GO_RUNS.search(value)):
                 return f"{name}= makes go run a program the line does not name"
+        if (category := _warning_option(form)) is not None:
+            return (f"python's -W {category} names a warning category in a module, which "
+                    "python imports at its start (code the line does not name)")
+    return None
+
+
+_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
+
+
+def _warning_option(form: tuple[str, ...]) -> str | None:
+    """A ``-W`` filter of a python form whose category python must import (``python3 -W
+    ignore::evil.X``), None: none."""
+    words = [w for w in form if not _ASSIGN.fullmatch(w)]
+    at = next((i for i, w in enumerate(words) if _PYTHON.fullmatch(w.rsplit("/", 1)[-1])),
+              None)
+    if at is None:
+        return None
+    rest = words[at + 1:]
+    for k, word in enumerate(rest):
+        if not word.startswith("-") or word == "--":
+            return None  # (the script or -c/-m ends python's own options)
+        if word.startswith("-W"):
+            value = word[2:] or (rest[k + 1] if k + 1 < len(rest) else "")
+            if _imports_category(value):
+                return value
+        if word in ("-c", "-m") or (word[:1] == "-" and word[1:2] != "-" and
+                                    set(word[1:]) & {"c", "m"}):
+            return None
     return None
 
 
