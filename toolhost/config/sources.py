@@ -173,4 +173,6 @@ def _pulled_by(problem: Problem, origin: Origin) -> Problem:
     where = problem.file
     if problem.line:
         where += f":{problem.line}" + (f":{problem.column}" if problem.column else "")
-    return origin.problem(f"extends: {cut(where, 200)}: {problem.message}", hint=problem.hint)
+    if problem.key_path:  # where in the fragment (the key path of the bad byte, say)
+        where += f": {cut(problem.key_path, 200)}"
+    return origin.problem(f"extends: {cut(where, 400)}: {problem.message}", hint=problem.hint)
