@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.permissions.test_command_strings import policy
+from tests.permissions.bash.test_command_strings import policy
 from toolhost.permissions.content import TOO_MANY_FORMS, command_forms
 
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
-from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
-from toolhost.permissions.command_strings import ASSIGNMENT as _ASSIGNMENT
-from toolhost.permissions.command_strings import CUT, command_strings, fed_code_strings
-from toolhost.permissions.command_strings import base as _base
+from toolhost.permissions.bash.command_strings import ASSIGNMENT as _ASSIGNMENT
+from toolhost.permissions.bash.command_strings import CUT, command_strings, fed_code_strings
+from toolhost.permissions.bash.command_strings import base as _base
+from toolhost.permissions.bash.programs import WRAPPER_NAMES, Step, analyze_line
+from toolhost.permissions.bash.runners import runner_overflows
 from toolhost.permissions.paths import (
     PATH_TOOLS,
     PathPattern,
@@ -27,7 +28,6 @@ from toolhost.permissions.paths import (
     rule_path_pattern,
     spellings,
 )
-from toolhost.permissions.runners import runner_overflows
 from toolhost.permissions.shell.parse import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
 from toolhost.permissions.wildcard import ANY, Matcher, Token, compile_tokens
@@ -192,7 +192,7 @@ def _fed_joined(command: str) -> tuple[str, ...]:
 
 def fed_forms(command: str, forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     """The command forms of the string literals of a program an interpreter among ``forms``
-    (those of ``command``) reads from its stdin (``toolhost.permissions.command_strings``)."""
+    (those of ``command``) reads from its stdin (``toolhost.permissions.bash.command_strings``)."""
     out: list[tuple[str, ...]] = []
     for text in fed_code_strings(command, forms):
         if text == CUT:  # strings past those looked at: every rule may match them

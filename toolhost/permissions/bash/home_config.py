@@ -17,8 +17,8 @@ import os
 import pwd
 import re
 
-from toolhost.permissions.command_strings import base
-from toolhost.permissions.fresh_files import may_write
+from toolhost.permissions.bash.command_strings import base
+from toolhost.permissions.bash.fresh_files import may_write
 from toolhost.permissions.git.commands import git_subcommand
 from toolhost.permissions.git.config_runs import _CONTACTS
 from toolhost.permissions.later.makefile import read_text

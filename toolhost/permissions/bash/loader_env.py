@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.fresh_files import may_write
+from toolhost.permissions.bash.fresh_files import may_write
 from toolhost.permissions.later.shadow import _modules
 from toolhost.permissions.shell.parse import ParsedCommand
 

@@ -20,7 +20,7 @@ import re
 import shlex
 from contextvars import ContextVar
 
-from toolhost.permissions.chosen_code import HELPER
+from toolhost.permissions.bash.chosen_code import HELPER
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.git.commands import git_subcommand
 from toolhost.permissions.git.config_text import common_dir, repository, settings

@@ -20,8 +20,8 @@ import re
 import sys
 import time
 
-from toolhost.permissions.command_strings import reads_program_from_stdin
-from toolhost.permissions.fresh_files import may_write
+from toolhost.permissions.bash.command_strings import reads_program_from_stdin
+from toolhost.permissions.bash.fresh_files import may_write
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.shell.parse import ParsedCommand
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from toolhost.permissions.bash.runners import is_runner, runner_strings
 from toolhost.permissions.content import command_forms
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.later.task_tables import (
@@ -29,7 +30,6 @@ from toolhost.permissions.later.task_tables import (
     local_install,
     runner_name,
 )
-from toolhost.permissions.runners import is_runner, runner_strings
 from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["TASK_RUNNERS", "may_name_tasks", "rule_runner", "tasks_reason"]
