@@ -112,12 +112,16 @@ def _past_options(form: tuple[str, ...]) -> list[tuple[str, ...]]:
     return out
 
 
-def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
+def command_forms(words: tuple[str, ...], depth: int = 0, *,
+                  options: bool = True) -> list[tuple[str, ...]]:
     """:func:`_command_forms`, cached for an ordinary command (every deny and ask Bash rule of
-    a policy tries the same command's forms; a long one is computed each time)."""
-    if depth == 0 and len(words) <= _CACHED_WORDS and sum(map(len, words)) <= 4096:
+    a policy tries the same command's forms; a long one is computed each time).
+    ``options=False``: without the forms whose program's options were dropped (``python3 -I
+    x.py`` is not also ``python3 x.py``): the runs as they happen, for checks of what a run
+    reads rather than of the rules it may meet."""
+    if depth == 0 and options and len(words) <= _CACHED_WORDS and sum(map(len, words)) <= 4096:
         return list(_cached_forms(words))
-    return _command_forms(words, depth)
+    return _command_forms(words, depth, options)
 
 
 _CACHED_WORDS = 64
@@ -128,7 +132,8 @@ def _cached_forms(words: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     return tuple(_command_forms(words, 0))
 
 
-def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
+def _command_forms(words: tuple[str, ...], depth: int = 0,
+                   options: bool = True) -> list[tuple[str, ...]]:
     """The forms of one simple command that deny and ask rules are tried on (fail closed):
     as written; with ``$IFS`` split and braces expanded; without leading assignments and
     wrappers (also named by a path: ``/usr/bin/env``); after a wrapper or a ``find -exec``,
@@ -150,7 +155,7 @@ def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ..
         forms += [base[k + 1:] for k, w in enumerate(base) if w in _EXEC_ACTIONS]
     forms += [(_base(f[0]), *f[1:]) for f in forms if f and "/" in f[0]]
     # (after the strings: what a program runs is found by scanning its form as written)
-    past = [g for f in forms if len(f) > 2 and f[1][:1] in "-+" and _base(
+    past = [g for f in forms if options and len(f) > 2 and f[1][:1] in "-+" and _base(
         f[0]) not in _PREFIX_WORDS for g in _past_options(f)]  # (a wrapper's: done above)
     if any(f and runner_overflows(_base(f[0]), f) for f in forms):
         past.append(TOO_MANY_FORMS)  # its command may lie past the words looked at
@@ -158,17 +163,18 @@ def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ..
         if depth < 8 and form:
             for arg in command_strings(form):
                 if _PLAIN_LINE.fullmatch(arg) and arg.split(" ", 1)[0] not in _KEYWORDS:
-                    forms += command_forms(tuple(arg.split()), depth + 1)  # parses as split
+                    forms += command_forms(tuple(arg.split()), depth + 1,  # parses as split
+                                           options=options)
                     continue
                 try:
                     inner = parse_command(arg)
                 except ShellSyntaxError:
                     continue
                 for seg in inner.segments + inner.nested:  # each shorter: this ends
-                    forms += command_forms(seg, depth + 1)
+                    forms += command_forms(seg, depth + 1, options=options)
     if depth < 8:  # macOS and Windows find programs in any case: `RM -rf x` runs rm
         forms += [g for f in list(forms) if f and f[0] != f[0].lower()
-                  for g in command_forms((f[0].lower(), *f[1:]), depth + 1)]
+                  for g in command_forms((f[0].lower(), *f[1:]), depth + 1, options=options)]
     forms += past
     unique = [f for f in dict.fromkeys(forms) if f and f[0]]
     return unique if len(unique) <= _MAX_FORMS else [*unique[:_MAX_FORMS - 1], TOO_MANY_FORMS]

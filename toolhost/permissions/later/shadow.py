@@ -22,6 +22,7 @@ import time
 
 from toolhost.permissions.bash.command_strings import reads_program_from_stdin
 from toolhost.permissions.bash.fresh_files import may_write
+from toolhost.permissions.content import command_forms
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.shell.parse import ParsedCommand
 
@@ -41,6 +42,9 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
     it means (None: none may, or no deny or ask Bash rule exists)."""
     wanted: set[str] = set()
     scripts: list[str] = []
+    if parsed is not None:  # the runs as they happen: "python3 -I x.py" is not "python3 x.py"
+        forms = [f for words in parsed.segments + parsed.nested
+                 for f in command_forms(words, options=False)]
     for form in forms:
         mode = _mode(form)
         if mode is not None:
