@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.permissions.bash.test_command_strings import policy
-from toolhost.permissions.content import TOO_MANY_FORMS, command_forms
+from toolhost.permissions.bash.forms import TOO_MANY_FORMS, command_forms
 
 
 def _segments(n: int) -> str:

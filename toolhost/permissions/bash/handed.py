@@ -25,9 +25,9 @@ from toolhost.permissions.bash.command_strings import (
     command_strings,
     reads_program_from_stdin,
 )
+from toolhost.permissions.bash.forms import TOO_MANY_FORMS, command_forms
 from toolhost.permissions.bash.programs import SHELLS, analyze_line
 from toolhost.permissions.bash.runners import _option_values, is_runner
-from toolhost.permissions.content import TOO_MANY_FORMS, command_forms
 from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, parse_command
 
 __all__ = ["handed_reason", "local_strings"]

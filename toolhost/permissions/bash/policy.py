@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from toolhost.permissions import content
 from toolhost.permissions.bash.command_strings import shell_reads_input
+from toolhost.permissions.bash.forms import TOO_MANY_FORMS, command_forms, fed_forms
 from toolhost.permissions.bash.handed import handed_reason, local_strings
 from toolhost.permissions.bash.inline_run import inline_run_reason
 from toolhost.permissions.bash.programs import SHELLS, analyze_line
 from toolhost.permissions.bash.runners import is_runner, runner_strings
 from toolhost.permissions.bash.selfrun import self_run_reason
-from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
+from toolhost.permissions.content import BashMatcher, cover_steps
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.later.files import quick, run_later_path, run_later_reason
@@ -49,10 +49,10 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     firsts = {seg.split(" ", 1)[0] for seg in parsed.joined}
     forms = [form for words in parsed.segments + parsed.nested  # deny rules see through
              for form in command_forms(words)]  # sudo, env, ...
-    if content.TOO_MANY_FORMS in forms:  # every rule may match what was cut off
+    if TOO_MANY_FORMS in forms:  # every rule may match what was cut off
         return list(range(count))
     fed = fed_forms(command, forms)
-    if content.TOO_MANY_FORMS in fed:  # (a document too long to look at whole)
+    if TOO_MANY_FORMS in fed:  # (a document too long to look at whole)
         return list(range(count))
     for form in forms + fed:  # and the code an interpreter reads
         firsts.add(" ".join(form).split(" ", 1)[0])

@@ -21,8 +21,8 @@ import sys
 import time
 
 from toolhost.permissions.bash.command_strings import reads_program_from_stdin
+from toolhost.permissions.bash.forms import command_forms
 from toolhost.permissions.bash.fresh_files import may_write
-from toolhost.permissions.content import command_forms
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.shell.parse import ParsedCommand
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from toolhost.permissions.bash.forms import command_forms
 from toolhost.permissions.bash.runners import is_runner, runner_strings
-from toolhost.permissions.content import command_forms
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.later.task_tables import (
     ANY,
