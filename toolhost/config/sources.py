@@ -23,7 +23,7 @@ from typing import Any
 
 from toolhost.config.checks import describe
 from toolhost.config.limits import read_bounded
-from toolhost.config.model import Origin
+from toolhost.config.model import SUFFIXES, Origin
 from toolhost.config.repotree import escapes
 from toolhost.config.tree import Doc
 from toolhost.errors import ConfigError, Problem
@@ -32,7 +32,6 @@ from toolhost.excerpt import cut
 __all__ = ["RESOLVERS", "Resolver", "entry_form", "read_doc", "resolve_extends"]
 
 Resolver = Callable[..., Path]  # (entry, *, base_dir: Path, origin: Origin) -> Path
-SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
 # (text: compiled at its first use, kept in re's cache; not at every start)
 _SCHEME = r"^([a-z][a-z0-9+.-]+):(?!//)"
 

@@ -19,8 +19,7 @@ import re
 
 from toolhost.permissions.bash.command_strings import base
 from toolhost.permissions.bash.fresh_files import may_write
-from toolhost.permissions.git.commands import git_subcommand
-from toolhost.permissions.git.config_runs import _CONTACTS
+from toolhost.permissions.git.commands import CONTACTS, git_subcommand
 from toolhost.permissions.later.makefile import read_text
 from toolhost.permissions.shell.parse import ParsedCommand
 
@@ -76,7 +75,7 @@ def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | No
         kind = "ssh" if any(":" in w for w in form[1:] if not w.startswith("-")) else ""
     elif name == "git":
         found = git_subcommand(form[1:])
-        kind = "ssh" if found is not None and found[0] in _CONTACTS else ""
+        kind = "ssh" if found is not None and found[0] in CONTACTS else ""
         if not kind and any(w in ("-p", "--paginate")
                             for w in form[1:found[1] + 1 if found else None]):
             kind = "less"

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["GIT_COMMANDS", "git_subcommand", "unknown_git_command"]
+__all__ = ["CONTACTS", "GIT_COMMANDS", "git_subcommand", "unknown_git_command"]
+
+# subcommands that reach a configured remote (through its transport or remote helper)
+CONTACTS = frozenset({"fetch", "pull", "push", "ls-remote", "remote", "submodule", "clone",
+                      "archive", "maintenance", "gc", "fetch-pack", "send-pack", "bisect"})
 
 _IFS = re.compile(r"\$(?:IFS|\{IFS\})")
 

@@ -22,7 +22,7 @@ from contextvars import ContextVar
 
 from toolhost.permissions.bash.chosen_code import HELPER
 from toolhost.permissions.fileread import read_regular
-from toolhost.permissions.git.commands import git_subcommand
+from toolhost.permissions.git.commands import CONTACTS, git_subcommand
 from toolhost.permissions.git.config_text import common_dir, repository, settings
 from toolhost.permissions.later.judge import Judge, Unprovable
 from toolhost.permissions.later.where import places
@@ -56,9 +56,6 @@ _RUNS_HOOKS = {
                           "post-update", "push-to-checkout", "reference-transaction"}),
 }
 _DEPTH: ContextVar[int] = ContextVar("gitconfig_depth", default=0)
-# subcommands that reach a configured remote (through its transport or remote helper)
-_CONTACTS = frozenset({"fetch", "pull", "push", "ls-remote", "remote", "submodule", "clone",
-                       "archive", "maintenance", "gc", "fetch-pack", "send-pack", "bisect"})
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # the environment or options that name another repository or config than the one found here
 _ELSEWHERE = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_CEILING",
@@ -175,7 +172,7 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
             if why is not None:
                 return f"git's config runs {line[:60]!r} ({key}), which {why}"
     helper = next((u for u in [*remotes.values(), *(b for _, b in rewrites)]
-                   if HELPER.match(u)), None) if sub in _CONTACTS else None
+                   if HELPER.match(u)), None) if sub in CONTACTS else None
     if helper is not None:  # url = evil::x runs git-remote-evil from PATH
         return (f"git's config names the remote {helper[:60]!r} of the form NAME::ADDRESS, "
                 "so git runs the program git-remote-NAME, which the rules cannot see")
