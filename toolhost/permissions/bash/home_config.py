@@ -7,15 +7,24 @@ that reaches a host; ``~/.wgetrc``'s ``use_askpass`` runs for ``wget``; a lesske
 ``git -p``; go's env file (``go env -w``) sets ``GOFLAGS=-toolexec=CMD`` or ``CC`` for every
 later go build. Checked with less 590 and wget 1.21. Each file is read bounded (never a FIFO
 opened blocking); an unreadable one fails closed. ssh reads the home of the user's passwd
-entry, not ``$HOME``: both are read. The system files (``/etc/ssh/ssh_config``,
-``/etc/wgetrc``) are the administrator's, not read."""
+entry, not ``$HOME``: both are read. ssh's ``Include`` is followed as ssh follows it (globs
+in lexical order, a relative path under ``~/.ssh`` or ``/etc/ssh``; checked with OpenSSH
+9.2's ``ssh -G``, which runs a ``Match exec`` of an included file): a file it names that
+runs a command, or cannot be read, or a chain past ``MAX_INCLUDED`` files, is not provable;
+one that is not there is nothing. The system files (``/etc/ssh/ssh_config`` and what it
+includes, ``/etc/wgetrc``, less's ``/etc/syslesskey``) are the administrator's, read only
+where this process could have written them (as root, in a container): an earlier call could
+have put a command there."""
 
 from __future__ import annotations
 
 import functools
+import glob
+import itertools
 import os
 import pwd
 import re
+import shlex
 
 from toolhost.permissions.bash.command_strings import base
 from toolhost.permissions.bash.fresh_files import may_write
@@ -25,8 +34,12 @@ from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["home_config_reason", "writes_go_env"]
 
-_SSH = re.compile(r"(?im)^[ \t]*(?:proxycommand|localcommand|knownhostscommand|include|"
+_SSH = re.compile(r"(?im)^[ \t]*(?:proxycommand|localcommand|knownhostscommand|xauthlocation|"
                   r"pkcs11provider|securitykeyprovider|match\b.*\bexec)\b")
+_INCLUDE = re.compile(r"(?im)^[ \t]*include(?:[ \t]*=[ \t]*|[ \t]+)(.*)$")
+MAX_INCLUDED = 32  # files of one ssh config's Include chain looked at (fail closed past them)
+_SYSTEM = {"ssh": ["/etc/ssh/ssh_config"], "wget": ["/etc/wgetrc"],
+           "less": ["/etc/syslesskey", "/etc/sysless"]}
 _WGET = re.compile(r"(?im)^[ \t]*use[_-]?askpass[ \t]*=")
 _LESS = re.compile(r"(?i)#env|LESSOPEN|LESSCLOSE")
 _GO = re.compile(r"(?m)^(?:GOFLAGS|CC|CXX|FC|AR|GCCGO|PKG_CONFIG|CGO_\w+|GOTOOLCHAIN|GOROOT|"
@@ -57,12 +70,70 @@ def _homes() -> list[str]:
 
 
 def _found(paths: list[str], pattern: re.Pattern[str]) -> str | None:
-    """The first of ``paths`` that is there and matches ``pattern`` or cannot be read."""
+    """The first of ``paths`` that is there and matches ``pattern`` or cannot be read (for
+    ssh's files, or a file one of them includes)."""
+    if pattern is _SSH:
+        return _ssh_found(paths)
     for path in paths:
         text, there = read_text(path)
         if there and (text is None or pattern.search(text)):
             return path
     return None
+
+
+def _ssh_found(paths: list[str]) -> str | None:
+    # (a file and the folder a relative Include of it is under: ~/.ssh for the user's,
+    # the system file's own, /etc/ssh, for the administrator's)
+    system = _SYSTEM["ssh"]
+    todo = [(path, os.path.dirname(path) if path in system else None) for path in paths]
+    seen: set[str] = set()
+    while todo:
+        path, under = todo.pop(0)
+        if path in seen:
+            continue  # (ssh itself stops a loop at its depth limit)
+        seen.add(path)
+        if len(seen) > MAX_INCLUDED:
+            return path
+        text, there = read_text(path)
+        if not there:
+            continue
+        if text is None or _SSH.search(text):
+            return path
+        for found in _INCLUDE.finditer(text):
+            named = _included(found[1], under)
+            if named is None:
+                return path  # (a token or variable: what it names is not known here)
+            todo += [(name, under) for name in named]
+    return None
+
+
+def _included(words: str, under: str | None) -> list[str] | None:
+    """The files an ``Include`` line names, as ssh expands them (None: not knowable here);
+    ``under``: the system folder a relative name is in, None for the user's files."""
+    try:
+        names = shlex.split(words, comments=True)
+    except ValueError:
+        return None
+    out: list[str] = []
+    for name in names:
+        if "%" in name or "$" in name:
+            return None
+        if name.startswith("~") and under is None:
+            name = os.path.expanduser(name)
+        if not os.path.isabs(name):
+            name = os.path.join(under or os.path.join(_homes()[0], ".ssh"), name)
+        if glob.has_magic(name):
+            matched = sorted(itertools.islice(glob.iglob(name), MAX_INCLUDED + 1))
+            out += matched if len(matched) <= MAX_INCLUDED else [*matched, name]
+        else:
+            out.append(name)
+    return out
+
+
+def _writable(paths: list[str]) -> list[str]:
+    """The system files of ``paths`` this process could have written (or put in place)."""
+    return [p for p in paths if os.access(p, os.W_OK)
+            or os.access(os.path.dirname(p), os.W_OK | os.X_OK)]
 
 
 def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | None:
@@ -86,14 +157,16 @@ def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | No
     homes = _homes()
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(homes[0], ".config")
     name = kind
+    system = _writable(_SYSTEM.get(name, []))
     if name == "ssh":
-        return ([os.path.join(h, ".ssh", "config") for h in homes], _SSH,
+        return ([os.path.join(h, ".ssh", "config") for h in homes] + system, _SSH,
                 "runs a command (ProxyCommand, LocalCommand, Match exec ...)")
     if name == "wget":
-        return [os.path.join(homes[0], ".wgetrc")], _WGET, "runs use_askpass"
+        return [os.path.join(homes[0], ".wgetrc"), *system], _WGET, "runs use_askpass"
     if name == "less":
         return ([os.path.join(homes[0], n) for n in (".lesskey", ".less")]
-                + [os.path.join(xdg, "lesskey")], _LESS, "sets LESSOPEN, a command less runs")
+                + [os.path.join(xdg, "lesskey"), *system], _LESS,
+                "sets LESSOPEN, a command less runs")
     if name == "go" and len(form) > 1 and form[1] not in ("version", "help", "env", "fmt"):
         env = os.path.join(xdg, "go", "env")
         return [env], _GO, "sets GOFLAGS, CC or the toolchain a go build runs"
