@@ -28,6 +28,7 @@ import shlex
 
 from toolhost.permissions.bash.command_strings import base
 from toolhost.permissions.bash.fresh_files import may_write
+from toolhost.permissions.fileread import writable_here
 from toolhost.permissions.git.commands import CONTACTS, git_subcommand
 from toolhost.permissions.later.makefile import read_text
 from toolhost.permissions.shell.parse import ParsedCommand
@@ -130,12 +131,6 @@ def _included(words: str, under: str | None) -> list[str] | None:
     return out
 
 
-def _writable(paths: list[str]) -> list[str]:
-    """The system files of ``paths`` this process could have written (or put in place)."""
-    return [p for p in paths if os.access(p, os.W_OK)
-            or os.access(os.path.dirname(p), os.W_OK | os.X_OK)]
-
-
 def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | None:
     """The home files ``form``'s program reads that may choose code, with what to look for."""
     name = base(form[0])
@@ -157,7 +152,7 @@ def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | No
     homes = _homes()
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(homes[0], ".config")
     name = kind
-    system = _writable(_SYSTEM.get(name, []))
+    system = writable_here(_SYSTEM.get(name, []))
     if name == "ssh":
         return ([os.path.join(h, ".ssh", "config") for h in homes] + system, _SSH,
                 "runs a command (ProxyCommand, LocalCommand, Match exec ...)")

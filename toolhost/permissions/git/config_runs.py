@@ -6,7 +6,8 @@ when written (``later.edits``). But a command there may run a script by its path
 (``fsmonitor = ./fs.sh``): the config meets no rule, ``fs.sh`` is an ordinary file an
 earlier call wrote (``rm -rf ~/x``), and ``git status`` ran rm under ``deny: Bash(rm:*)``.
 Under a deny or ask Bash rule each git command of the line is decided with what its
-repository's config (and the user's ``~/.gitconfig``) runs and with its hooks, each judged as
+repository's config (the user's ``~/.gitconfig``, and ``/etc/gitconfig`` where this process
+could have written it) runs and with its hooks, each judged as
 a Bash command in the work tree (a script named by its path is read: ``later.script``). What
 the text alone does not say (``GIT_DIR`` in the environment, ``--exec-path=``, a ``cd $X``
 first, a config that cannot be read, includes more than 3 deep) is not provable; every
@@ -21,7 +22,7 @@ import shlex
 from contextvars import ContextVar
 
 from toolhost.permissions.bash.chosen_code import HELPER
-from toolhost.permissions.fileread import read_regular
+from toolhost.permissions.fileread import read_regular, writable_here
 from toolhost.permissions.git.commands import CONTACTS, git_subcommand
 from toolhost.permissions.git.config_text import common_dir, repository, settings
 from toolhost.permissions.later.judge import Judge, Unprovable
@@ -33,6 +34,7 @@ __all__ = ["config_reason"]
 
 
 _LIMIT = 64 * 1024
+SYSTEM_CONFIG = "/etc/gitconfig"  # git's system-wide file (an administrator's)
 _MAX_HOOKS = 64
 _MAX_INCLUDES = 3
 # subcommands that write no ref, index or commit: they run no hook (githooks(5))
@@ -131,7 +133,8 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     hooks = os.path.join(common, "hooks")
-    todo = [(p, 0) for p in (os.path.join(home, ".gitconfig"),
+    # the system file first, as git reads it, where an earlier call could have written it
+    todo = [(p, 0) for p in (*writable_here([SYSTEM_CONFIG]), os.path.join(home, ".gitconfig"),
                              os.path.join(xdg, "git", "config"), os.path.join(common, "config"),
                              os.path.join(gitdir, "config.worktree"))]
     remotes: dict[str, str] = {}  # remote name -> the URL a push goes to
