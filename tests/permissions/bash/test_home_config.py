@@ -111,6 +111,9 @@ INCLUDES = {
     "a variable": ("Include ${HOME}/more\n", {}),
     "too many": ("Include conf.d/*\n", {f"conf.d/{i:02}": "Host a\n"
                                         for i in range(home_config.MAX_INCLUDED + 1)}),
+    # a glob in a folder's part would walk the disk at every decision
+    "a glob of folders": ("Include /*/*/*/*/*/nowhere\n", {}),
+    "a dot file": ("Include conf.d/.*\n", {"conf.d/.x": EVIL}),
 }
 
 
@@ -129,7 +132,8 @@ def test_what_an_ssh_include_names_is_read_as_the_config(home: Path, name: str) 
 
 
 def test_harmless_includes_and_a_loop_stay_provable(home: Path) -> None:
-    _put(home, ".ssh/config", "Include a conf.d/*\n")
+    _put(home, ".ssh/config", "Include a conf.d/* nothere/*.conf\n")
+    _put(home, ".ssh/conf.d/.hidden", EVIL)  # (glob's `*` skips a dot file, as ssh's does)
     _put(home, ".ssh/a", "Host a\n  User u\nInclude config\n")  # (back to the first)
     _put(home, ".ssh/conf.d/x", "Host x\n  Port 2222\n")
     assert decide(home.parent, "ssh h", GUARDED) == "allow"

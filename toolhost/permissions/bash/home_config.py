@@ -18,9 +18,9 @@ have put a command there."""
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import glob
-import itertools
 import os
 import pwd
 import re
@@ -39,6 +39,7 @@ _SSH = re.compile(r"(?im)^[ \t]*(?:proxycommand|localcommand|knownhostscommand|x
                   r"pkcs11provider|securitykeyprovider|match\b.*\bexec)\b")
 _INCLUDE = re.compile(r"(?im)^[ \t]*include(?:[ \t]*=[ \t]*|[ \t]+)(.*)$")
 MAX_INCLUDED = 32  # files of one ssh config's Include chain looked at (fail closed past them)
+_LISTED = 4096  # entries of a folder an Include's glob lists (fail closed past them)
 _SYSTEM = {"ssh": ["/etc/ssh/ssh_config"], "wget": ["/etc/wgetrc"],
            "less": ["/etc/syslesskey", "/etc/sysless"]}
 _WGET = re.compile(r"(?im)^[ \t]*use[_-]?askpass[ \t]*=")
@@ -123,12 +124,35 @@ def _included(words: str, under: str | None) -> list[str] | None:
             name = os.path.expanduser(name)
         if not os.path.isabs(name):
             name = os.path.join(under or os.path.join(_homes()[0], ".ssh"), name)
-        if glob.has_magic(name):
-            matched = sorted(itertools.islice(glob.iglob(name), MAX_INCLUDED + 1))
-            out += matched if len(matched) <= MAX_INCLUDED else [*matched, name]
-        else:
-            out.append(name)
+        matched = _matching(name)
+        if matched is None:
+            return None
+        out += matched
     return out
+
+
+def _matching(name: str) -> list[str] | None:
+    """The files a name with a glob in its last part matches, in lexical order, as ssh reads
+    them (None: a glob in a folder's part, or a folder of more than ``_LISTED`` entries:
+    either could make every decision walk the disk)."""
+    head, tail = os.path.split(name)
+    if glob.has_magic(head):
+        return None
+    if not glob.has_magic(tail):
+        return [name]
+    found: list[str] = []
+    try:
+        with os.scandir(head) as entries:
+            for k, entry in enumerate(entries):
+                if k >= _LISTED:
+                    return None
+                # (glob(3), as ssh uses it: a leading dot is matched only by a dot)
+                if (entry.name[:1] != "." or tail[:1] == ".") \
+                        and fnmatch.fnmatchcase(entry.name, tail):
+                    found.append(entry.path)
+    except OSError:
+        return []  # (no such folder: nothing is included)
+    return sorted(found)
 
 
 def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | None:
