@@ -40,8 +40,10 @@ def _key(name: str) -> str:
 
 
 def _shown(name: str) -> str:
-    """An upstream's tool name in a line: escaped (``repr``) and cut."""
-    return cut(repr(name), 300)
+    """An upstream's tool name in a line: escaped and cut. Every non-ASCII character is
+    escaped too (``ascii``, not ``repr``): a look-alike such as a Cyrillic ``о`` in ``echо``
+    would otherwise read in the warning as the very name it imitates."""
+    return cut(ascii(name), 300)
 
 
 @dataclass(frozen=True)
