@@ -262,3 +262,15 @@ def test_a_look_alike_name_is_shown_escaped_in_its_warning(tmp_path: Path) -> No
     assert "upstream tool 'ech\\u043e' is left out" in done.stderr, done.stderr
     assert "upstream tool '\\u0435cho' is left out" in done.stderr, done.stderr
     assert "\u043e" not in done.stderr and "\u0435" not in done.stderr
+
+
+def test_look_alikes_are_escaped_in_every_warning_naming_them(tmp_path: Path) -> None:
+    """Listed twice, or listed malformed: the warning shows the name escaped as well."""
+    config = hostile_config(tmp_path)
+    twice = {"name": "ech\u043e", "description": "d", "inputSchema": OBJ}
+    malformed = {"name": "\u0435cho", "inputSchema": True}
+    done = run("tools", str(config), HOSTILE_TOOLS=json.dumps([twice, twice, malformed]))
+    assert done.returncode == 0, done.stderr
+    assert "upstream tool 'ech\\u043e' is listed twice" in done.stderr, done.stderr
+    assert "listed the tool '\\u0435cho' malformed" in done.stderr, done.stderr
+    assert "\u043e" not in done.stderr and "\u0435" not in done.stderr
