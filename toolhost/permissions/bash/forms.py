@@ -106,8 +106,8 @@ def command_forms(words: tuple[str, ...], depth: int = 0, *,
     ``options=False``: without the forms whose program's options were dropped (``python3 -I
     x.py`` is not also ``python3 x.py``): the runs as they happen, for checks of what a run
     reads rather than of the rules it may meet."""
-    if depth == 0 and options and len(words) <= _CACHED_WORDS and sum(map(len, words)) <= 4096:
-        return list(_cached_forms(words))
+    if depth == 0 and len(words) <= _CACHED_WORDS and sum(map(len, words)) <= 4096:
+        return list(_cached_forms(words, options))
     return _command_forms(words, depth, options)
 
 
@@ -115,8 +115,8 @@ _CACHED_WORDS = 64
 
 
 @lru_cache(maxsize=128)
-def _cached_forms(words: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    return tuple(_command_forms(words, 0))
+def _cached_forms(words: tuple[str, ...], options: bool) -> tuple[tuple[str, ...], ...]:
+    return tuple(_command_forms(words, 0, options))
 
 
 def _command_forms(words: tuple[str, ...], depth: int = 0,

@@ -25,6 +25,7 @@ import os
 import pwd
 import re
 import shlex
+from collections.abc import Callable
 
 from toolhost.permissions.bash.command_strings import base
 from toolhost.permissions.bash.fresh_files import may_write
@@ -72,10 +73,7 @@ def _homes() -> list[str]:
 
 
 def _found(paths: list[str], pattern: re.Pattern[str]) -> str | None:
-    """The first of ``paths`` that is there and matches ``pattern`` or cannot be read (for
-    ssh's files, or a file one of them includes)."""
-    if pattern is _SSH:
-        return _ssh_found(paths)
+    """The first of ``paths`` that is there and matches ``pattern`` or cannot be read."""
     for path in paths:
         text, there = read_text(path)
         if there and (text is None or pattern.search(text)):
@@ -84,6 +82,8 @@ def _found(paths: list[str], pattern: re.Pattern[str]) -> str | None:
 
 
 def _ssh_found(paths: list[str]) -> str | None:
+    """``_found`` for ssh's files: the first of them, or of the files they include, that
+    runs a command or cannot be read."""
     # (a file and the folder a relative Include of it is under: ~/.ssh for the user's,
     # the system file's own, /etc/ssh, for the administrator's)
     system = _SYSTEM["ssh"]
@@ -155,7 +155,11 @@ def _matching(name: str) -> list[str] | None:
     return sorted(found)
 
 
-def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | None:
+# reads the files a program would read, and names the first that chooses code (or None)
+Finder = Callable[[list[str]], str | None]
+
+
+def _which(form: tuple[str, ...]) -> tuple[list[str], Finder, str] | None:
     """The home files ``form``'s program reads that may choose code, with what to look for."""
     name = base(form[0])
     if name not in _READERS:
@@ -178,17 +182,19 @@ def _which(form: tuple[str, ...]) -> tuple[list[str], re.Pattern[str], str] | No
     name = kind
     system = writable_here(_SYSTEM.get(name, []))
     if name == "ssh":
-        return ([os.path.join(h, ".ssh", "config") for h in homes] + system, _SSH,
+        return ([os.path.join(h, ".ssh", "config") for h in homes] + system, _ssh_found,
                 "runs a command (ProxyCommand, LocalCommand, Match exec ...)")
     if name == "wget":
-        return [os.path.join(homes[0], ".wgetrc"), *system], _WGET, "runs use_askpass"
+        return ([os.path.join(homes[0], ".wgetrc"), *system],
+                functools.partial(_found, pattern=_WGET), "runs use_askpass")
     if name == "less":
         return ([os.path.join(homes[0], n) for n in (".lesskey", ".less")]
-                + [os.path.join(xdg, "lesskey"), *system], _LESS,
-                "sets LESSOPEN, a command less runs")
+                + [os.path.join(xdg, "lesskey"), *system],
+                functools.partial(_found, pattern=_LESS), "sets LESSOPEN, a command less runs")
     if name == "go" and len(form) > 1 and form[1] not in ("version", "help", "env", "fmt"):
         env = os.path.join(xdg, "go", "env")
-        return [env], _GO, "sets GOFLAGS, CC or the toolchain a go build runs"
+        return ([env], functools.partial(_found, pattern=_GO),
+                "sets GOFLAGS, CC or the toolchain a go build runs")
     return None
 
 
@@ -259,6 +265,6 @@ def home_config_reason(forms: list[tuple[str, ...]], cwd: str | None = None,
         if parsed is not None and reads and may_write(parsed, name, home=not _npm_execs(form)):
             return (f"the line may write a file before {name} reads its configuration "
                     "(the files it reads are looked at before the line runs)")
-        if which is not None and (path := _found(which[0], which[1])) is not None:
+        if which is not None and (path := which[1](which[0])) is not None:
             return f"{path!r} {which[2]}, which the rules cannot see"
     return None

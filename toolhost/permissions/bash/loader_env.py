@@ -19,7 +19,7 @@ import os
 import re
 
 from toolhost.permissions.bash.fresh_files import may_write
-from toolhost.permissions.later.shadow import _modules
+from toolhost.permissions.later.shadow import PYTHON, modules_in
 from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["assigned_loader", "loader_env_reason"]
@@ -111,14 +111,11 @@ def assigned_loader(forms: list[tuple[str, ...]]) -> str | None:
     return None
 
 
-_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
-
-
 def _warning_option(form: tuple[str, ...]) -> str | None:
     """A ``-W`` filter of a python form whose category python must import (``python3 -W
     ignore::evil.X``), None: none."""
     words = [w for w in form if not _ASSIGN.fullmatch(w)]
-    at = next((i for i, w in enumerate(words) if _PYTHON.fullmatch(w.rsplit("/", 1)[-1])),
+    at = next((i for i, w in enumerate(words) if PYTHON.fullmatch(w.rsplit("/", 1)[-1])),
               None)
     if at is None:
         return None
@@ -155,7 +152,7 @@ def _pythonpath(value: str, cwd: str, moved: bool) -> str | None:
         if "$" in entry or "`" in entry or (moved and not entry.startswith(("/", "~"))):
             return f"PYTHONPATH names {entry!r}, a directory not known before the line runs"
         folder = os.path.join(cwd, os.path.expanduser(entry or "."))
-        hits = _modules(folder, set(_CUSTOMIZE))
+        hits = modules_in(folder, set(_CUSTOMIZE))
         if hits is None:
             return f"PYTHONPATH names {entry!r}, which holds too many entries to look through"
         if hits:

@@ -26,11 +26,13 @@ from toolhost.permissions.bash.fresh_files import may_write
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.shell.parse import ParsedCommand
 
-__all__ = ["shadow_reason"]
+__all__ = ["PYTHON", "PYTHON_VALUED", "modules_in", "shadow_reason"]
 
-_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
+# a python interpreter by its name (python3, python3.12, pypy3)
+PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
 _SAFE = frozenset({"-I", "-P"})
-_VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})
+# python's options that take the next word as their value
+PYTHON_VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})
 _STDLIB = frozenset(sys.stdlib_module_names)
 _SUFFIXES = (".py", ".pyc", ".pyw", ".so", ".pyd")
 _LISTED = 4096  # entries of the directory looked at (fail closed past them)
@@ -59,7 +61,7 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
         return ("the line may write a module into the directory python imports from first "
                 "(it is looked at before the line runs)")
     if wanted:
-        hits = _modules(cwd, wanted)
+        hits = modules_in(cwd, wanted)
         if hits is None:
             return (f"python puts {cwd!r} first on sys.path, and it holds too many entries "
                     "to look for a module there")
@@ -76,10 +78,10 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
 def _script(form: tuple[str, ...]) -> str | None:
     """The script file a python form runs (``python3 tools/x.py``: ``tools/x.py``), None:
     none, or not python."""
-    if not form or not _PYTHON.fullmatch(form[0].rsplit("/", 1)[-1]):
+    if not form or not PYTHON.fullmatch(form[0].rsplit("/", 1)[-1]):
         return None
     for k, word in enumerate(form[1:], 1):
-        if form[k - 1] in _VALUED:
+        if form[k - 1] in PYTHON_VALUED:
             continue
         if word in _SAFE or (word[:1] == "-" and word[1:2] != "-"
                              and set(word[1:]) & {"I", "P"}):
@@ -103,7 +105,7 @@ def _script_dir_reason(script: str, cwd: str) -> str | None:
     folders = dict.fromkeys([os.path.dirname(path) or cwd,
                              os.path.dirname(os.path.realpath(path))])
     for folder in folders:
-        hits = _modules(folder, set())
+        hits = modules_in(folder, set())
         if hits is None:
             return (f"python puts the script's directory {folder!r} first on sys.path, and "
                     "it holds too many entries to look for a module there")
@@ -122,10 +124,10 @@ def _program(forms: list[tuple[str, ...]]) -> str:
 def _mode(form: tuple[str, ...]) -> str | None:
     """The top-level module ``python -m`` runs, ``""`` for ``-c`` or a program on its input,
     None: a script file, ``-I``/``-P``, or not python."""
-    if not form or not _PYTHON.fullmatch(form[0].rsplit("/", 1)[-1]):
+    if not form or not PYTHON.fullmatch(form[0].rsplit("/", 1)[-1]):
         return None
     for k, word in enumerate(form[1:], 1):
-        if form[k - 1] in _VALUED:
+        if form[k - 1] in PYTHON_VALUED:
             continue
         if word in _SAFE or (word[:1] == "-" and word[1:2] != "-" and set(word[1:]) & {"I", "P"}
                              and "c" not in word and "m" not in word):
@@ -140,7 +142,7 @@ def _mode(form: tuple[str, ...]) -> str | None:
     return "" if reads_program_from_stdin(form) else None
 
 
-def _modules(cwd: str, wanted: set[str]) -> list[str] | None:
+def modules_in(cwd: str, wanted: set[str]) -> list[str] | None:
     """The modules of the standard library or of ``wanted`` a directory holds (``x.py``,
     ``x.cpython-312.so``, a ``x/__init__.py`` package), sorted; None: too many entries."""
     stems = _entries(cwd)
