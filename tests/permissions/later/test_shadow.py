@@ -83,6 +83,30 @@ def test_a_script_run_that_leaves_its_directory_off_sys_path_stays_provable(
     assert decide(tmp_path, command, GUARDED) == expected
 
 
+@pytest.mark.parametrize(("command", "expected"), [
+    # a value glued to -W or -X is no option: -WIgnore is no -I (python warns the filter is
+    # invalid and runs the script, its folder first; checked with python 3.11)
+    ("python3 -WIgnore tools/x.py", "deny"), ("python3 -uW Ignore tools/x.py", "deny"),
+    ("python3 -XIgnored tools/x.py", "deny"), ("python3 -Wi -P tools/x.py", "allow"),
+    ("python3 -uIW ignore tools/x.py", "allow")])
+def test_python_options_are_read_as_python_reads_them(
+        tmp_path: Path, command: str, expected: str) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "x.py").write_text("import json\n")
+    (tmp_path / "tools" / "json.py").write_text("import os\n")
+    assert decide(tmp_path, command, GUARDED) == expected
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("python3 -um json.tool f", "deny"), ("python3 -XIgnored -m json.tool f", "deny"),
+    ("python3 -WPending -c 'import json'", "deny"), ("python3 -Ic 'import json'", "allow"),
+    ("python3 -uIm json.tool f", "allow")])
+def test_a_bundled_m_or_c_is_read_as_python_reads_it(
+        tmp_path: Path, command: str, expected: str) -> None:
+    (tmp_path / "json.py").write_text("import os\n")
+    assert decide(tmp_path, command, GUARDED) == expected
+
+
 def test_a_link_to_a_script_is_judged_by_the_directory_python_resolves(
         tmp_path: Path) -> None:
     (tmp_path / "real").mkdir()

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["allow_each_command", "command_positions", "unprovable"]
 
+# python's -W, also bundled after other flags (-uW): its filter may import a module
+_W_OPTION = re.compile(r"-[A-Za-z]*W")
 
 def command_positions(command: Any, unkeyed: Sequence[int],
                       by_word: Mapping[str, Sequence[int]], count: int) -> list[int]:
@@ -102,7 +104,7 @@ def unprovable(command: str, cwd: str | None = None,
 
             reason = chosen_code_reason(forms) if judge([None]) else None
         if reason is None and cwd is not None and judge is not None and (
-                "=" in command or "-W" in command) \
+                "=" in command or _W_OPTION.search(command)) \
                 and judge([None]):  # PYTHONPATH=, PERL5OPT=, NODE_OPTIONS=, python -W ...
             from toolhost.permissions.bash.loader_env import loader_env_reason
 
