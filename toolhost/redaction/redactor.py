@@ -341,14 +341,16 @@ class Redactor:
             text = MASK + text[k:] if k else text
         return text
 
-    def stream_split(self, text: str) -> tuple[str, str]:
+    def stream_split(self, text: str, *, pieces: bool = True) -> tuple[str, str]:
         """For text that goes on in later pieces (a stream cut anywhere): ``(shown, held)``.
 
         ``shown`` is the redacted start of ``text`` that no continuation can change; ``held``
         is the raw rest (the start of a secret, in any form or spelling, may be in it), to be
         put before the next piece. The ``shown`` parts of every piece, then ``redact(held)``
         at the end, join to exactly ``redact`` of the whole text, wherever the text was cut
-        (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held)."""
+        (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held). Without
+        ``pieces``, an end that only a piece of a secret found later would grow over is
+        shown (a line its writer flushed unfinished, a prompt: shown now, not held)."""
         if self._pattern is None:
             return text, ""
         from toolhost.redaction.decoded import packed_tail
@@ -357,6 +359,7 @@ class Redactor:
         tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
                    wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
                    self._pattern.dump_tail(text),
+                   self._squeezed.open_tail(text, MAX_HOLD) if pieces else 0,
                    packed_tail(text))  # a compressed run is decoded whole: held to its end
         if not text.isascii() or self._controls.search(text) is not None:
             tail = max(tail, self._unseen_tail(text))  # a colour between its characters
