@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from toolhost.redaction.edges import longest as _longest
 from toolhost.redaction.edges import open_tail as _open_tail
 from toolhost.redaction.forms import forms, rare_forms
+from toolhost.redaction.marks import JSON_WORDS, MASK, MAX_SECRET, SECRET_KEY
 from toolhost.redaction.spell import Matcher
 from toolhost.redaction.tail import MAX_HOLD, SpelledTails
 
@@ -29,18 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["JSON_WORDS", "MASK", "MAX_SECRET", "SECRET_KEY", "Redactor", "redactor_for"]
 
-MASK = "***"
-# The longest secret a config or ``serve`` takes (a located error past it): each secret's
-# forms cost a set-up linear in its length (~10 us a character: 200,000 cost 2-25 s on each
-# load), and a PEM key, a JWT or a cloud key file is a few KiB. A ``Redactor`` built directly
-# takes any length (and pays for it).
-MAX_SECRET = 65_536
-JSON_WORDS = frozenset({"true", "false", "null"})  # never hidden (see Redactor)
-# Argument names whose values are never shown, whatever they contain.
-SECRET_KEY = re.compile(
-    r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|auth(orization)?|credentials?|"
-    r"private[_-]?key|cookie|session[_-]?id|access[_-]?key|client[_-]?secret)$",
-    re.IGNORECASE)
 @dataclass(frozen=True)
 class Redactor:
     """Hides a fixed set of secret values. Immutable; build once, call per output."""
