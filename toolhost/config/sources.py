@@ -42,6 +42,11 @@ def _problem(origin: Origin, message: str, hint: str = "") -> ConfigError:
 
 def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     """A local file, relative to the directory of the file that names it."""
+    if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*://", str(entry)):  # (read as a path: "https:/x")
+        raise _problem(origin, f"extends: {cut(str(entry), 200)} is a URL, and extends names "
+                       "files: toolhost fetches no config from a URL",
+                       "a shared config is a pinned git repository: "
+                       "{repo: URL, rev: TAG-OR-COMMIT, path: FILE} (docs/sharing.md)")
     path = Path(os.path.expanduser(str(entry)))
     if not path.is_absolute():
         path = base_dir / path
