@@ -245,3 +245,18 @@ def test_a_secret_a_piece_at_a_time_is_hidden(form: str) -> None:
 def test_pieces_of_other_data_are_left() -> None:
     text = _each(base64.b64encode, 4, " ", b"hello world, nothing secret here") + " \\u{1F600}"
     assert R.redact(text) == text
+
+
+@pytest.mark.parametrize("before", ["5", "abc", "0", "f00"])
+@pytest.mark.parametrize("after", ["", "7", "e0"])
+@pytest.mark.parametrize("part", [RAW[1:], RAW[:-1], RAW[3:], RAW[2:-2]])
+def test_hex_of_a_piece_at_either_alignment_is_hidden(before: str, after: str,
+                                                       part: bytes) -> None:
+    # a hex digit before it (``printf 5; xxd -p``) shifts every byte by half: the run read
+    # from its first digit decodes to other bytes, and a piece (not the whole secret's hex,
+    # a literal form found anywhere) was shown
+    for hexed in (part.hex(), part.hex().upper()):
+        shown = R.redact(f"out: {before}{hexed}{after} end")
+        assert shown.startswith("out: ") and shown.endswith(" end"), shown
+        left = shown[5:-4].split("***")  # the digits around it may stay, no more
+        assert len(left) == 2 and len("".join(left)) <= len(before + after), shown
