@@ -84,6 +84,7 @@ _SPACED = (r"(?:0[xX])?[0-9a-fA-F]{2}(?:(?:[ :,]|\r?\n)[ \t]*(?:0[xX])?[0-9a-fA-
 _HEXPAIR = re.compile(r"(?:0[xX])?([0-9a-fA-F]{2})")
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _HEXCHARS = _HEXDIGITS.decode()  # (a first look, before the whole run)
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{17,}")  # hex inside a longer run of base64's characters
 _CONTROLS = bytes(c for c in range(32) if chr(c) not in "\t\n\r")
 _SEP = "\n\0\n"  # between decoded texts checked in one pass: no form runs across it
 
@@ -327,12 +328,11 @@ def _run(start: int, end: int, run: str, budget: Budget,
     squeezed = run.replace("\r", "").replace("\n", "") if "\n" in run else run
     if len(squeezed) >= 17 and not squeezed[:32].strip(_HEXCHARS) \
             and not squeezed.encode().translate(None, _HEXDIGITS):
-        # at both alignments: a digit before the secret's hex (``printf 5; xxd -p``), or
-        # its first digit cut off, shifts every byte of an even run by half
-        odd = len(squeezed) % 2
-        for hexed in (squeezed[:len(squeezed) - odd], squeezed[1:len(squeezed) - 1 + odd]):
-            if len(hexed) >= 16:
-                yield from _payload(start, end, bytes.fromhex(hexed), budget, xored)
+        yield from _hex(start, end, squeezed, budget, xored)
+    elif "\n" not in run:  # hex after a word glued to it (``...XYZ`` then a piece's hex)
+        for inner in _HEX_RUN.finditer(run):
+            yield from _hex(start + inner.start(), start + inner.end(), inner.group(),
+                            budget, xored)
     body = squeezed.rstrip("=")
     padded = body + "=" * (-len(body) % 4)
     alphabet = b"-_" if ("-" in body or "_" in body) else b"+/"
@@ -346,6 +346,16 @@ def _run(start: int, end: int, run: str, budget: Budget,
         with contextlib.suppress(binascii.Error, ValueError):
             yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8),
                                                              casefold=True), budget, xored)
+
+
+def _hex(start: int, end: int, digits: str, budget: Budget,
+         xored: _XorBatch | _Replay | None) -> Iterator[tuple[int, int, str | None]]:
+    # at both alignments: a digit before the secret's hex (``printf 5; xxd -p``), or its
+    # first digit cut off, shifts every byte of an even run by half
+    odd = len(digits) % 2
+    for hexed in (digits[:len(digits) - odd], digits[1:len(digits) - 1 + odd]):
+        if len(hexed) >= 16:
+            yield from _payload(start, end, bytes.fromhex(hexed), budget, xored)
 
 
 def _payload(start: int, end: int, data: bytes, budget: Budget,

@@ -87,11 +87,27 @@ class Redactor:
         found = list(self._pattern.spans(text))
         extra = self._across_lines(text)
         extra += self._more(text, extra)
-        if not extra:
+        if not extra and not found:
             return found
         from toolhost.redaction.wrapped import merged
 
-        return merged(found + extra)
+        return self._with_rest(text, merged(found + extra))
+
+    def _with_rest(self, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``spans`` (merged, not empty), and the decoded runs of what they leave: the text
+        read again with them blanked out, so a run a secret's span cut (a piece of one glued
+        to another form of it: ``%59%5A`` then the rest's hex, ``...XYZ`` then a piece's
+        base64) is read alone."""
+        from toolhost.redaction.wrapped import merged
+
+        parts: list[str] = []
+        pos = 0
+        for start, end in spans:
+            parts += (text[pos:start], " " * (end - start))
+            pos = end
+        parts.append(text[pos:])
+        rest = self._decoded("".join(parts))
+        return merged(spans + rest) if rest else spans
 
     def _across_lines(self, text: str, squeezed: bool = True) -> list[tuple[int, int]]:
         """Secrets whose encoding a line break cuts: wrapped base64 or hex (its breaks maybe
@@ -257,16 +273,21 @@ class Redactor:
         if squeezed:  # (without: a cut's edges are measured; whole runs would hide them)
             extra += self._more(text, extra)
         if not extra:
-            return self._pattern.sub(text, MASK)
+            out = self._pattern.sub(text, MASK)
+            if out is text or out == text or not squeezed:
+                return out
         from toolhost.redaction.wrapped import merged
 
-        out: list[str] = []
+        spans = merged([*self._pattern.spans(text), *extra])
+        if squeezed:
+            spans = self._with_rest(text, spans)
+        out_parts: list[str] = []
         pos = 0
-        for start, end in merged([*self._pattern.spans(text), *extra]):
-            out += (text[pos:start], MASK)
+        for start, end in spans:
+            out_parts += (text[pos:start], MASK)
             pos = end
-        out.append(text[pos:])
-        return "".join(out)
+        out_parts.append(text[pos:])
+        return "".join(out_parts)
 
     def value(self, value: Any) -> Any:
         """A copy of ``value`` (JSON-like) with ``redact`` applied to every string, keys too."""
