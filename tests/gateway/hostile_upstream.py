@@ -48,7 +48,8 @@
 - ``HOSTILE_RELIST`` (JSON) and ``HOSTILE_TRIGGER`` (a file): once the file exists, the tools
   it lists are ``echo`` and ``HOSTILE_RELIST`` (``echo`` itself replaced when one is named
   so), and it announces ``notifications/tools/list_changed`` (over stdio): a list changed
-  between a call's decision and its run, at the moment a test chooses;
+  between a call's decision and its run, at the moment a test chooses; started when the
+  file exists, it lists them from the start; its pid is written to ``HOSTILE_TRIGGER.pid``;
 - ``HOSTILE_LOG``: a file that gets one line per request (a tools/call's with its arguments);
 - ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
@@ -331,13 +332,18 @@ def elicit_late(msg: dict[str, Any]) -> None:
 WRITING = threading.Lock()  # the main loop's answers and the relist thread's announcement
 
 
+def relisted() -> None:
+    """The tools are ``echo`` and ``HOSTILE_RELIST`` from now on."""
+    relist = json.loads(os.environ.get("HOSTILE_RELIST") or "[]")
+    names = {tool["name"] for tool in relist}
+    TOOLS[:] = [*(t for t in TOOLS if t["name"] not in names), *relist]
+
+
 def relist_on_trigger(trigger: str) -> None:
     """Once ``trigger`` exists: list ``HOSTILE_RELIST`` from now on, and announce it."""
     while not os.path.exists(trigger):
         time.sleep(0.01)
-    relisted = json.loads(os.environ.get("HOSTILE_RELIST") or "[]")
-    names = {tool["name"] for tool in relisted}
-    TOOLS[:] = [*(t for t in TOOLS if t["name"] not in names), *relisted]
+    relisted()
     with WRITING:
         sys.stdout.write(json.dumps({"jsonrpc": "2.0",
                                      "method": "notifications/tools/list_changed"}) + "\n")
@@ -345,9 +351,14 @@ def relist_on_trigger(trigger: str) -> None:
 
 
 def stdio() -> None:
-    if os.environ.get("HOSTILE_TRIGGER"):
-        threading.Thread(target=relist_on_trigger, args=(os.environ["HOSTILE_TRIGGER"],),
-                         daemon=True).start()
+    trigger = os.environ.get("HOSTILE_TRIGGER")
+    if trigger:  # (its pid beside it: a test may end it, and the next one starts relisted)
+        with open(f"{trigger}.pid", "w") as handle:
+            handle.write(str(os.getpid()))
+        if os.path.exists(trigger):
+            relisted()
+        else:
+            threading.Thread(target=relist_on_trigger, args=(trigger,), daemon=True).start()
     if os.environ.get("HOSTILE_WORKER"):
         start_worker(os.environ["HOSTILE_WORKER"])
     for line in sys.stdin:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,27 @@ async def test_a_change_announced_and_not_yet_followed_is_listed_before_sending(
     assert result.is_error == stale
     assert (STALE in text(result)) == stale
     assert sent(tmp_path) == ([] if stale else [{"text": "hi"}])
+
+
+async def test_a_call_is_checked_on_the_upstream_started_again_to_send_it(
+        tmp_path: Path) -> None:
+    """The upstream ends, and the one started again for the next call lists echo with the
+    new default: that call is not sent (the check runs on the connection it would go out on)."""
+    from toolhost.config import load_config
+    from toolhost.gateway.compile import compile_upstream
+
+    loaded = load_config(config(tmp_path, WIPE))
+    upstream = await anyio.to_thread.run_sync(compile_upstream, loaded.servers["h"])
+    results = []
+    try:
+        echo = next(t for t in upstream.tools if t.name == "echo")
+        pid = int((tmp_path / "trigger.pid").read_text())
+        os.kill(pid, signal.SIGKILL)
+        (tmp_path / "trigger").write_text("now")  # (the next one starts relisted)
+        # the first call may find the connection broken (not sent); the next starts it again
+        for _ in range(2):
+            results.append(await echo.call({"text": "hi"}, CallContext()))
+    finally:
+        await upstream.aclose()
+    assert STALE in text(results[-1])
+    assert sent(tmp_path) == []

@@ -176,15 +176,11 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         if alike:
             return {"content": [{"type": "text", "text": _alike_said(alike, item.name)}],
                     "isError": True}
-        if current.stale(upstream_name, item.source, connection.list_tools):
-            return {"content": [{"type": "text", "text": _stale_said(connection.server,
-                                                                      item.name)}],
-                    "isError": True}
         with still_waiting(lambda waited: (
                 f"still waiting for upstream server '{connection.server}' to answer the call "
                 f"of {upstream_name!r} ({waited:.0f}s so far; timeout {timeout:g}s)"),
                 notice_after() * CALL_FACTOR):
-            answer = connection.call_tool(upstream_name, sent, timeout, asker, stop)
+            answer = connection.call_tool(upstream_name, sent, timeout, asker, stop, unsent)
         why = output_problem(answer, output) if output is not None else ""
         if not why:
             return answer
@@ -192,6 +188,12 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
                 f"{upstream_name!r} with a result that does not fit: {why}")
         log.warning("%s", said)
         return {"content": [{"type": "text", "text": said}], "isError": True}
+
+    def unsent() -> str:
+        """Why the call is not sent: its tool is no longer the one served (gateway.current)."""
+        if current.stale(upstream_name, item.source, connection.list_tools):
+            return _stale_said(connection.server, item.name)
+        return ""
 
     props = item.input_schema.get("properties")
     known = frozenset(props) if isinstance(props, Mapping) else frozenset()
