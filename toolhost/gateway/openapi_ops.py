@@ -254,7 +254,8 @@ def _body(doc: OpenApiDoc, op: Operation, plan: Plan, converter: SchemaConverter
         needed = schema.get("required") or () if isinstance(schema, Mapping) else ()
         for name, sub in (fields.items() if isinstance(fields, Mapping) else ()):
             # PHP's $_REQUEST and Rails' params read a form field over the query parameter of
-            # that name: the credential's (the query's names, the plan's already dropped)
+            # its name: one a server may read as the credential's is dropped like such a query
+            # parameter
             why = query_reason(name, query_names)
             if why:
                 plan.dropped.append(("form", name, why, (*op.where, "requestBody", "content",
