@@ -45,7 +45,12 @@
   and ``schema`` (default: one string ``name``), then answer the call with the answers and
   the declared capabilities as JSON; over stdio, ``late`` asks once more after answering and
   writes that answer to the file ``HOSTILE_LATE``);
-- ``HOSTILE_LOG``: a file that gets one line per request;
+- ``HOSTILE_RELIST`` (JSON) and ``HOSTILE_TRIGGER`` (a file): once the file exists, the tools
+  it lists are ``echo`` and ``HOSTILE_RELIST`` (``echo`` itself replaced when one is named
+  so), and it announces ``notifications/tools/list_changed`` (over stdio): a list changed
+  between a call's decision and its run, at the moment a test chooses; started when the
+  file exists, it lists them from the start; its pid is written to ``HOSTILE_TRIGGER.pid``;
+- ``HOSTILE_LOG``: a file that gets one line per request (a tools/call's with its arguments);
 - ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
   parser cannot read, however it is broken);
@@ -62,6 +67,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from typing import Any
 
@@ -98,7 +104,10 @@ def answer(msg: dict[str, Any]) -> Any:
     log = os.environ.get("HOSTILE_LOG")
     if log:
         with open(log, "a") as handle:
-            handle.write(json.dumps({"method": method}) + "\n")
+            line: dict[str, Any] = {"method": method}
+            if method == "tools/call":
+                line["arguments"] = (msg.get("params") or {}).get("arguments")
+            handle.write(json.dumps(line) + "\n")
     if ident is None:
         return None
     if method == "initialize":
@@ -320,7 +329,36 @@ def elicit_late(msg: dict[str, Any]) -> None:
         handle.write(json.dumps(read_answer("late")) + "\n")
 
 
+WRITING = threading.Lock()  # the main loop's answers and the relist thread's announcement
+
+
+def relisted() -> None:
+    """The tools are ``echo`` and ``HOSTILE_RELIST`` from now on."""
+    relist = json.loads(os.environ.get("HOSTILE_RELIST") or "[]")
+    names = {tool["name"] for tool in relist}
+    TOOLS[:] = [*(t for t in TOOLS if t["name"] not in names), *relist]
+
+
+def relist_on_trigger(trigger: str) -> None:
+    """Once ``trigger`` exists: list ``HOSTILE_RELIST`` from now on, and announce it."""
+    while not os.path.exists(trigger):
+        time.sleep(0.01)
+    relisted()
+    with WRITING:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0",
+                                     "method": "notifications/tools/list_changed"}) + "\n")
+        sys.stdout.flush()
+
+
 def stdio() -> None:
+    trigger = os.environ.get("HOSTILE_TRIGGER")
+    if trigger:  # (its pid beside it: a test may end it, and the next one starts relisted)
+        with open(f"{trigger}.pid", "w") as handle:
+            handle.write(str(os.getpid()))
+        if os.path.exists(trigger):
+            relisted()
+        else:
+            threading.Thread(target=relist_on_trigger, args=(trigger,), daemon=True).start()
     if os.environ.get("HOSTILE_WORKER"):
         start_worker(os.environ["HOSTILE_WORKER"])
     for line in sys.stdin:
@@ -347,15 +385,15 @@ def stdio() -> None:
         if "noise" in MODES and msg.get("method") == "tools/list":
             sys.stdout.write("banner: not JSON-RPC\n" * N)
         if out is not None:
-            sys.stdout.write(json.dumps(out) + "\n")
-            sys.stdout.flush()
+            with WRITING:
+                sys.stdout.write(json.dumps(out) + "\n")
+                sys.stdout.flush()
         if "elicit" in MODES and calling:
             elicit_late(msg)
 
 
 def http(port: int) -> None:
     import http.server
-    import threading
 
     sessions: set[str] = set()
     answers: dict[str, dict[str, Any]] = {}

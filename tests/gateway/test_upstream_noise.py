@@ -28,7 +28,8 @@ def test_a_flood_of_banner_lines_is_a_few_lines_of_log(tmp_path: Path) -> None:
     done = tools(hostile_config(tmp_path), HOSTILE_MODE="noise", HOSTILE_N="20000")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "mcp__h__echo" in done.stdout
-    lines = done.stderr.splitlines()
+    # (a loaded machine may add "still waiting for upstream server 'h' ...": not the subject)
+    lines = [line for line in done.stderr.splitlines() if "still waiting for" not in line]
     assert "Traceback" not in done.stderr
     assert len(lines) <= 6, lines[:10]
     assert lines[0] == ("toolhost: WARNING: upstream server 'h' wrote a line that is not "

@@ -101,8 +101,12 @@ def query_key(name: str) -> str:
 
 def query_reason(name: str, credential_names: Iterable[str]) -> str | None:
     """Why the model may not fill an imported document's query parameter ``name``: a server
-    may read it as the query parameter a credential is sent in."""
-    if query_key(name) in {query_key(n) for n in credential_names}:
+    may read it as the query parameter a credential is sent in. ``api_key[]`` and
+    ``api_key[x]`` are ``api_key`` too: PHP, Rails and Node's ``qs`` read them as that
+    parameter (an array or object of it), after the credential's ``api_key=...``."""
+    keys = {query_key(n) for n in credential_names}
+    text = unicodedata.normalize("NFKC", name)
+    if query_key(name) in keys or ("[" in text and query_key(text.split("[", 1)[0]) in keys):
         return ("a server may read it as the query parameter the server's credential goes "
                 "in (security schemes)")
     return None

@@ -88,6 +88,9 @@ class Channel:
         # are atomic, and a change that finds no callback is remembered in ``missed``.
         self.callback: Callable[[], None] | None = None
         self.missed = False
+        # how many changes were announced (or a reconnection made likely) so far: a tool
+        # built from a listing taken before the last one may be stale (gateway.current)
+        self.count = 0
         self._tasks: TaskGroup | None = None
         self._lock: anyio.Lock | None = None
         self._queued = False
@@ -124,6 +127,7 @@ class Channel:
 
     def changed(self) -> None:
         """It changed (called in the portal): hand that on, soon."""
+        self.count += 1
         if self.callback is None:
             self.missed = True
             return

@@ -132,14 +132,20 @@ class UpstreamConnection:
 
     def call_tool(self, name: str, arguments: dict[str, Any],
                   timeout: float | None, asker: Asker | None = None,
-                  stop: CallStop | None = None) -> dict[str, Any]:
+                  stop: CallStop | None = None,
+                  unsent: Callable[[], str] | None = None) -> dict[str, Any]:
         """One tools/call; the CallToolResult as a plain dict. UpstreamError if the
         connection is down (the next call reconnects) or no answer came within ``timeout``
         (None: ``request_deadline``). ``asker``: where an elicitation of the upstream during
         this call goes (toolhost.gateway.elicit_pass; only when the config passes it on).
         ``stop``: cancels the call from another thread (the upstream is sent
-        ``notifications/cancelled``); this thread then gets ``CallCancelled``."""
+        ``notifications/cancelled``); this thread then gets ``CallCancelled``. ``unsent``:
+        why the call is not to be sent after all, or "" (asked on the connection it would go
+        out on, a new one too: an upstream started again may list other tools)."""
         def call(portal: anyio.from_thread.BlockingPortal) -> dict[str, Any]:
+            why = unsent() if unsent is not None else ""
+            if why:
+                return {"content": [{"type": "text", "text": why}], "isError": True}
             try:
                 future = portal.start_task_soon(self._call_tool, name, arguments, timeout,
                                                 asker)
@@ -292,9 +298,9 @@ class UpstreamConnection:
                 tasks.start_soon(self.watch.updates.keep, client)
                 self._client = client
                 wire.ready = True
-                ready.set()
-                if again:
+                if again:  # (before a call waiting for this connection is sent on it)
                     self.watch.changed()
+                ready.set()
                 await self._stop.wait()
                 self.watch.detach()
                 tasks.cancel_scope.cancel()

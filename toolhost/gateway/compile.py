@@ -21,6 +21,7 @@ from toolhost.errors import CompileError, Problem
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import bound_blocks
 from toolhost.gateway.client import CallStop, UpstreamConnection, UpstreamError
+from toolhost.gateway.current import Current
 from toolhost.gateway.elicit_pass import Asker
 from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
@@ -39,11 +40,15 @@ log = logging.getLogger("toolhost.gateway")
 
 class Listing(NamedTuple):
     """One listing of an upstream, reshaped: the tools to serve and what is wrong with it.
-    ``drifted``: some of ``problems`` are definitions that differ from the lock."""
+    ``drifted``: some of ``problems`` are definitions that differ from the lock.
+    ``sources``: the listed definition of each tool served, by upstream name; ``at``: the
+    upstream's tool-list announcements before it was taken (``toolhost.gateway.current``)."""
 
     tools: tuple[CompiledTool, ...]
     problems: list[Problem]
     drifted: bool
+    sources: Mapping[str, Mapping[str, Any]] = {}
+    at: int = 0
 
 
 class UpstreamTools:
@@ -61,13 +66,17 @@ class UpstreamTools:
         self.redact = redact
         self.pins = pins
         self.tools: tuple[CompiledTool, ...] = ()
+        # the definitions served now: a call checks its tool against them as it is sent
+        self.current = Current(lambda: connection.watch.tools.count)
         # why it is not available yet ("" once it is): a ``required: false`` upstream that
         # could not start (``toolhost.gateway.pending``)
         self.pending = ""
 
-    def build(self, listed: list[dict[str, Any]], *, changed: bool = False) -> Listing:
+    def build(self, listed: list[dict[str, Any]], *, changed: bool = False,
+              at: int = 0) -> Listing:
         """Reshape ``listed`` and check it against the lock. ``changed``: a list the upstream
-        changed while serving (a reshaped tool that vanished is gone, not an error)."""
+        changed while serving (a reshaped tool that vanished is gone, not an error); ``at``:
+        the upstream's announcements before it was listed."""
         spec, name = self.server.upstream, self.server.name
         imported, problems = reshape_tools(spec, listed, name, missing_ok=changed)
         drift: list[Problem] = []
@@ -76,21 +85,35 @@ class UpstreamTools:
             drift = self.pins.check(name, spec.origin,
                                     {i.upstream_name: i.source for i in imported})
         tools = []
+        sources: dict[str, Mapping[str, Any]] = {}
         for item in imported:
             why = _unusable(item)
             if why:
                 log.warning("%s: upstream tool %s is left out: %s", name,
                             cut(ascii(item.upstream_name), 300), why)
                 continue
-            tools.append(_compiled(item, self.server, spec, self.connection, self.redact))
-        return Listing(tuple(tools), problems + drift, bool(drift))
+            tools.append(_compiled(item, self.server, spec, self.connection, self.redact,
+                                   self.current))
+            sources[item.upstream_name] = item.source
+        return Listing(tuple(tools), problems + drift, bool(drift), sources, at)
+
+    def serve(self, listing: Listing | None, at: int = 0) -> None:
+        """Serve ``listing``'s tools from now on (None: none, withdrawn after ``at``
+        announcements)."""
+        if listing is None:
+            self.tools = ()
+            self.current.serve({}, at)
+        else:
+            self.tools = listing.tools
+            self.current.serve(listing.sources, listing.at)
 
     def relist(self) -> Listing:
         """List the upstream again (blocking: call it in a worker thread), reading the lock
         again first (it may have been updated meanwhile). UpstreamError when unreachable."""
         if self.pins is not None:
             self.pins.reread()
-        return self.build(self.connection.list_tools(), changed=True)
+        at = self.current.announced()  # (before: news during the listing is news after it)
+        return self.build(self.connection.list_tools(), changed=True, at=at)
 
     async def aclose(self) -> None:
         """Close the connection (and end the upstream process)."""
@@ -105,17 +128,18 @@ def compile_upstream(server: ServerConfig, *,
     imported tool's definition differs from the lock (``pins``)."""
     spec: UpstreamSpec = server.upstream
     connection = UpstreamConnection(spec, server.name)
+    at = connection.watch.tools.count
     try:
         listed = connection.list_tools()
     except UpstreamError as exc:
         connection.close()
         raise CompileError([spec.origin.problem(str(exc), hint=_start_hint(spec))]) from None
     upstream = UpstreamTools(server, connection, redact=redact, pins=pins)
-    listing = upstream.build(listed)
+    listing = upstream.build(listed, at=at)
     if listing.problems:
         connection.close()
         raise CompileError(listing.problems)
-    upstream.tools = listing.tools
+    upstream.serve(listing)
     return upstream
 
 
@@ -139,7 +163,7 @@ def _unusable(item: Imported) -> str:
 
 def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
               connection: UpstreamConnection,
-              redact: Callable[[str], str] | None) -> CompiledTool:
+              redact: Callable[[str], str] | None, current: Current) -> CompiledTool:
     fixed = dict(item.fixed)
     upstream_name = item.upstream_name
     timeout = connection.request_deadline  # the config's timeout, or a default: never none
@@ -156,7 +180,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
                 f"still waiting for upstream server '{connection.server}' to answer the call "
                 f"of {upstream_name!r} ({waited:.0f}s so far; timeout {timeout:g}s)"),
                 notice_after() * CALL_FACTOR):
-            answer = connection.call_tool(upstream_name, sent, timeout, asker, stop)
+            answer = connection.call_tool(upstream_name, sent, timeout, asker, stop, unsent)
         why = output_problem(answer, output) if output is not None else ""
         if not why:
             return answer
@@ -164,6 +188,12 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
                 f"{upstream_name!r} with a result that does not fit: {why}")
         log.warning("%s", said)
         return {"content": [{"type": "text", "text": said}], "isError": True}
+
+    def unsent() -> str:
+        """Why the call is not sent: its tool is no longer the one served (gateway.current)."""
+        if current.stale(upstream_name, item.source, connection.list_tools):
+            return _stale_said(connection.server, item.name)
+        return ""
 
     props = item.input_schema.get("properties")
     known = frozenset(props) if isinstance(props, Mapping) else frozenset()
@@ -251,6 +281,12 @@ def _alike_said(alike: tuple[str, str], tool: str) -> str:
     return (f"argument {cut(alike[0], 60)!r} of '{tool}' differs from {cut(alike[1], 60)!r} "
             "only in case: an upstream may read it as that one, which the rules did not "
             "judge; send each argument once, as the schema names it")
+
+
+def _stale_said(server: str, tool: str) -> str:
+    return (f"upstream server '{server}' changed or withdrew the tool '{tool}' after this call "
+            "was decided, so it was not sent (the call was judged against the tool as it "
+            "was); call it again to have it judged against the tool as it is now")
 
 
 def _alike_inside(arguments: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -209,7 +209,7 @@ def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter,
     missing = [p for p in _PATH_PART.findall(op.path) if ("path", p) not in params]
     if missing:
         return f"its path names {missing[0]!r}, which no parameter describes"
-    why = _body(doc, op, plan, converter)
+    why = _body(doc, op, plan, converter, query_names)
     if why:
         return why
     plan.defs = converter.take_defs()
@@ -226,7 +226,8 @@ def tool_name(op: Operation) -> str:
     return name
 
 
-def _body(doc: OpenApiDoc, op: Operation, plan: Plan, converter: SchemaConverter) -> str:
+def _body(doc: OpenApiDoc, op: Operation, plan: Plan, converter: SchemaConverter,
+          query_names: frozenset[str] = frozenset()) -> str:
     body = _deref(doc, op.node.get("requestBody"))
     if not isinstance(body, Mapping):
         return ""
@@ -252,6 +253,15 @@ def _body(doc: OpenApiDoc, op: Operation, plan: Plan, converter: SchemaConverter
         fields = schema.get("properties") if isinstance(schema, Mapping) else None
         needed = schema.get("required") or () if isinstance(schema, Mapping) else ()
         for name, sub in (fields.items() if isinstance(fields, Mapping) else ()):
+            # PHP's $_REQUEST and Rails' params read a form field over the query parameter of
+            # its name: one a server may read as the credential's is dropped like such a query
+            # parameter
+            why = query_reason(name, query_names)
+            if why:
+                plan.dropped.append(("form", name, why, (*op.where, "requestBody", "content",
+                                                         form_type, "schema", "properties",
+                                                         name)))
+                continue
             _add(plan, "form", name, sub, required=required and name in needed)
         return ""
     if required and content:

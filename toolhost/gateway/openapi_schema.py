@@ -27,7 +27,11 @@ __all__ = ["SchemaConverter"]
 
 _DROP = frozenset({"discriminator", "xml", "externalDocs", "nullable", "example"})
 _PREFIX = "#/components/schemas/"
-MAX_DEPTH = 64  # deeper nesting in one schema is cut to {} (anything), with the depth named
+# deeper nesting in one schema (each component counted on its own) is cut: nothing is
+# accepted there (fail closed), and the description says why
+MAX_DEPTH = 64
+_CUT = {"not": {}, "description": f"(nested deeper than {MAX_DEPTH} levels: toolhost cannot "
+        "check a value here, so none is accepted)"}
 
 
 class SchemaConverter:
@@ -37,11 +41,21 @@ class SchemaConverter:
         self.components = components
         self.openapi_30 = openapi_30
         self.defs: dict[str, Any] = {}
+        self._pending: list[str] = []  # components referred to, not converted yet
         self.missing: list[str] = []  # refs that point nowhere (the document check names them)
 
     def convert(self, node: Any) -> Any:
-        """One schema object as JSON Schema 2020-12, its references into ``defs``."""
-        return self._node(node, 0)
+        """One schema object as JSON Schema 2020-12, its references into ``defs``.
+
+        Each component it reaches is converted on its own, from depth 0, after it: nested
+        inside the schema that refers to it, a chain of 25 components (`properties` and
+        `allOf`) passed the depth cut, and a `maxLength` at its end was cut to "anything"
+        (the model's value unchecked), or an `allOf` list to a mapping (refused)."""
+        out = self._node(node, 0)
+        while self._pending:
+            name = self._pending.pop()
+            self.defs[name] = self._node(self.components[name], 0)
+        return out
 
     def take_defs(self) -> dict[str, Any]:
         """The ``$defs`` gathered since the last call (one tool's worth)."""
@@ -49,8 +63,11 @@ class SchemaConverter:
         return defs
 
     def _node(self, node: Any, depth: int) -> Any:
-        if depth > MAX_DEPTH:
-            return {"description": f"(nested deeper than {MAX_DEPTH} levels: not checked)"}
+        if depth > MAX_DEPTH:  # a list stays one (allOf, required): its schemas are cut
+            if isinstance(node, list):
+                return [dict(_CUT) if isinstance(item, (Mapping, list)) else item
+                        for item in node]
+            return dict(_CUT) if isinstance(node, Mapping) else node
         if isinstance(node, list):
             return [self._node(item, depth + 1) for item in node]
         if not isinstance(node, Mapping):
@@ -131,7 +148,7 @@ class SchemaConverter:
             return {}
         if name not in self.defs:
             self.defs[name] = {}  # placed first: a schema that refers to itself stops here
-            self.defs[name] = self._node(target, depth + 1)
+            self._pending.append(name)  # converted by ``convert``, from depth 0
         pointer = f"#/$defs/{_pointer_token(name)}"
         if self.openapi_30:  # 3.0: a Reference Object's other keys SHALL be ignored
             return {"$ref": pointer,

@@ -151,16 +151,17 @@ class UpstreamRefresher:
         """Serve what one listing gave: its tools, or none while it does not fit."""
         if listing.problems:
             self._withdraw(listing)
-            await self._hand_over(())
+            await self._hand_over(None, listing.at)
             return
         if self.withdrawn:
             log.warning("%s: its upstream's tools fit again; serving them (%d)", self.name,
                         len(listing.tools))
         self.withdrawn, self._said = False, ""
-        await self._hand_over(listing.tools)
+        await self._hand_over(listing, listing.at)
 
-    async def _hand_over(self, tools: tuple[CompiledTool, ...]) -> None:
-        self.upstream.tools = tools
+    async def _hand_over(self, listing: Listing | None, at: int) -> None:
+        self.upstream.serve(listing, at)  # (a call of a tool it replaced is not sent)
+        tools = self.upstream.tools
         try:
             await self.apply(self.name, tools)
         except Exception as exc:  # a bug there must not stop the host serving
