@@ -166,6 +166,13 @@ class Terminal(PasteInput):
             if tag and _QUESTION_HEAD in prompt[:len(_QUESTION_HEAD) + 2]:
                 prompt = prompt.replace(_QUESTION_HEAD, _QUESTION_HEAD + tag, 1)
             try:
+                if question:  # every key edited here from the first (``line_edit``)
+                    if self.brackets:  # a paste never answers it; first: its ESC line end
+                        self._bracketing = True  # tells the watchdog the modes to put back
+                        self._mark_pastes(True, keys=False)
+                    self._answer_keys_on()
+                else:
+                    self._utf8_input(True)
                 if question and not keep_typeahead:
                     dropped = self.discard_typeahead()
                     if dropped:
@@ -184,9 +191,9 @@ class Terminal(PasteInput):
                 self._with_answer = 0
                 with anyio.CancelScope() as scope:
                     self._scope = scope
-                    if self.brackets:  # a question too: a paste never answers it
+                    if self.brackets and not question:
                         self._bracketing = True
-                        self._mark_pastes(True, keys=not question)
+                        self._mark_pastes(True, keys=True)
                     line = await self._read_whole_line(prompt, question)
                     if line is None and question and self.hung_up:
                         await self._nobody_there()
@@ -207,6 +214,8 @@ class Terminal(PasteInput):
                     # (the CLI gone, see run_host) starts a line of its own
                 raise
             finally:
+                self._answer_keys_off()
+                self._utf8_input(False)
                 if self._bracketing:
                     self._mark_pastes(False)
                     self._bracketing = False
@@ -244,9 +253,7 @@ class Terminal(PasteInput):
                 self.write(prompt)
                 self._prompt = prompt
             show = True
-            line = await self._read_line()
-            if question and line is not None and self._keys.escape:
-                line = await self._after_escape(line)  # a paste's start, or keys typed
+            line = await (self._read_answer() if question else self._read_line())
             if question and line is not None and self._bracketing and marks.START in line:
                 if await self._skip_paste(line) is None:
                     return None  # Ctrl-D before the paste's end: no answer

@@ -99,10 +99,15 @@ class TerminalInput:
         # the signal keys are read as keys while the marks are on (the turn prompt); at a
         # question they stay signals: a Ctrl-C a paste carries denies it
         self._keys_too = True
-        # an answer edited here after an Escape (``line_edit``), and the modes its reading
-        # turned off (line mode, echo): back on before Ctrl-Z stops toolhost, off after fg
+        # a question's answer edited here (``line_edit``), and the modes its reading turned
+        # off (line mode, echo: ``_answer_keys_on``), with VMIN and VTIME as they were: back
+        # on before Ctrl-Z stops toolhost, off again after fg
         self._edit: LineEdit | None = None
-        self._edit_flags = 0
+        self._answer_flags: int | None = None
+        self._answer_saved: tuple[int, object, object] = (0, None, None)
+        self._answer_echo = True
+        self._answer_ctl = (b"\x7f", b"\x15", b"\x17", b"\x04")  # erase, kill, werase, eof
+        self._utf8 = False  # IUTF8 was turned on for the read in progress (``_utf8_input``)
 
     def write(self, text: str) -> None:
         """Write to the terminal; a terminal that went away (hang-up) is not an error."""
@@ -116,8 +121,10 @@ class TerminalInput:
         terminal is left as it was. ``reshow`` turns it on again after ``fg``."""
         if self._bracketing:
             self._mark_pastes(False)
-        if self._edit is not None and foreground(self.read_fd):
-            line_mode(self.read_fd, self._edit_flags)
+        if self._answer_flags is not None and foreground(self.read_fd):
+            line_mode(self.read_fd, self._answer_flags)
+        if self._utf8:
+            _set_utf8(self.read_fd, False)
 
     def _mark_pastes(self, on: bool, *, keys: bool | None = None) -> None:
         # the watchdog hears of it too: it turns the marks off (and the signal keys back on)
@@ -150,13 +157,29 @@ class TerminalInput:
                 self._waiting.cancel()  # the wait in progress: polled from now on
             return False
         self._resume_pending = False
+        if self._utf8:
+            _set_utf8(self.read_fd, True)
         if self._bracketing:
             self._mark_pastes(True)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
-        if self._edit is not None:  # the answer edited so far, read on as it was
-            line_mode(self.read_fd, self._edit_flags, on=False)
-            self.write(self._edit.text)
+        if self._answer_flags is not None:  # the answer edited so far, read on as it was
+            line_mode(self.read_fd, self._answer_flags, on=False)
+            if self._edit is not None:
+                self.write(self._edit.text + self._edit.back)
         return True
+
+    def _utf8_input(self, on: bool) -> None:
+        """What is typed is UTF-8 (``IUTF8``) while a line is read, then as it was: the
+        kernel's Backspace and Ctrl-W at the ``> `` prompt erase a whole character, not the
+        last byte of 日 (the turn then held U+FFFD where the person saw nothing)."""
+        if on and not self._utf8 and _IUTF8:
+            with contextlib.suppress(OSError, termios.error):
+                if foreground(self.read_fd) and \
+                        not termios.tcgetattr(self.read_fd)[0] & _IUTF8:
+                    self._utf8 = _set_utf8(self.read_fd, True)
+        elif not on and self._utf8:
+            self._utf8 = False
+            _set_utf8(self.read_fd, False)
 
     def discard_typeahead(self) -> int:
         """Drop what was typed before now (so it cannot answer a question); how many bytes
@@ -277,6 +300,21 @@ class TerminalInput:
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
+
+
+# termios names it from python 3.13 on; the same bit on Linux and macOS, none elsewhere
+_IUTF8 = getattr(termios, "IUTF8", 0x4000 if sys.platform.startswith(("linux", "darwin")) else 0)
+
+
+def _set_utf8(fd: int, on: bool) -> bool:
+    """Turn ``IUTF8`` on or off on the terminal ``fd`` (only from the foreground)."""
+    with contextlib.suppress(OSError, termios.error):
+        if foreground(fd):
+            modes = termios.tcgetattr(fd)
+            modes[0] = modes[0] | _IUTF8 if on else modes[0] & ~_IUTF8
+            termios.tcsetattr(fd, termios.TCSANOW, modes)
+            return True
+    return False
 
 
 def _hung(fd: int) -> bool:
