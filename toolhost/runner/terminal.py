@@ -214,6 +214,8 @@ class Terminal(PasteInput):
                     # (the CLI gone, see run_host) starts a line of its own
                 raise
             finally:
+                if question and self._ahead:  # typed after the answer's end: came with it
+                    self._with_answer = max(self._with_answer, len(self._ahead))
                 self._answer_keys_off()
                 self._utf8_input(False)
                 if self._bracketing:

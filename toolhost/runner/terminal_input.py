@@ -32,6 +32,7 @@ from toolhost.runner.ttyfd import (
     drop,
     foreground,
     line_mode,
+    line_mode_off,
     pending_with_partial,
     tty_name,
 )
@@ -107,6 +108,8 @@ class TerminalInput:
         self._answer_saved: tuple[int, object, object] = (0, None, None)
         self._answer_echo = True
         self._answer_ctl = (b"\x7f", b"\x15", b"\x17", b"\x04")  # erase, kill, werase, eof
+        # keys read in line mode as line mode was turned off for an answer, not edited yet
+        self._ahead = b""
         self._utf8 = False  # IUTF8 was turned on for the read in progress (``_utf8_input``)
 
     def write(self, text: str) -> None:
@@ -163,7 +166,9 @@ class TerminalInput:
             self._mark_pastes(True)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
         if self._answer_flags is not None:  # the answer edited so far, read on as it was
-            line_mode(self.read_fd, self._answer_flags, on=False)
+            self._ahead += line_mode_off(self.read_fd, self._answer_flags, self._answer_ctl[3])
+            if self._ahead and self._waiting is not None:
+                self._waiting.cancel()  # the answer's read waits for the terminal: keys came
             if self._edit is not None:
                 self.write(self._edit.text + self._edit.back)
         return True
@@ -185,7 +190,8 @@ class TerminalInput:
         """Drop what was typed before now (so it cannot answer a question); how many bytes
         (a line not finished yet included: a turn being typed when a question came)."""
         overflow = self._overflowed()
-        typed = pending_with_partial(self.read_fd)
+        typed = pending_with_partial(self.read_fd) + len(self._ahead)
+        self._ahead = b""
         with contextlib.suppress(OSError, termios.error):
             termios.tcflush(self.read_fd, termios.TCIFLUSH)
         if overflow or typed >= OVERFLOW:
@@ -204,20 +210,21 @@ class TerminalInput:
         hands over in pieces is counted whole (up to the buffer's size), not as the part
         that had arrived when its first line was read. Only after an answer that came with
         more (a person's Enter comes alone): no wait for a typed answer."""
-        count = pending_with_partial(self.read_fd)
+        count = pending_with_partial(self.read_fd) + len(self._ahead)
         still = 0.0
         waited = 0.0
         while count and count < OVERFLOW and still < 0.1 and waited < 1.0:
             await anyio.sleep(0.02)
             waited += 0.02
-            now = pending_with_partial(self.read_fd)
+            now = pending_with_partial(self.read_fd) + len(self._ahead)
             still = still + 0.02 if now == count else 0.0
             count = now
         return count
 
     def _drop_with_answer(self, more: str = "") -> None:
         overflow = self._overflowed()
-        dropped = drop(self.read_fd, self._with_answer)
+        ahead, self._ahead = self._ahead, b""  # read already (``line_mode_off``)
+        dropped = len(ahead) + drop(self.read_fd, self._with_answer - len(ahead))
         if overflow:  # a paste larger than the terminal's buffer: the rest of it came
             dropped += drain(self.read_fd)  # later, and is no turn either
         self._with_answer = 0
@@ -232,7 +239,7 @@ class TerminalInput:
             with anyio.CancelScope() as self._waiting:
                 await anyio.wait_readable(self.read_fd)
             self._waiting = None
-            return not self._resume_pending
+            return not self._resume_pending and not (self._ahead and self._edit is not None)
         with anyio.move_on_after(0.25):
             await anyio.wait_readable(self.read_fd)
             return True  # a read in the background stops toolhost (SIGTTIN); fg: SIGCONT

@@ -28,6 +28,7 @@ from toolhost.runner.ttyfd import (
     foreground,
     job_control,
     line_mode,
+    line_mode_off,
     pending,
     pending_with_partial,
 )
@@ -134,7 +135,7 @@ class PasteInput(TerminalInput):
         self._answer_ctl = (_char(cc[termios.VERASE], b"\x7f"), _char(cc[termios.VKILL], b"\x15"),
                             _char(cc[termios.VWERASE], b"\x17"), _char(cc[termios.VEOF], b"\x04"))
         self._answer_saved = (flags, cc[termios.VMIN], cc[termios.VTIME])
-        line_mode(fd, flags, on=False)
+        self._ahead += line_mode_off(fd, flags, self._answer_ctl[3])
         self._answer_flags = flags
         return True
 
@@ -180,13 +181,19 @@ class PasteInput(TerminalInput):
         joined = False
         said = ""
         while not edit.done:
-            chunk = await self._read_chunk(1)
+            # keys the terminal had taken in line mode first (``ttyfd.line_mode_off``)
+            chunk: bytes | None = self._ahead[:1]
+            if chunk:
+                self._ahead = self._ahead[1:]
+            else:
+                chunk = await self._read_chunk(1)
             if chunk is None:
                 continue
             if not chunk:
                 raise _HungUp
             said += edit.feed(chunk, with_escape=joined)
-            joined = edit.after_escape and pending(fd) > 0  # Alt+key, an arrow's sequence
+            # Alt+key, an arrow's sequence: its next byte already there
+            joined = edit.after_escape and (bool(self._ahead) or pending(fd) > 0)
             if echo and not edit.in_sequence and not edit.paste and said:
                 self.write(said)
                 said = ""
