@@ -7,12 +7,15 @@ loop (``anyio.wait_readable``), never in a blocked thread, so a read can be canc
 at a question (``cancel_read``) abandons it for good instead of leaving a thread that swallows
 the next line typed.
 
-The terminal stays in its normal (canonical) mode: the kernel's line discipline gives
-Backspace, Ctrl-U and Ctrl-W, Ctrl-D ends the input, and Ctrl-C stays a real SIGINT that the
-runner's one signal handler turns into "deny the question" or "interrupt the turn". (While
-the turn prompt is read with paste marks on, Ctrl-C and Ctrl-Z arrive as keys and are sent
-as signals here unless a paste carried them: ``toolhost.runner.signal_keys``.) There is
-no history or cursor movement (see README, "Dependencies, and why", on prompt_toolkit).
+The ``> `` prompt is read in the terminal's normal (canonical) mode: the kernel's line
+discipline gives Backspace, Ctrl-U and Ctrl-W, Ctrl-D ends the input; there is no history or
+cursor movement there (see README, "Dependencies, and why", on prompt_toolkit). A question's
+answer is read key by key, line mode and echo off, and edited by ``line_edit`` (a cursor,
+word moves). Either way Ctrl-C stays a real SIGINT that the runner's one signal handler
+turns into "deny the question" or "interrupt the turn". (While the turn prompt is read with
+paste marks on, Ctrl-C and Ctrl-Z arrive as keys and are sent as signals here unless a paste
+carried them: ``toolhost.runner.signal_keys``.) Whatever toolhost changed is put back at
+Ctrl-Z (and set again at ``fg``), at close, and by the watchdog after a ``kill -9``.
 
 The terminal is read through a descriptor of its own (the terminal opened again, non-blocking),
 and while the session runs file descriptor 0 is ``/dev/null`` (``hide_stdin``): an in-process
@@ -194,6 +197,7 @@ class Terminal(PasteInput):
                     if self.brackets and not question:
                         self._bracketing = True
                         self._mark_pastes(True, keys=True)
+                    self._watch_modes()  # kill -9 now: the watchdog puts them back
                     line = await self._read_whole_line(prompt, question)
                     if line is None and question and self.hung_up:
                         await self._nobody_there()
@@ -221,6 +225,7 @@ class Terminal(PasteInput):
                 if self._bracketing:
                     self._mark_pastes(False)
                     self._bracketing = False
+                self._watch_modes()
                 self._scope = None
                 self.question = False
                 self._prompt = ""

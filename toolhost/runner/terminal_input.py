@@ -110,6 +110,7 @@ class TerminalInput:
         self._answer_ctl = (b"\x7f", b"\x15", b"\x17", b"\x04")  # erase, kill, werase, eof
         # keys read in line mode as line mode was turned off for an answer, not edited yet
         self._ahead = b""
+        self._watched = False  # the watchdog knows of modes to put back (``_watch_modes``)
         self._utf8 = False  # IUTF8 was turned on for the read in progress (``_utf8_input``)
 
     def write(self, text: str) -> None:
@@ -128,6 +129,7 @@ class TerminalInput:
             line_mode(self.read_fd, self._answer_flags)
         if self._utf8:
             _set_utf8(self.read_fd, False)
+        self._watch_modes()
 
     def _mark_pastes(self, on: bool, *, keys: bool | None = None) -> None:
         # the watchdog hears of it too: it turns the marks off (and the signal keys back on)
@@ -144,6 +146,31 @@ class TerminalInput:
             self._tty_path = tty_name(self.read_fd)
         if self._tty_path:
             watchdog.pastes_marked(self._tty_path if on else None, self._keys.restore)
+
+    def _watch_modes(self) -> None:
+        """Tell the watchdog the modes the terminal is left in now, when they are not the
+        ones it was found in: after a ``kill -9`` it puts back line mode, echo, the signal
+        keys and ``IUTF8`` (with paste marks or without: ``TERM=dumb`` too)."""
+        fd = self.read_fd
+        try:
+            now = termios.tcgetattr(fd)
+        except (OSError, termios.error):
+            return
+        found = self._modes
+        bits = termios.ICANON | termios.ECHO | termios.ISIG
+        same = found is None or ((now[0] ^ found[0]) & _IUTF8 == 0 and
+                                 (now[3] ^ found[3]) & bits == 0 and all(
+            now[6][i] == found[6][i] for i in (termios.VEOL, termios.VEOL2)))
+        if same:
+            if self._watched:
+                self._watched = False
+                watchdog.modes_left(None)
+            return
+        if self._tty_path is None:
+            self._tty_path = tty_name(fd)
+        if self._tty_path:
+            self._watched = True
+            watchdog.modes_left(self._tty_path, found, now, _IUTF8, bits)
 
     def reshow(self) -> bool:
         """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
@@ -171,6 +198,7 @@ class TerminalInput:
                 self._waiting.cancel()  # the answer's read waits for the terminal: keys came
             if self._edit is not None:
                 self.write(self._edit.text + self._edit.back)
+        self._watch_modes()
         return True
 
     def _utf8_input(self, on: bool) -> None:
