@@ -38,6 +38,19 @@ TYPOS: dict[str, tuple[list[str], str | None]] = {
     "global option after the command": (["validate", "c.yaml", "--verbose"],
                                         "write it before the command (toolhost --verbose "
                                         "validate ...)"),
+    # the call's arguments given without --input: that option is named (and the words
+    # inside the JSON are never read back as options: "'-I' is not an option")
+    "JSON without --input": (["permissions", "check", "c.yaml", "Bash",
+                              '{"command": "python3 -I tools/x.py"}'],
+                             "(JSON goes after an option: --input '{\"command\": \"python3 "
+                             "-I tools/x.py\"}')"),
+    "JSON array without --input": (["permissions", "check", "c.yaml", "Bash", "[1, 2]"],
+                                   "(JSON goes after an option: --input '[1, 2]')"),
+    "JSON after a mistyped --input": (["permissions", "check", "c.yaml", "Bash", "--inptu",
+                                       '{"command": "ls"}'],
+                                      "('--inptu': did you mean '--input'?)"),
+    "JSON where no option takes it": (["tools", "c.yaml", '{"a": 1}'],
+                                      "(see the command's --help for its options"),
 }
 
 

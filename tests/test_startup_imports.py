@@ -22,8 +22,8 @@ INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "par
 # The demo config has no Bash, path, URL or callers rule, imports no server, no tool asks the
 # client, and its one pattern is plain (RE2 compiles it at the first call): their modules
 # wait (shutil: argparse's, for the terminal's width)
-NOT_FOR_THE_DEMO = {"shutil", "re2", "toolhost.permissions.bashpolicy",
-                    "toolhost.permissions.content", "toolhost.permissions.bashprog",
+NOT_FOR_THE_DEMO = {"shutil", "re2", "toolhost.permissions.bash.policy",
+                    "toolhost.permissions.content", "toolhost.permissions.bash.programs",
                     "toolhost.permissions.shell.parse", "toolhost.permissions.paths",
                     "toolhost.permissions.urls", "toolhost.permissions.callers.identity"}
 

@@ -38,3 +38,9 @@ def test_a_huge_word_gets_no_hint_and_takes_no_memory() -> None:
 
 def test_choices_of_any_length_are_filtered_before_difflib_reads_them() -> None:
     assert close_matches("servers", ["servr", "s" * 10_000_000]) == ["servr"]
+
+
+def test_a_choice_at_the_ratio_exactly_is_kept() -> None:
+    # 2*2/(3+2) is 0.8 exactly; the length bound in floats (1.2*2 < 0.8*3) left it out
+    assert close_matches("___", ["__"], 1, 0.8) == difflib.get_close_matches("___", ["__"], 1, 0.8)
+    assert close_matches("___", ["__"], 1, 0.8) == ["__"]

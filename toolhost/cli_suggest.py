@@ -26,6 +26,10 @@ _CONFIG_ARGS = {"config", "CONFIG", "FILE"}
 # class attribute: two command lines parsed at once (threads, tasks) each keep their own
 _DEEPEST: contextvars.ContextVar[argparse.ArgumentParser | None] = contextvars.ContextVar(
     "toolhost_deepest_parser", default=None)
+# the words no parser took, as given: argparse's message joins them with spaces, so a JSON
+# argument's words ('{"command": "python3 -I x"}') read back as options it never held
+_EXTRAS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
+    "toolhost_extra_words", default=())
 
 
 def suggestion(word: str, known: Iterable[str]) -> str | None:
@@ -44,6 +48,16 @@ class SuggestingParser(argparse.ArgumentParser):
         _DEEPEST.set(self)  # a subcommand's parser is entered after its parent's
         return super().parse_known_args(args, namespace)
 
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:  # as argparse's own, with the words kept whole for the hint
+            token = _EXTRAS.set(tuple(extras))
+            try:
+                self.error(_UNKNOWN + " ".join(extras))
+            finally:
+                _EXTRAS.reset(token)
+        return parsed
+
     def error(self, message: str) -> NoReturn:
         super().error(message + self._hint(message))
 
@@ -54,8 +68,12 @@ class SuggestingParser(argparse.ArgumentParser):
             near = suggestion(choice[1], known)
             return f" (did you mean '{near}'?)" if near else ""
         if message.startswith(_UNKNOWN):
-            hints = [hint for word in message[len(_UNKNOWN):].split()
-                     if word.startswith("-") and (hint := self._unknown(word))]
+            words = _EXTRAS.get() or tuple(message[len(_UNKNOWN):].split())
+            # (JSON right after an unknown option is that option's value: its hint says it)
+            hints = [hint for i, word in enumerate(words)
+                     if (hint := self._unknown(word) if word.startswith("-")
+                         else "" if i and words[i - 1].startswith("-")
+                         and "=" not in words[i - 1] else self._json_word(word))]
             return f" ({'; '.join(hints)})" if hints else (
                 " (see the command's --help for its options and examples)")
         if message.startswith(_REQUIRED):
@@ -64,6 +82,25 @@ class SuggestingParser(argparse.ArgumentParser):
                 return _config_hint()
         return ""
 
+
+    def _json_word(self, word: str) -> str:
+        """A JSON object or array given where the command takes it only after an option
+        (``permissions check CONFIG Bash '{"command": "ls"}'``): that option, with the word."""
+        if not word.lstrip().startswith(("{", "[")):
+            return ""
+        command = _DEEPEST.get() or self
+        takes = [a.option_strings[-1] for a in command._actions
+                 if a.option_strings and a.help != argparse.SUPPRESS
+                 and ("JSON" in str(a.metavar or "") or "{...}" in str(a.metavar or ""))]
+        if not takes:
+            return ""
+        from toolhost.excerpt import cut
+
+        shown = cut(word.strip(), 60)
+        if "--input" in takes or len(takes) == 1:
+            option = "--input" if "--input" in takes else takes[0]
+            return f"JSON goes after an option: {option} '{shown}'"
+        return f"JSON goes after an option ({', '.join(takes)}): e.g. {takes[0]} '{shown}'"
 
     def _unknown(self, word: str) -> str:
         """What an option no parser took was probably meant as: a near option of the command

@@ -144,7 +144,7 @@ class JsonLines:
         # lines; with ``partial`` the unfinished line is a record too.
         from toolhost.redaction import active
 
-        shown, rest = active().stream_split(text)
+        shown, rest = active().stream_split(text, pieces=not partial)  # (flushed: shown)
         self._held = rest + after
         *lines, last = (self._line + shown).split("\n")
         for line in lines:

@@ -61,9 +61,9 @@ class ScrubbingStream(StreamWrapper):
                 self._out(cut)
         return len(text)
 
-    def _out(self, cut: int) -> None:
+    def _out(self, cut: int, *, pieces: bool = True) -> None:
         # the part up to ``cut`` less its open tail, which goes back before the rest
-        shown, held = _process().active().stream_split(self._held[:cut])
+        shown, held = _process().active().stream_split(self._held[:cut], pieces=pieces)
         self._held = held + self._held[cut:]
         if shown:
             self.inner.write(shown)
@@ -71,8 +71,8 @@ class ScrubbingStream(StreamWrapper):
     def flush(self) -> None:
         if self._held:  # (only written under the lock; nothing held: no lock to take)
             with self._lock:
-                if self._held:
-                    self._out(len(self._held))
+                if self._held:  # a line flushed unfinished (a prompt) is shown now
+                    self._out(len(self._held), pieces=False)
         self.inner.flush()
 
     def finish(self) -> None:

@@ -19,12 +19,14 @@ def close_matches(word: str, choices: Iterable[str], n: int = 1,
                   cutoff: float = 0.6) -> list[str]:
     """``difflib.get_close_matches(word, choices, n, cutoff)``, bounded: none for a word of
     more than ``MAX_TYPO`` characters, and only the choices whose length can reach the ratio
-    (``2*M/(a+b) >= cutoff`` needs the shorter to be at least ``cutoff/(2-cutoff)`` of the
-    longer) are compared."""
+    (``2*M/(a+b) >= cutoff`` with M at most the shorter length) are compared."""
     if len(word) > MAX_TYPO:
         return []
-    lo, hi = cutoff, 2 - cutoff
-    near = [c for c in choices if hi * len(c) >= lo * len(word) and hi * len(word) >= lo * len(c)]
+    size = len(word)
+    # difflib's own first test (real_quick_ratio), computed as it does: the same floats, so
+    # rounding never leaves out a choice it would take (1.2*2 < 0.8*3 in floats)
+    near = [c for c in choices
+            if (2.0 * min(size, len(c)) / (size + len(c)) if size + len(c) else 1.0) >= cutoff]
     if not near:
         return []
     import difflib  # only for a hint: not on every start

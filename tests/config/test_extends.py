@@ -113,3 +113,16 @@ def test_a_fragment_that_is_no_config_file_is_located_at_its_entry(
     assert (problem.file, problem.line, problem.key_path) == (str(main), 3, "extends[0]")
     assert "is not a config file" in problem.message
     assert problem.hint == "a fragment is a .yaml, .yml or .toml file"
+
+
+@pytest.mark.parametrize("url", ["https://example.com/team.yaml", "git+ssh://git@host/x.toml",
+                                 "file:///etc/team.yaml", "HTTP://EXAMPLE.COM/a.yml"])
+def test_a_url_in_extends_is_named_a_url_with_how_to_share_a_config(
+        write: Any, kinds: Any, url: str) -> None:
+    # read as a path it was "no such file: https:/example.com/team.yaml", its // squeezed
+    main = write("main.yaml", f"toolhost: 1\nextends:\n  - {url}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(main, kinds=kinds, layers=False)
+    (problem,) = info.value.problems
+    assert problem.line == 3 and f"{url} is a URL" in problem.message
+    assert "{repo: URL, rev: TAG-OR-COMMIT, path: FILE}" in problem.hint

@@ -142,13 +142,19 @@ def _bad_byte(path: Path) -> None:
     path.write_bytes(b"toolhost: 1\nservers:\n  s: \xff\n")
 
 
+def _bad_deep_byte(path: Path) -> None:  # the key path inside the fragment is named too
+    path.write_bytes(b"toolhost: 1\nservers:\n  s:\n    tools: {t: {command: [echo, \"\xfe\"]}}\n")
+
+
 @pytest.mark.parametrize(("make", "said"), [
     (_huge, "extends: frag.yaml: config file too large (2,147,483,648 bytes"),
     (_proc_mem, "extends: frag.yaml: cannot read: "),
     (_unreadable, "extends: frag.yaml: cannot read: Permission denied"),
     (_utf16, "extends: frag.yaml:1:1: not UTF-8 text: this is UTF-16"),
-    (_bad_byte, "extends: frag.yaml:3:6: not UTF-8 text (byte 0xff)"),
-], ids=["2GB", "proc-self-mem", "unreadable", "utf16", "bad-byte"])
+    (_bad_byte, "extends: frag.yaml:3:6: servers.s: not UTF-8 text (byte 0xff)"),
+    (_bad_deep_byte, "extends: frag.yaml:4:34: servers.s.tools.t.command[1]: not UTF-8 "
+                     "text (byte 0xfe)"),
+], ids=["2GB", "proc-self-mem", "unreadable", "utf16", "bad-byte", "bad-deep-byte"])
 def test_a_fragment_that_cannot_be_read_is_located_at_the_entry_naming_it(
         tmp_path: Path, make: Any, said: str) -> None:
     """The fragment's own refusal names the fragment *and* the `extends[i]` line that pulled

@@ -35,7 +35,7 @@ def _reference_prescan(text: str, limit: int, values: int) -> tuple[int, str]:
     counting = n >= values
     while i < n:
         c = text[i]
-        if counting and c in ",=[{":
+        if counting and c in ",=[{.":
             count += HEADER_WEIGHT if c == "[" and (i == 0 or text[i - 1] == "\n") else 1
             if count > values:
                 return i, "values"

@@ -46,6 +46,13 @@ TOML_FLOODS = {
     "keys": "toolhost = 1\n" + "".join(f"k{i} = {i}\n" for i in range(LIMIT)),
     "array of tables": "toolhost = 1\n" + "[[x]]\n" * LIMIT,
     "inline keys": "toolhost = 1\nx = {" + ", ".join(f"k{i} = 1" for i in range(LIMIT)) + "}\n",
+    # each part of a dotted header or key is a table tomllib builds (and every prefix of
+    # the key a tuple): 50 keys of 41 parts are 2,050 values, not 50
+    "dotted headers": "toolhost = 1\n" + "".join(f"[{'a.' * 40}k{i}]\n" for i in range(50)),
+    "dotted arrays of tables": "toolhost = 1\n" + "[[x.y.z]]\n" * (LIMIT // 8),
+    "dotted keys": "toolhost = 1\n" + "".join(f"{'a.' * 40}k{i} = 1\n" for i in range(50)),
+    "dotted inline keys": "toolhost = 1\nx = {" + ", ".join(f"{'a.' * 40}k{i} = 1"
+                                                             for i in range(50)) + "}\n",
 }
 
 

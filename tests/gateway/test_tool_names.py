@@ -251,3 +251,26 @@ def test_an_upstream_listing_a_tool_alike_but_for_case_has_both_left_out(
     assert "mcp__h__echo" not in done.stdout.lower() and "mcp__loc__hi" in done.stdout
     assert "h: upstream tool 'Echo' is left out: its name differs only in case from " \
         "'echo'" in done.stderr
+
+
+def test_a_look_alike_name_is_shown_escaped_in_its_warning(tmp_path: Path) -> None:
+    """A tool named with a Cyrillic ``о`` is left out, and the warning says which character
+    makes it differ: printed as is it would read as the ``echo`` it imitates."""
+    config = hostile_config(tmp_path)
+    done = run("tools", str(config), HOSTILE_TOOLS=tools_env("ech\u043e", "\u0435cho"))
+    assert done.returncode == 0, done.stderr
+    assert "upstream tool 'ech\\u043e' is left out" in done.stderr, done.stderr
+    assert "upstream tool '\\u0435cho' is left out" in done.stderr, done.stderr
+    assert "\u043e" not in done.stderr and "\u0435" not in done.stderr
+
+
+def test_look_alikes_are_escaped_in_every_warning_naming_them(tmp_path: Path) -> None:
+    """Listed twice, or listed malformed: the warning shows the name escaped as well."""
+    config = hostile_config(tmp_path)
+    twice = {"name": "ech\u043e", "description": "d", "inputSchema": OBJ}
+    malformed = {"name": "\u0435cho", "inputSchema": True}
+    done = run("tools", str(config), HOSTILE_TOOLS=json.dumps([twice, twice, malformed]))
+    assert done.returncode == 0, done.stderr
+    assert "upstream tool 'ech\\u043e' is listed twice" in done.stderr, done.stderr
+    assert "listed the tool '\\u0435cho' malformed" in done.stderr, done.stderr
+    assert "\u043e" not in done.stderr and "\u0435" not in done.stderr

@@ -1,6 +1,6 @@
 """The runner tables: commands that run a command named in their own arguments (each
 must meet a deny on that command) and honest commands that run none (each stays allowed).
-Round 9 and round 10 of the red team, one table each; tests/permissions/test_runners.py
+Round 9 and round 10 of the red team, one table each; tests/permissions/bash/test_runners.py
 runs both."""
 
 from __future__ import annotations

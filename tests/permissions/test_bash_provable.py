@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
-from toolhost.permissions.bashprog import analyze_command
+from toolhost.permissions.bash.programs import analyze_command
 from toolhost.permissions.shell.parse import parse_command
 
 

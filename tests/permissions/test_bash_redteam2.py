@@ -14,7 +14,7 @@ import pytest
 
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
-from toolhost.permissions.bashpolicy import unprovable
+from toolhost.permissions.bash.policy import unprovable
 from toolhost.permissions.shell.parse import parse_command
 from toolhost.permissions.shell.quoting import decode_ansi_c
 

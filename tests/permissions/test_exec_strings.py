@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.permissions.test_command_strings import DENY_RM
+from tests.permissions.bash.test_command_strings import DENY_RM
 
 RUNS = [
     ("docker exec c rm x", "deny"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.permissions.test_command_strings import policy
+from tests.permissions.bash.test_command_strings import policy
 
 
 @pytest.mark.parametrize(("rules", "default", "command", "want"), [

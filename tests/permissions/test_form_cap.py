@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.permissions.test_command_strings import policy
-from toolhost.permissions.content import TOO_MANY_FORMS, command_forms
+from tests.permissions.bash.test_command_strings import policy
+from toolhost.permissions.bash.forms import TOO_MANY_FORMS, command_forms
 
 
 def _segments(n: int) -> str:

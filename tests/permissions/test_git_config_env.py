@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.permissions.test_command_strings import policy
+from tests.permissions.bash.test_command_strings import policy
 
 ASK_ONLY = policy([("ask", "Bash(curl:*)"), ("allow", "Bash(git:*)")], "allow")
 

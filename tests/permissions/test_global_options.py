@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.permissions.test_command_strings import policy
+from tests.permissions.bash.test_command_strings import policy
 
 DENY = policy([("deny", "Bash(git push:*)"), ("deny", "Bash(npm publish:*)"),
                ("deny", "Bash(kubectl delete:*)"), ("deny", "Bash(terraform destroy:*)"),

@@ -245,3 +245,31 @@ def test_a_secret_a_piece_at_a_time_is_hidden(form: str) -> None:
 def test_pieces_of_other_data_are_left() -> None:
     text = _each(base64.b64encode, 4, " ", b"hello world, nothing secret here") + " \\u{1F600}"
     assert R.redact(text) == text
+
+
+@pytest.mark.parametrize("before", ["5", "abc", "0", "f00"])
+@pytest.mark.parametrize("after", ["", "7", "e0"])
+@pytest.mark.parametrize("part", [RAW[1:], RAW[:-1], RAW[3:], RAW[2:-2]])
+def test_hex_of_a_piece_at_either_alignment_is_hidden(before: str, after: str,
+                                                       part: bytes) -> None:
+    # a hex digit before it (``printf 5; xxd -p``) shifts every byte by half: the run read
+    # from its first digit decodes to other bytes, and a piece (not the whole secret's hex,
+    # a literal form found anywhere) was shown
+    for hexed in (part.hex(), part.hex().upper()):
+        shown = R.redact(f"out: {before}{hexed}{after} end")
+        assert shown.startswith("out: ") and shown.endswith(" end"), shown
+        left = shown[5:-4].split("***")  # the digits around it may stay, no more
+        assert len(left) == 2 and len("".join(left)) <= len(before + after), shown
+
+
+@pytest.mark.parametrize("before", [SECRET, SECRET.upper(), "".join(f"%{b:02X}" for b in RAW),
+                                    "ghost", "x-", "_zz"])
+@pytest.mark.parametrize("part", [RAW[1:], RAW[2:-2]])
+def test_hex_of_a_piece_glued_to_a_word_or_another_form_is_hidden(before: str,
+                                                                   part: bytes) -> None:
+    # the run of base64's characters around it was not hex, so its hex was never read; or
+    # the run was left out for overlapping the secret found before it
+    for hexed in (part.hex(), "5" + part.hex()):
+        shown = R.redact(f"out: {before}{hexed} end")
+        assert part.hex() not in shown and part.hex()[4:-4] not in shown, shown
+        assert shown.startswith("out: ") and shown.endswith(" end"), shown

@@ -62,3 +62,13 @@ def test_ordinary_text_near_a_short_secret_is_left(text: str) -> None:
     assert shown.replace(MASK, "") == shown or "HUNTER22" in text, shown
     if "HUNTER22" not in text:
         assert shown == text
+
+
+@pytest.mark.parametrize("piece", [LONG[:12], LONG[-12:], LONG[::-1][:12], LONG[::-1][-12:]])
+@pytest.mark.parametrize("around", ["out: {} zz", "out: x{} zz", "out: {}{} zz",
+                                    "out: {}" + LONG + " zz", "out: " + LONG[::-1] + "{} zz"])
+def test_a_piece_forwards_or_reversed_is_hidden_alone_or_glued(piece: str, around: str) -> None:
+    # ``rev | cut -c1-12`` shows a piece of the secret reversed: hidden as a piece of it
+    # forwards is, glued to a word or to another form of the secret too
+    shown = Redactor(frozenset({LONG})).redact(around.replace("{}", piece))
+    assert piece not in shown and shown.startswith("out: ") and shown.endswith(" zz"), shown

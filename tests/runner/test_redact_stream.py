@@ -86,6 +86,21 @@ def test_blocks_and_fields_are_streamed_apart() -> None:
     assert joined(lines, 0) == "x ***" and joined(lines, 1) == "y SecretValue"
 
 
+# spellings the redactor reads squeezed (punctuation out, any case), and pieces of them:
+# whole text hides them, so a stream cut anywhere inside one must too
+SQUEEZED = [SECRET.upper(), SECRET.lower(), "-".join(SECRET), "_".join(SECRET[::-1]),
+            SECRET[11:], SECRET[::-1][:11], SECRET[:4] + " " + SECRET[4:], SECRET[::-1]]
+
+
+@pytest.mark.parametrize("spelled", SQUEEZED)
+def test_a_squeezed_spelling_cut_anywhere_is_hidden_as_the_whole_hides_it(spelled: str) -> None:
+    whole = "x " + spelled + " ok"
+    assert HIDE.redact(whole) == "x *** ok"
+    for cut in range(3, len(whole) - 3):
+        lines = shown([delta(whole[:cut]), delta(whole[cut:]), stop()])
+        assert joined(lines) == "x *** ok", cut
+
+
 FORMS = sorted(forms(SECRET) | forms(OTHER))
 
 

@@ -109,3 +109,29 @@ def test_a_token_in_the_query_string_is_not_taken_nor_logged(
     assert status == 401
     assert lines == ["POST /mcp 401 caller=-"]  # refused before its body is read
     assert token not in (tmp_path / "server.log").read_text()
+
+
+def test_a_clients_credentials_in_a_resource_uri_are_not_logged(
+        issuer: Issuer, tmp_path: Path) -> None:
+    # the URI a client reads is logged as its name: a password in its userinfo or a key in
+    # its query was the client's secret, which toolhost does not know to hide
+    uris = ["https://ana:hunter2-pw@example.com/r?x=1", "notes://x?api_key=k3y-SEKRET&page=2",
+            "s3://b/k?X-Amz-Signature=abcdef0123&v=1"]
+    with serve_authed(issuer, tmp_path) as url:
+        for n, uri in enumerate(uris):
+            body = {"jsonrpc": "2.0", "id": n, "method": "resources/read", "params": {"uri": uri}}
+            request = urllib.request.Request(url, json.dumps(body).encode(), {
+                "content-type": "application/json", "accept": "application/json",
+                "authorization": f"Bearer {issuer.token('ana')}"})
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                answer.read()
+        ended = time.monotonic() + 10
+        while len(_access_lines(tmp_path / "server.log")) < 3 and time.monotonic() < ended:
+            time.sleep(0.05)
+    text = (tmp_path / "server.log").read_text()
+    for secret in ("hunter2-pw", "k3y-SEKRET", "abcdef0123"):
+        assert secret not in text
+    names = [json.loads(line.split(" name=", 1)[1].split(" id=")[0]) for line in _access_lines(
+        tmp_path / "server.log")]  # (quoted: each holds a "=")
+    assert names == ["https://example.com/r?x=1", "notes://x?api_key=***&page=2",
+                     "s3://b/k?X-Amz-Signature=***&v=1"], names

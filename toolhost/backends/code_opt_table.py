@@ -18,7 +18,9 @@ GIT_CODE_KEY = (
     r"(?i)"
     r"^(alias\.|include\.|includeif\.|url\.|pager\.|filter\.|diff\..*\.(textconv|command)$"
     r"|merge\..*\.driver$|difftool\.|mergetool\.|sequence\.editor$|gpg\.|credential"
-    r"|remote\..*\.(uploadpack|receivepack|proxy|vcs)$|protocol\.|uploadpack\.|receive\."
+    r"|remote\..*\.(uploadpack|receivepack|proxy|vcs|url|pushurl)$|protocol\.|uploadpack\."
+    r"|receive\.|submodule\..*\.(update|url)$|safe\.|init\.templatedir$|diff\.external$"
+    r"|sendemail\.smtpserver$|instaweb\.|man\..*viewer$|.*browser$"
     r"|http\.|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|attributesfile"
     r"|excludesfile|worktree)$|.*(command|cmd|program|helper|hook|exec|path|proxy|editor"
     r"|pager|driver|tool|askpass)$)")

@@ -18,8 +18,9 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
+from toolhost.backends.code_env import chooses_code
+from toolhost.backends.code_opt_more import ALL_ALIASES, ALL_GIT_SHORT, ALL_OPTIONS, KV_KEYS
 from toolhost.backends.code_opt_table import (
-    ALIASES,
     BUNDLE,
     CLUSTERS,
     CMD,
@@ -29,9 +30,7 @@ from toolhost.backends.code_opt_table import (
     GIT_CONFIG_ARG,
     GIT_CONFIG_VERBS,
     GIT_RUNS,
-    GIT_SHORT,
     GIT_SUB,
-    OPTIONS,
     OWN_OPTIONS_END,
     PHP_CODE_KEY,
     PLUS_COMMAND,
@@ -66,13 +65,13 @@ CONFIG_KEY = "the key of a setting it writes (core.pager, alias.x: commands git 
 
 def program_family(name: str) -> str:
     """The program a name is a variant of (``gtar`` -> ``tar``, ``nvim`` -> ``vim``)."""
-    return ALIASES.get(name, name)
+    return ALL_ALIASES.get(name, name)
 
 
 def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     """The positions after the program at ``i`` (named ``name``) whose value an option runs."""
     family = program_family(name)
-    table = OPTIONS.get(family)
+    table = ALL_OPTIONS.get(family)
     if table is None:
         return []
     sub, after = len(tokens), table
@@ -175,7 +174,7 @@ def _git_subcommand(tokens: Sequence[Token], i: int) -> tuple[int, dict[str, str
     j = i + 1
     while j < len(tokens) and tokens[j].text.startswith("-"):
         j += 2 if tokens[j].text in GIT_ARG_OPTIONS else 1
-    short = GIT_SHORT.get(tokens[j].text, {}) if j < len(tokens) and not tokens[j].value \
+    short = ALL_GIT_SHORT.get(tokens[j].text, {}) if j < len(tokens) and not tokens[j].value \
         else {}
     return j, GIT_SUB | short
 
@@ -294,7 +293,10 @@ def _code_value(what: str, text: str) -> str | None:
     key, sep = _ssh_key(text) if what == "kv-ssh" else text.partition("=")[:2]
     if not sep or "{" in key:
         return CMD  # the model would choose the key (or the whole setting)
-    pattern = {"kv-git": GIT_CODE_KEY, "kv-php": PHP_CODE_KEY}.get(what, SSH_CODE_KEY)
+    if what == "kv-env":
+        return CMD if chooses_code(key.strip()) else None
+    pattern = {"kv-git": GIT_CODE_KEY, "kv-php": PHP_CODE_KEY, **KV_KEYS}.get(what,
+                                                                            SSH_CODE_KEY)
     if re.match(pattern, key.strip()):
         return CMD
     return SSH_SENDS if what == "kv-ssh" and re.match(SSH_EXPOSE_KEY, key) else None

@@ -82,19 +82,20 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
                           "string and the group would always be there", f"{element.key}.if",
                           f"declare it, optional: params: {{{element.when}: "
                           "{type: string, required: false}}"))
+    tokens = plan_tokens(plan)
     if not opts.get("unsafe_code_placeholders"):
-        for slot in code_slots(plan_tokens(plan)):
+        for slot in code_slots(tokens):
             if slot.what == PLUS and _numbers_only(plan, slot.key, tool):
                 continue  # vim "+{{ line }}" with an integer: a line number, never a command
             found.append(_code_problem(slot.key, slot.program, slot.what, plan))
         found.extend(_code_channels(plan, opts))
-        found.extend(install_problems(plan_tokens(plan), dash_ok=bool(plan.allow_dash)))
+        found.extend(install_problems(tokens, dash_ok=bool(plan.allow_dash)))
     stdin = opts.get("stdin")
     if isinstance(stdin, str) and (printed := printed_names(stdin)):
-        found.extend(xargs_problems(plan_tokens(plan), printed <= plan.allow_dash,
+        found.extend(xargs_problems(tokens, printed <= plan.allow_dash,
                                     code=not opts.get("unsafe_code_placeholders")))
-    if (file_key := arg_file_value(plan_tokens(plan))) is not None:
-        found.extend(xargs_problems(plan_tokens(plan), False, key=file_key,
+    if (file_key := arg_file_value(tokens)) is not None:
+        found.extend(xargs_problems(tokens, False, key=file_key,
                                     code=not opts.get("unsafe_code_placeholders")))
     return found
 

@@ -114,7 +114,7 @@ MAX_WALKED = 5000  # entries of a checkout looked at for a did-you-mean: a hint,
 def _near_files(root: Path, wanted: str) -> str:
     """The config files of the checkout nearest ``wanted`` (a typo, the same name in another
     folder), quoted, or ""."""
-    from toolhost.config.sources import SUFFIXES
+    from toolhost.config.model import SUFFIXES
     from toolhost.typos import close_matches
 
     found: list[str] = []

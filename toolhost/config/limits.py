@@ -295,7 +295,7 @@ _SKIP = "|".join([
     r"#[^\n]*+",
 ])
 _NEXT_STOP = {False: r"(?:[^#\"'\[\]{}]++|" + _SKIP + r")*+(?:([\[\]{}])|\Z)",
-              True: r"(?:[^#\"'\[\]{},=]++|" + _SKIP + r")*+(?:([\[\]{},=])|\Z)"}
+              True: r"(?:[^#\"'\[\]{},=.]++|" + _SKIP + r")*+(?:([\[\]{},=.])|\Z)"}
 _NEXT: dict[bool, re.Pattern[str]] = {}  # compiled at the first scan (~1.5 ms for both,
 # paid only by a load that reads TOML, JSON or a YAML flow collection)
 _STRING_STOP = {'"': re.compile(r'["\\\n]'), "'": re.compile(r"['\n]"),
@@ -312,8 +312,10 @@ def toml_depth(text: str, limit: int) -> int:
 
 
 def toml_prescan(text: str, limit: int, values: int) -> tuple[int, str]:
-    """``toml_depth``, and the values counted on the way (each ``=``, ``,``, ``[`` and
-    ``{`` outside strings and comments: at least every value and container): the offset
+    """``toml_depth``, and the values counted on the way (each ``=``, ``,``, ``[``, ``{``
+    and ``.`` outside strings and comments: at least every value and container, and every
+    part of a dotted key or header, which tomllib makes a table of, building every prefix
+    of the key on the way): the offset
     where nesting passes ``limit`` (``"depth"``) or the count passes ``values``
     (``"values"``), else ``(-1, "")``. A text shorter than ``values`` is not counted."""
     depth = count = 0
@@ -323,7 +325,7 @@ def toml_prescan(text: str, limit: int, values: int) -> tuple[int, str]:
         c = found[1]
         if c is None:  # the end
             break
-        if counting and c in ",=[{":
+        if counting and c in ",=[{.":
             i = found.start(1)
             # a table header ([t], [[t]]) costs tomllib about as much as five values: 100,000
             # one-line headers took it 6 s

@@ -37,10 +37,10 @@ from toolhost.config.interpolate import collect_declared_secrets, expand, interp
 from toolhost.config.limits import LIMITS, MAX_EXTENDS_CHAIN
 from toolhost.config.load_budget import spend_values, values_budget
 from toolhost.config.merge import merge_docs, override_notes
-from toolhost.config.model import HostConfig, Origin, PluginRequirement
+from toolhost.config.model import SUFFIXES, HostConfig, Origin, PluginRequirement
 from toolhost.config.repotree import loading_with
 from toolhost.config.secret_budget import secret_budget_problem
-from toolhost.config.sources import SUFFIXES, entry_form, read_doc, resolve_extends
+from toolhost.config.sources import entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins, format_path, mark_for, node_count
 from toolhost.errors import ConfigError, PluginError, Problem
 from toolhost.excerpt import cut

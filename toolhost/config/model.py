@@ -13,19 +13,12 @@ from typing import Any, Literal
 from toolhost.errors import Problem
 from toolhost.redaction import Redactor, redactor_for
 
-__all__ = [
-    "BackendSpec",
-    "HostConfig",
-    "Origin",
-    "PermissionsConfig",
-    "PluginRequirement",
-    "RuleConfig",
-    "RunConfig",
-    "ServeConfig",
-    "ServerConfig",
-    "ServerDefaults",
-    "ToolConfig",
-]
+__all__ = ["SUFFIXES", "BackendSpec", "HostConfig", "Origin", "PermissionsConfig",
+           "PluginRequirement", "RuleConfig", "RunConfig", "ServeConfig", "ServerConfig",
+           "ServerDefaults", "ToolConfig"]
+
+# the formats a config file may be written in, by its suffix
+SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
 
 Effect = Literal["allow", "deny", "ask"]
 EMPTY: Mapping[str, Any] = {}

@@ -23,7 +23,7 @@ from typing import Any
 
 from toolhost.config.checks import describe
 from toolhost.config.limits import read_bounded
-from toolhost.config.model import Origin
+from toolhost.config.model import SUFFIXES, Origin
 from toolhost.config.repotree import escapes
 from toolhost.config.tree import Doc
 from toolhost.errors import ConfigError, Problem
@@ -32,7 +32,6 @@ from toolhost.excerpt import cut
 __all__ = ["RESOLVERS", "Resolver", "entry_form", "read_doc", "resolve_extends"]
 
 Resolver = Callable[..., Path]  # (entry, *, base_dir: Path, origin: Origin) -> Path
-SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
 # (text: compiled at its first use, kept in re's cache; not at every start)
 _SCHEME = r"^([a-z][a-z0-9+.-]+):(?!//)"
 
@@ -43,6 +42,11 @@ def _problem(origin: Origin, message: str, hint: str = "") -> ConfigError:
 
 def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     """A local file, relative to the directory of the file that names it."""
+    if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*://", str(entry)):  # (read as a path: "https:/x")
+        raise _problem(origin, f"extends: {cut(str(entry), 200)} is a URL, and extends names "
+                       "files: toolhost fetches no config from a URL",
+                       "a shared config is a pinned git repository: "
+                       "{repo: URL, rev: TAG-OR-COMMIT, path: FILE} (docs/sharing.md)")
     path = Path(os.path.expanduser(str(entry)))
     if not path.is_absolute():
         path = base_dir / path
@@ -173,4 +177,6 @@ def _pulled_by(problem: Problem, origin: Origin) -> Problem:
     where = problem.file
     if problem.line:
         where += f":{problem.line}" + (f":{problem.column}" if problem.column else "")
-    return origin.problem(f"extends: {cut(where, 200)}: {problem.message}", hint=problem.hint)
+    if problem.key_path:  # where in the fragment (the key path of the bad byte, say)
+        where += f": {cut(problem.key_path, 200)}"
+    return origin.problem(f"extends: {cut(where, 400)}: {problem.message}", hint=problem.hint)

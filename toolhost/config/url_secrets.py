@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
-__all__ = ["port_problem", "redact_userinfo", "shown_url", "url_credentials", "userinfo"]
+__all__ = ["masked_url", "port_problem", "redact_userinfo", "shown_url", "url_credentials",
+           "userinfo"]
 
 # scheme://authority: the authority ends at the first '/', '?', '#' or '\\' (a backslash is a
 # slash to WHATWG parsers), and its userinfo is everything up to the last '@' in it
@@ -88,6 +89,17 @@ _QUERY_CREDENTIAL = (
     r"(?i)[?&;]((?:[A-Za-z0-9]+[_.-])*(?:api[_-]?key|apikey|key|token|secret|password|passwd|"
     r"pwd|pass|auth|authorization|sig|signature|credentials?|private[_-]?key))"
     r"=([^&#;\s'\"]+)")
+
+
+def masked_url(text: str) -> str:
+    """``text`` (a URI someone else sent: a client's ``resources/read``) as a log shows it:
+    the userinfo of each URL cut out, and each query value under a credential's name
+    ``***`` (``?api_key=***``); toolhost knows neither as a secret, so nothing else hides them."""
+    text = redact_userinfo(text)
+    if "=" not in text:
+        return text
+    return re.sub(_QUERY_CREDENTIAL, lambda m: m.group(0)[:len(m.group(0)) - len(m.group(2))]
+                  + "***", text)
 
 
 def url_credentials(data: Any, min_length: int) -> set[str]:

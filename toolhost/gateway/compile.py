@@ -79,8 +79,8 @@ class UpstreamTools:
         for item in imported:
             why = _unusable(item)
             if why:
-                log.warning("%s: upstream tool %r is left out: %s", name, item.upstream_name,
-                            why)
+                log.warning("%s: upstream tool %s is left out: %s", name,
+                            cut(ascii(item.upstream_name), 300), why)
                 continue
             tools.append(_compiled(item, self.server, spec, self.connection, self.redact))
         return Listing(tuple(tools), problems + drift, bool(drift))

@@ -40,8 +40,10 @@ def _key(name: str) -> str:
 
 
 def _shown(name: str) -> str:
-    """An upstream's tool name in a line: escaped (``repr``) and cut."""
-    return cut(repr(name), 300)
+    """An upstream's tool name in a line: escaped and cut. Every non-ASCII character is
+    escaped too (``ascii``, not ``repr``): a look-alike such as a Cyrillic ``о`` in ``echо``
+    would otherwise read in the warning as the very name it imitates."""
+    return cut(ascii(name), 300)
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
     for tool in listed:
         name = tool.get("name")
         if isinstance(name, str) and name in by_name:
-            log.warning("%s: upstream tool %r is listed twice; the second is left out (the "
-                        "first is served, and checked against the lock)", server, name)
+            log.warning("%s: upstream tool %s is listed twice; the second is left out (the "
+                        "first is served, and checked against the lock)", server, _shown(name))
         elif isinstance(name, str):
             by_name[name] = tool
     problems: list[Problem] = []
@@ -132,8 +134,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
         bounded = bound_entry(tool)  # what the upstream wrote for the model, cut
         size = too_big(bounded)
         if size:
-            log.warning("%s: upstream tool %r is left out: its definition is %s characters, "
-                        "over %s", server, name, f"{size:,}", f"{MAX_TOOL_CHARS:,}")
+            log.warning("%s: upstream tool %s is left out: its definition is %s characters, "
+                        "over %s", server, _shown(str(name)), f"{size:,}", f"{MAX_TOOL_CHARS:,}")
             continue
         schema, found = _schema(bounded.get("inputSchema"), reshape, name, server)
         problems += found

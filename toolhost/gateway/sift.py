@@ -123,7 +123,8 @@ def _say(server: str, what: str, entries: list[Any], bad: dict[int, str]) -> Non
     for index in sorted(bad)[:SAID]:
         entry = entries[index]
         name = entry.get("name", entry.get("uri")) if isinstance(entry, dict) else None
-        shown = cut(repr(name), 80) if isinstance(name, str) else f"at index {index} of the page"
+        # ascii: a look-alike (a Cyrillic "о") is shown escaped, never as the name it imitates
+        shown = cut(ascii(name), 80) if isinstance(name, str) else f"at index {index} of the page"
         log.warning("upstream server '%s' listed the %s %s malformed (%s): it is left out",
                     server, what, shown, cut(bad[index], 200))
     if len(bad) > SAID:

@@ -32,7 +32,7 @@ def policy_changes(root: Path, old_commit: str, old_files: Mapping[str, str],
     of the checkout at ``root`` from ``old_commit`` (its files ``old_files``) to what is
     checked out now (``new_files``); a note when the old files cannot be read."""
     from toolhost.config.gitobjects import local_git
-    from toolhost.config.sources import SUFFIXES
+    from toolhost.config.model import SUFFIXES
 
     # a lock is a file a pull request can edit: only plain paths inside the checkout
     old_files = {rel: digest for rel, digest in old_files.items() if _plain(rel)}

@@ -162,6 +162,7 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         self._flows.forget(peer)
         self._content.subscriptions.pop(peer, None)
         self._content.subscriber_callers.pop(peer, None)
+        self._content.subscribed_cost.pop(peer, None)
 
     def set_content(self, content: ServerContent | None) -> None:
         """Swap the resources, prompts and completions (a reload); capabilities follow and
@@ -173,6 +174,8 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
             methods.subscriptions = self._content.subscriptions
             methods.subscriber_callers = self._content.subscriber_callers
             methods.max_subscribers = self._content.max_subscribers
+            methods.max_subscribed = self._content.max_subscribed
+            methods.subscribed_cost = self._content.subscribed_cost
             self._drop_denied_subscriptions(methods.subscriptions, methods.subscriber_callers)
         self._content = methods
         for name in self._content_capabilities:

@@ -13,13 +13,17 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
-from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
-from toolhost.permissions.command_strings import ASSIGNMENT as _ASSIGNMENT
-from toolhost.permissions.command_strings import CUT, command_strings, fed_code_strings
-from toolhost.permissions.command_strings import base as _base
+from toolhost.permissions.bash.forms import (
+    ASSIGN_KINDS,
+    TOO_MANY_FORMS,
+    TOO_MANY_JOINED,
+    command_forms,
+    fed_forms,
+    fed_joined,
+)
+from toolhost.permissions.bash.programs import Step, analyze_line
 from toolhost.permissions.paths import (
     PATH_TOOLS,
     PathPattern,
@@ -27,184 +31,16 @@ from toolhost.permissions.paths import (
     rule_path_pattern,
     spellings,
 )
-from toolhost.permissions.runners import runner_overflows
 from toolhost.permissions.shell.parse import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
 from toolhost.permissions.wildcard import ANY, Matcher, Token, compile_tokens
 
-__all__ = ["CONTENT_TOOLS", "TOO_MANY_FORMS", "BashMatcher", "ContentMatcher", "command_forms",
-           "cover_steps", "fed_forms", "parse_content", "parse_domain"]
+__all__ = ["CONTENT_TOOLS", "BashMatcher", "ContentMatcher", "cover_steps", "parse_content",
+           "parse_domain"]
 
 
 class ContentMatcher(Protocol):
     def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool: ...
-
-
-# Words stripped from the front of a command before a deny/ask rule looks at it, so that
-# ``sudo rm -rf x`` or ``FOO=1 rm -rf x`` is still an ``rm`` command to ``Bash(rm:*)``.
-_PREFIX_WORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}",
-                           "coproc", "doas"}) | WRAPPER_NAMES
-# find's actions that run a command: `find . -exec rm {} +`.
-_EXEC_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_IFS = re.compile(r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])")
-_BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
-_MAX_FORMS = 1024
-# The form standing for those past _MAX_FORMS: every deny and ask Bash rule matches a command
-# that has it (fail closed: a rule is never passed because its form was cut off).
-TOO_MANY_FORMS: tuple[str, ...] = ("\x00too many forms",)
-_TOO_MANY = " ".join(TOO_MANY_FORMS)
-_ASSIGN_KINDS = ("assign", "assign_command")
-
-
-
-
-def strip_prefixes(words: tuple[str, ...]) -> tuple[str, ...]:
-    i = 0
-    while i < len(words) and (_base(words[i]) in _PREFIX_WORDS or _ASSIGNMENT.fullmatch(words[i])
-                              or (i and words[i].startswith("-"))):
-        i += 1
-    return words[i:]
-
-
-def _expanded(words: tuple[str, ...]) -> tuple[str, ...]:
-    """The words after splitting on ``$IFS`` and one level of brace expansion (``{rm,-rf,x}``
-    is three words): what the shell would make of them, for deny matching."""
-    out: list[str] = []
-    for word in words:
-        parts = _IFS.sub(" ", word).split(" ") if "IFS" in word else [word]
-        for part in parts:
-            m = _BRACE.search(part)
-            if m is None:
-                out.append(part)
-                continue
-            items = m.group(1).split(",")[:64]
-            out += [part[:m.start()] + item + part[m.end():] for item in items]
-    return tuple(w for w in out if w)
-
-
-# how far a subcommand is looked for after a program's own options; options that go on past
-# it meet every deny and ask rule (TOO_MANY_FORMS: fail closed)
-_GLOBAL_OPTIONS = 64
-
-
-def _past_options(form: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """The program's leading options (and their possible values) dropped, so a deny rule
-    naming a subcommand sees it: ``git -C /tmp push`` is also ``git push``, ``kubectl -n prod
-    delete pod x`` also ``kubectl delete pod x``, ``cargo +nightly publish`` also ``cargo
-    publish``. Which options take a value is not known: every word after an option is tried
-    both as its value and as the subcommand (fail closed)."""
-    out: list[tuple[str, ...]] = []
-    valued = False  # the previous word was an option that may take this word as its value
-    for k in range(1, min(len(form), _GLOBAL_OPTIONS + 1)):
-        word = form[k]
-        if word == "--":
-            return [*out, (form[0], *form[k + 1:])] if k + 1 < len(form) else out
-        if word[:1] in "-+" and len(word) > 1:
-            valued = "=" not in word
-            continue
-        out.append((form[0], *form[k:]))
-        if not valued:
-            break
-        valued = False
-    else:
-        if len(form) > _GLOBAL_OPTIONS + 1:  # still options at the window's end
-            out.append(TOO_MANY_FORMS)
-    return out
-
-
-def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
-    """:func:`_command_forms`, cached for an ordinary command (every deny and ask Bash rule of
-    a policy tries the same command's forms; a long one is computed each time)."""
-    if depth == 0 and len(words) <= _CACHED_WORDS and sum(map(len, words)) <= 4096:
-        return list(_cached_forms(words))
-    return _command_forms(words, depth)
-
-
-_CACHED_WORDS = 64
-
-
-@lru_cache(maxsize=128)
-def _cached_forms(words: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    return tuple(_command_forms(words, 0))
-
-
-def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
-    """The forms of one simple command that deny and ask rules are tried on (fail closed):
-    as written; with ``$IFS`` split and braces expanded; without leading assignments and
-    wrappers (also named by a path: ``/usr/bin/env``); after a wrapper or a ``find -exec``,
-    from every later word (its options may take values: ``sudo -u root rm``); each with the
-    program's directory dropped (``/bin/rm`` is ``rm``); and the commands of a ``sh -c`` /
-    ``eval`` string."""
-    bases = [words]
-    expanded = _expanded(words)
-    if expanded != words:
-        bases.append(expanded)
-    forms: list[tuple[str, ...]] = []
-    for base in bases:
-        forms += [base, strip_prefixes(base)]
-        lead = 0
-        while lead < len(base) and _ASSIGNMENT.fullmatch(base[lead]):
-            lead += 1
-        if lead < len(base) and _base(base[lead]) in _PREFIX_WORDS:
-            forms += [base[k:] for k in range(lead + 1, len(base))]
-        forms += [base[k + 1:] for k, w in enumerate(base) if w in _EXEC_ACTIONS]
-    forms += [(_base(f[0]), *f[1:]) for f in forms if f and "/" in f[0]]
-    # (after the strings: what a program runs is found by scanning its form as written)
-    past = [g for f in forms if len(f) > 2 and f[1][:1] in "-+" and _base(
-        f[0]) not in _PREFIX_WORDS for g in _past_options(f)]  # (a wrapper's: done above)
-    if any(f and runner_overflows(_base(f[0]), f) for f in forms):
-        past.append(TOO_MANY_FORMS)  # its command may lie past the words looked at
-    for form in list(forms):
-        if depth < 8 and form:
-            for arg in command_strings(form):
-                if _PLAIN_LINE.fullmatch(arg) and arg.split(" ", 1)[0] not in _KEYWORDS:
-                    forms += command_forms(tuple(arg.split()), depth + 1)  # parses as split
-                    continue
-                try:
-                    inner = parse_command(arg)
-                except ShellSyntaxError:
-                    continue
-                for seg in inner.segments + inner.nested:  # each shorter: this ends
-                    forms += command_forms(seg, depth + 1)
-    if depth < 8:  # macOS and Windows find programs in any case: `RM -rf x` runs rm
-        forms += [g for f in list(forms) if f and f[0] != f[0].lower()
-                  for g in command_forms((f[0].lower(), *f[1:]), depth + 1)]
-    forms += past
-    unique = [f for f in dict.fromkeys(forms) if f and f[0]]
-    return unique if len(unique) <= _MAX_FORMS else [*unique[:_MAX_FORMS - 1], TOO_MANY_FORMS]
-
-
-# a command line of plain words (a runner's suffix, `docker run img ls -la`): the shell reads
-# it as its words split at spaces, so it need not be parsed again
-_PLAIN_LINE = re.compile(r"[A-Za-z0-9_./:=@%+,-]+(?: [A-Za-z0-9_./:=@%+,-]+)*")
-_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until",
-                       "for", "select", "case", "esac", "in", "function", "coproc", "time"})
-
-
-@lru_cache(maxsize=128)
-def _fed_joined(command: str) -> tuple[str, ...]:
-    """``fed_forms`` of ``command`` joined, once per command (every deny and ask Bash rule
-    of a policy tries them)."""
-    parsed = parse_command(command)
-    forms = [form for words in parsed.segments + parsed.nested for form in command_forms(words)]
-    return tuple(" ".join(f) for f in fed_forms(command, forms))
-
-
-def fed_forms(command: str, forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
-    """The command forms of the string literals of a program an interpreter among ``forms``
-    (those of ``command``) reads from its stdin (``toolhost.permissions.command_strings``)."""
-    out: list[tuple[str, ...]] = []
-    for text in fed_code_strings(command, forms):
-        if text == CUT:  # strings past those looked at: every rule may match them
-            out.append(TOO_MANY_FORMS)
-            continue
-        try:
-            inner = parse_command(text)
-        except ShellSyntaxError:
-            continue
-        for words in inner.segments + inner.nested:
-            out += command_forms(words, 8)
-    return out
 
 
 @dataclass(frozen=True)
@@ -297,9 +133,9 @@ class BashMatcher:
     def _fed(self, command: str, forms: list[tuple[str, ...]]) -> bool:
         """Whether a command line in the program an interpreter reads from its stdin (a
         here-document, a pipe) matches: its string literals, as for inline code."""
-        fed = _fed_joined(command) if len(command) <= 4096 else tuple(
+        fed = fed_joined(command) if len(command) <= 4096 else tuple(
             " ".join(f) for f in fed_forms(command, forms))
-        return any(f == _TOO_MANY or self.regex.fullmatch(f) for f in fed)
+        return any(f == TOO_MANY_JOINED or self.regex.fullmatch(f) for f in fed)
 
     def _runs(self, command: str) -> bool:
         """Whether a command the analysis proves the line runs (what a wrapper or a shell
@@ -310,7 +146,7 @@ class BashMatcher:
             return True
         for steps in analysis.steps:
             for step in steps:
-                words = step.words[step.offset:] if step.kind in _ASSIGN_KINDS else step.words
+                words = step.words[step.offset:] if step.kind in ASSIGN_KINDS else step.words
                 if words and (self.regex.fullmatch(" ".join(words)) or self.regex.fullmatch(
                         " ".join((words[0].rsplit("/", 1)[-1], *words[1:])))):
                     return True

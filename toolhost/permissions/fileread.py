@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FileRead", "read_regular"]
+__all__ = ["FileRead", "read_regular", "writable_here"]
 
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
@@ -62,3 +62,10 @@ def read_regular(path: str, limit: int) -> FileRead:
     finally:
         os.close(fd)
     return FileRead("file", b"".join(chunks), limit)
+
+
+def writable_here(paths: list[str]) -> list[str]:
+    """The files of ``paths`` (an administrator's: ``/etc/...``) this process could have
+    written or put in place, so an earlier call could have: read like the user's own."""
+    return [p for p in paths if os.access(p, os.W_OK)
+            or os.access(os.path.dirname(p), os.W_OK | os.X_OK)]

@@ -24,7 +24,7 @@ from toolhost.permissions.rule_plan import RulePlan, is_bash
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
 from toolhost.permissions.server_wide import SERVER_READS, server_read, server_wide
 
-# The shell parser and the content matchers (bashpolicy) load with the first rule that has
+# The shell parser and the content matchers (bash.policy) load with the first rule that has
 # content or the first Bash call: most configs have neither (serve and validate start faster).
 
 __all__ = ["EFFECT_ORDER", "CompiledPolicy", "compile_policy"]
@@ -123,7 +123,7 @@ class CompiledPolicy:
         command = tool_input.get("command") if tool_name == "Bash" else None
         if not isinstance(command, str):
             return False
-        from toolhost.permissions.bashpolicy import reads_files
+        from toolhost.permissions.bash.policy import reads_files
 
         return reads_files(command)
 
@@ -259,13 +259,13 @@ class CompiledPolicy:
         """Why the programs of a Bash call cannot be proven (None: they can)."""
         if not isinstance(tool_input.get("command"), str):
             return None
-        from toolhost.permissions.bashpolicy import unprovable
+        from toolhost.permissions.bash.policy import unprovable
 
         return unprovable(tool_input["command"], self.cwd, self._later.brought_meets)
 
     def _allow_each_command(self, tool_input: Mapping[str, Any]) -> Decision | None:
-        """A command no single allow rule covers, allowed program by program (bashpolicy)."""
-        from toolhost.permissions.bashpolicy import allow_each_command
+        """A command no single allow rule covers, allowed program by program (bash.policy)."""
+        from toolhost.permissions.bash.policy import allow_each_command
 
         return allow_each_command(self.rules, self._plan("Bash").applicable, tool_input)
 

@@ -80,7 +80,7 @@ class RulePlan:
 
     def by_command(self, command: Any) -> list[int]:
         """Positions of the Bash rules that can match ``command`` (all if it does not parse)."""
-        from toolhost.permissions.bashpolicy import command_positions
+        from toolhost.permissions.bash.policy import command_positions
 
         return command_positions(command, self.unkeyed, self.by_word, len(self.rules))
 

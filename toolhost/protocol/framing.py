@@ -271,6 +271,13 @@ class LineWriter:
         self._put(direct, data, more)
         return True
 
+    def put_now(self, data: bytes, *, more: bool = False) -> None:
+        """``write_now`` for a caller that has just seen ``can_write_now()`` say yes and has
+        written nothing to the peer since (one check per answer, not two)."""
+        direct = self._direct
+        assert direct is not None
+        self._put(direct, data, more)
+
     def _put(self, direct: asyncio.StreamWriter, data: bytes, more: bool = False) -> None:
         # The first line of an event-loop turn goes out at once (a lone answer waits for
         # nothing); lines written later in the same turn join one batch, written at the

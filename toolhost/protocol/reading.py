@@ -44,8 +44,23 @@ class RequestLines(ControlSender):
 
     _reader: LineReader | PipeLines
     _limits: Limits
-    permission: PermissionFn | None
     on_message: MessageFn | None
+    # the permission's methods that answer without a pause, looked up when it is set (two
+    # getattr calls per request otherwise)
+    _decide_now: Any = None
+    _after_answer: Any = None
+    _permission: PermissionFn | None = None
+
+    @property
+    def permission(self) -> PermissionFn | None:
+        """Who answers ``can_use_tool`` (None: every call is denied)."""
+        return self._permission
+
+    @permission.setter
+    def permission(self, permission: PermissionFn | None) -> None:
+        self._permission = permission
+        self._decide_now = getattr(permission, "decide_now", None)
+        self._after_answer = getattr(permission, "after_answer", None)
 
     async def _serve(self, request_id: str, request: Any) -> None:
         raise NotImplementedError  # ControlSession's
@@ -165,7 +180,7 @@ class RequestLines(ControlSender):
 
     def _answer_now(self, request_id: str, request: Mapping[str, Any]) -> bool:
         # A permission request decided without a pause: the answer is written at once.
-        decide_now = getattr(self.permission, "decide_now", None)
+        decide_now = self._decide_now
         if decide_now is None or not self._writer.can_write_now():
             return False
         try:
@@ -179,9 +194,9 @@ class RequestLines(ControlSender):
         data = encode_line(answer)
         # decided (and audited) already: sent anyway; batched with the answers of the lines
         # read behind it, if any
-        if not self._writer.write_now(data, more=self._reader.waiting > 1):
-            self._tasks.start(lambda: self._send_line(data))
-        after = getattr(self.permission, "after_answer", None)
+        # (can_write_now said yes above, and deciding wrote nothing to the CLI)
+        self._writer.put_now(data, more=self._reader.waiting > 1)
+        after = self._after_answer
         if after is not None:
             try:
                 after()

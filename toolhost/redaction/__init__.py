@@ -26,7 +26,6 @@ a traceback or a log line cannot carry a secret either.
 from __future__ import annotations
 
 from toolhost.redaction.process import (
-    ScrubbingStream,
     active,
     own_secrets,
     remember,
@@ -41,6 +40,7 @@ from toolhost.redaction.redactor import (
     Redactor,
     redactor_for,
 )
+from toolhost.scrub_stream import ScrubbingStream  # (it finds the process's secrets lazily)
 
 __all__ = ["JSON_WORDS", "MASK", "MAX_SECRET", "SECRET_KEY", "Redactor", "ScrubbingStream",
            "active", "own_secrets", "redactor_for", "remember", "remember_own", "scrub"]

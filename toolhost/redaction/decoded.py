@@ -11,7 +11,8 @@ bytes), and hands the decoded texts to the redactor again (which decodes what th
 turn, to ``MAX_DEPTH`` levels). A run whose decoded text holds a secret is hidden whole.
 
 Runs: base64 or base64url of 12 characters or more, wrapped over lines too (as ``base64``
-writes it), also each line reversed (``| rev``); hex of 16 digits or more (an even count);
+writes it), also each line reversed (``| rev``); hex of 16 digits or more (read from its
+first digit and from its second: a stray digit before it shifts every byte by half);
 base32 of 16 characters or more; 8 or more character escapes in a row (``&#NN;``,
 ``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``, ``\\NNN`` octal, ``chr(NN)``; ``\\u{NN}``,
 ``\\x{NN}`` and ``\\U000000NN`` as Rust, JavaScript, Perl and Python write them); a
@@ -83,6 +84,7 @@ _SPACED = (r"(?:0[xX])?[0-9a-fA-F]{2}(?:(?:[ :,]|\r?\n)[ \t]*(?:0[xX])?[0-9a-fA-
 _HEXPAIR = re.compile(r"(?:0[xX])?([0-9a-fA-F]{2})")
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _HEXCHARS = _HEXDIGITS.decode()  # (a first look, before the whole run)
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{17,}")  # hex inside a longer run of base64's characters
 _CONTROLS = bytes(c for c in range(32) if chr(c) not in "\t\n\r")
 _SEP = "\n\0\n"  # between decoded texts checked in one pass: no form runs across it
 
@@ -324,9 +326,13 @@ def _run(start: int, end: int, run: str, budget: Budget,
          xored: _XorBatch | _Replay | None = None) -> Iterator[tuple[int, int, str | None]]:
     """The decodings of one run of base64's characters: as hex, base64, base32."""
     squeezed = run.replace("\r", "").replace("\n", "") if "\n" in run else run
-    if len(squeezed) % 2 == 0 and len(squeezed) >= 16 and not squeezed[:32].strip(
-            _HEXCHARS) and not squeezed.encode().translate(None, _HEXDIGITS):
-        yield from _payload(start, end, bytes.fromhex(squeezed), budget, xored)
+    if len(squeezed) >= 17 and not squeezed[:32].strip(_HEXCHARS) \
+            and not squeezed.encode().translate(None, _HEXDIGITS):
+        yield from _hex(start, end, squeezed, budget, xored)
+    elif "\n" not in run:  # hex after a word glued to it (``...XYZ`` then a piece's hex)
+        for inner in _HEX_RUN.finditer(run):
+            yield from _hex(start + inner.start(), start + inner.end(), inner.group(),
+                            budget, xored)
     body = squeezed.rstrip("=")
     padded = body + "=" * (-len(body) % 4)
     alphabet = b"-_" if ("-" in body or "_" in body) else b"+/"
@@ -340,6 +346,16 @@ def _run(start: int, end: int, run: str, budget: Budget,
         with contextlib.suppress(binascii.Error, ValueError):
             yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8),
                                                              casefold=True), budget, xored)
+
+
+def _hex(start: int, end: int, digits: str, budget: Budget,
+         xored: _XorBatch | _Replay | None) -> Iterator[tuple[int, int, str | None]]:
+    # at both alignments: a digit before the secret's hex (``printf 5; xxd -p``), or its
+    # first digit cut off, shifts every byte of an even run by half
+    odd = len(digits) % 2
+    for hexed in (digits[:len(digits) - odd], digits[1:len(digits) - 1 + odd]):
+        if len(hexed) >= 16:
+            yield from _payload(start, end, bytes.fromhex(hexed), budget, xored)
 
 
 def _payload(start: int, end: int, data: bytes, budget: Budget,

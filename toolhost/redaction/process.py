@@ -13,9 +13,8 @@ from typing import Any
 
 from toolhost.redaction.redactor import Redactor
 from toolhost.redaction.values import BINARY_KEYS, redact_strings
-from toolhost.scrub_stream import ScrubbingStream
 
-__all__ = ["ProcessSecrets", "ScrubbingStream", "active", "own_secrets", "remember",
+__all__ = ["ProcessSecrets", "active", "own_secrets", "remember",
            "remember_own", "scrub", "scrub_value"]
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from toolhost.redaction.edges import longest as _longest
 from toolhost.redaction.edges import open_tail as _open_tail
 from toolhost.redaction.forms import forms, rare_forms
+from toolhost.redaction.marks import JSON_WORDS, MASK, MAX_SECRET, SECRET_KEY
 from toolhost.redaction.spell import Matcher
 from toolhost.redaction.tail import MAX_HOLD, SpelledTails
 
@@ -29,18 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["JSON_WORDS", "MASK", "MAX_SECRET", "SECRET_KEY", "Redactor", "redactor_for"]
 
-MASK = "***"
-# The longest secret a config or ``serve`` takes (a located error past it): each secret's
-# forms cost a set-up linear in its length (~10 us a character: 200,000 cost 2-25 s on each
-# load), and a PEM key, a JWT or a cloud key file is a few KiB. A ``Redactor`` built directly
-# takes any length (and pays for it).
-MAX_SECRET = 65_536
-JSON_WORDS = frozenset({"true", "false", "null"})  # never hidden (see Redactor)
-# Argument names whose values are never shown, whatever they contain.
-SECRET_KEY = re.compile(
-    r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|auth(orization)?|credentials?|"
-    r"private[_-]?key|cookie|session[_-]?id|access[_-]?key|client[_-]?secret)$",
-    re.IGNORECASE)
 @dataclass(frozen=True)
 class Redactor:
     """Hides a fixed set of secret values. Immutable; build once, call per output."""
@@ -98,11 +87,27 @@ class Redactor:
         found = list(self._pattern.spans(text))
         extra = self._across_lines(text)
         extra += self._more(text, extra)
-        if not extra:
+        if not extra and not found:
             return found
         from toolhost.redaction.wrapped import merged
 
-        return merged(found + extra)
+        return self._with_rest(text, merged(found + extra))
+
+    def _with_rest(self, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``spans`` (merged, not empty), and the decoded runs of what they leave: the text
+        read again with them blanked out, so a run a secret's span cut (a piece of one glued
+        to another form of it: ``%59%5A`` then the rest's hex, ``...XYZ`` then a piece's
+        base64) is read alone."""
+        from toolhost.redaction.wrapped import merged
+
+        parts: list[str] = []
+        pos = 0
+        for start, end in spans:
+            parts += (text[pos:start], " " * (end - start))
+            pos = end
+        parts.append(text[pos:])
+        rest = self._decoded("".join(parts))
+        return merged(spans + rest) if rest else spans
 
     def _across_lines(self, text: str, squeezed: bool = True) -> list[tuple[int, int]]:
         """Secrets whose encoding a line break cuts: wrapped base64 or hex (its breaks maybe
@@ -268,16 +273,21 @@ class Redactor:
         if squeezed:  # (without: a cut's edges are measured; whole runs would hide them)
             extra += self._more(text, extra)
         if not extra:
-            return self._pattern.sub(text, MASK)
+            out = self._pattern.sub(text, MASK)
+            if out is text or out == text or not squeezed:
+                return out
         from toolhost.redaction.wrapped import merged
 
-        out: list[str] = []
+        spans = merged([*self._pattern.spans(text), *extra])
+        if squeezed:
+            spans = self._with_rest(text, spans)
+        out_parts: list[str] = []
         pos = 0
-        for start, end in merged([*self._pattern.spans(text), *extra]):
-            out += (text[pos:start], MASK)
+        for start, end in spans:
+            out_parts += (text[pos:start], MASK)
             pos = end
-        out.append(text[pos:])
-        return "".join(out)
+        out_parts.append(text[pos:])
+        return "".join(out_parts)
 
     def value(self, value: Any) -> Any:
         """A copy of ``value`` (JSON-like) with ``redact`` applied to every string, keys too."""
@@ -341,14 +351,16 @@ class Redactor:
             text = MASK + text[k:] if k else text
         return text
 
-    def stream_split(self, text: str) -> tuple[str, str]:
+    def stream_split(self, text: str, *, pieces: bool = True) -> tuple[str, str]:
         """For text that goes on in later pieces (a stream cut anywhere): ``(shown, held)``.
 
         ``shown`` is the redacted start of ``text`` that no continuation can change; ``held``
         is the raw rest (the start of a secret, in any form or spelling, may be in it), to be
         put before the next piece. The ``shown`` parts of every piece, then ``redact(held)``
         at the end, join to exactly ``redact`` of the whole text, wherever the text was cut
-        (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held)."""
+        (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held). Without
+        ``pieces``, an end that only a piece of a secret found later would grow over is
+        shown (a line its writer flushed unfinished, a prompt: shown now, not held)."""
         if self._pattern is None:
             return text, ""
         from toolhost.redaction.decoded import packed_tail
@@ -357,6 +369,7 @@ class Redactor:
         tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
                    wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
                    self._pattern.dump_tail(text),
+                   self._squeezed.open_tail(text, MAX_HOLD) if pieces else 0,
                    packed_tail(text))  # a compressed run is decoded whole: held to its end
         if not text.isascii() or self._controls.search(text) is not None:
             tail = max(tail, self._unseen_tail(text))  # a colour between its characters

@@ -152,7 +152,8 @@ def _word_forms(raw: bytes) -> set[str]:
 class Squeezed:
     """The squeezed forms of a set of secrets, and where they are in a text."""
 
-    __slots__ = ("_forms", "_marks", "_pieces", "_raws", "_shortest", "_words", "forms")
+    __slots__ = ("_forms", "_inner", "_marks", "_pieces", "_raws", "_shortest", "_words",
+                 "forms")
 
     def __init__(self, secrets: Iterable[tuple[str, Iterable[str]]]) -> None:
         """``secrets``: each secret with the base64 cores of its bytes."""
@@ -169,14 +170,16 @@ class Squeezed:
                     and sum(c.isspace() for c in secret) <= MAX_BLANKS:
                 found |= _forms(secret, cores)
                 self._raws.append(secret.encode("utf-8", "surrogatepass"))
-                for at in range(len(whole) - PIECE + 1):
-                    piece = whole[at:at + PIECE]
-                    if _MIXED.search(piece) and _MIXED_BACK.search(piece):
-                        self._pieces.setdefault(piece, []).append(whole)
-                self._pieces.setdefault(whole, []).append(whole)
-                # its own punctuation next to a piece goes with it ("-----BEGIN ...-----")
-                self._marks[whole] = self._marks.get(whole, "") + "".join(
-                    {c for c in secret if c in string.punctuation})
+                marks = "".join({c for c in secret if c in string.punctuation})
+                # its pieces, and those of it reversed (``rev | cut -c1-12``)
+                for text in {whole, whole[::-1]}:
+                    for at in range(len(text) - PIECE + 1):
+                        piece = text[at:at + PIECE]
+                        if _MIXED.search(piece) and _MIXED_BACK.search(piece):
+                            self._pieces.setdefault(piece, []).append(text)
+                    self._pieces.setdefault(text, []).append(text)
+                    # its own punctuation next to a piece goes with it ("-----BEGIN ...-----")
+                    self._marks[text] = self._marks.get(text, "") + marks
             elif len(secret) < LONG:  # a short one: only its encodings as long as words
                 found |= _encoded_forms(secret.encode("utf-8", "surrogatepass"))
         found |= self._pieces.keys()
@@ -184,6 +187,35 @@ class Squeezed:
         self._shortest = min(map(len, found), default=0)  # a shorter text holds none
         self._forms: Any = None  # RE2 patterns, on first use: the forms, and with the words
         self._words: Any = None
+        self._inner: str | None = None  # every form but its last character, for open_tail
+
+    def open_tail(self, text: str, limit: int) -> int:
+        """How many characters at the end of ``text`` (``limit`` at most) more text could
+        make part of a squeezed form (0: none): those whose squeezed text is in a form and
+        not at its end. A piece found later is grown back over them (``spans``), so a stream
+        holds them rather than show what the whole text would hide. Not past a line break:
+        a stream of lines shows each as it ends (a secret cut over two lines is the lines'
+        reader's: ``redaction.wrapped``)."""
+        if not self.forms:
+            return 0
+        if self._inner is None:  # (a form's pieces are in it: a piece grows inside its form)
+            self._inner = "\0".join(_encodable(form[:-1]) for form in self.forms)
+        longest = max(map(len, self.forms))
+        kept: list[int] = []  # where the last characters a form may hold are, from the end
+        at = len(text)
+        while at > max(0, len(text) - limit) and len(kept) < longest:
+            at -= 1
+            if text[at] in "\r\n":  # a line is shown when it ends (a stream of lines)
+                break
+            if squeeze(text[at]):
+                kept.append(at)
+        kept.reverse()
+        squeezed = _encodable(squeeze("".join(text[i] for i in kept)))
+        lo, hi = 0, len(squeezed)
+        while lo < hi:  # the suffixes of a form's inside are in it too: the longest, by halves
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if squeezed[len(squeezed) - mid:] in self._inner else (lo, mid - 1)
+        return len(text) - kept[len(kept) - lo] if lo else 0
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Where a squeezed form is in ``text``, as spans of ``text``."""

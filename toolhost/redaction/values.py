@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import bisect
 import functools
+import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolhost.redaction.redactor import MASK, SECRET_KEY, Redactor
+from toolhost.redaction.marks import MASK, SECRET_KEY
+
+if TYPE_CHECKING:
+    from toolhost.redaction.redactor import Redactor
 
 __all__ = ["BINARY_KEYS", "across_blocks", "across_leaves", "mask_arguments", "redact_strings",
            "secret_key"]
@@ -44,8 +48,8 @@ def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) ->
     lines) or in pieces (``["sk-live-", "9f8e..."]``, a list of its characters); numbers
     (its bytes or code points: ``[115, 107, 45, ...]``, as the text of the same result
     showed ``[***]``) become ``***``."""
-    hide = redact if isinstance(redact, Redactor) else getattr(redact, "__self__", None)
-    if not isinstance(hide, Redactor) or hide._pattern is None or len(items) < 2:
+    hide = _redactor(redact)
+    if hide is None or hide._pattern is None or len(items) < 2:
         return shown
     if all(isinstance(item, Mapping) for item in items):
         return across_blocks(items, shown, redact)
@@ -126,6 +130,15 @@ def _replaced(shown: Any, hidden: Any) -> Any:
     if isinstance(shown, list):
         return [_replaced(item, hidden) for item in shown]
     return shown
+
+
+def _redactor(redact: Callable[[str], str]) -> Redactor | None:
+    """The ``Redactor`` whose ``redact`` this is (or that is called), else None."""
+    # looked up, not imported: ``Redactor.value`` imports this module (no Redactor exists
+    # before its module is loaded)
+    module = sys.modules.get("toolhost.redaction.redactor")
+    hide = getattr(redact, "__self__", redact)
+    return hide if module is not None and isinstance(hide, module.Redactor) else None
 
 
 def _hidden(items: list[str], shown: list[Any], found: list[tuple[int, int]], sep: int,

@@ -15,12 +15,13 @@ when the stream ends)::
 - the time from the request's arrival to the end of its response.
 
 The logger is ``toolhost.access`` at INFO, on by default for the HTTP transport
-(``--no-access-log`` turns it off). Values a client sent are cut and quoted when they hold a
-space or a quote; the text formatter escapes control characters and the stderr handler
-hides the config's secrets, as for every line. Probes (``/healthz``, ``/readyz``) answered
-200 are not logged: a kubelet probes every few seconds. A connection refused before it is
-read as a request (over ``--max-connections``, an unreadable head) is not a request here:
-each has its own warning.
+(``--no-access-log`` turns it off). Values a client sent are cut and quoted when they hold a space
+or a quote (a URI without its userinfo, and ``***`` for a query value under a credential's
+name: ``?api_key=***``); the text formatter escapes control characters and the stderr
+handler hides the config's secrets, as for every line. Probes (``/healthz``, ``/readyz``)
+answered 200 are not logged: a kubelet probes every few seconds. A connection refused before
+it is read as a request (over ``--max-connections``, an unreadable head) is not a request
+here: each has its own warning.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from toolhost.config.url_secrets import masked_url
 from toolhost.excerpt import cut
 from toolhost.serve.metrics import Metrics
 
@@ -63,7 +65,8 @@ def note_message(scope: Scope, message: Mapping[str, Any]) -> None:
     params = message.get("params")
     key = _NAMED.get(method)
     if key is not None and isinstance(params, Mapping) and isinstance(params.get(key), str):
-        fields["name"] = params[key]
+        # a client's URI may carry its own credentials (``https://user:pw@...``, ``?token=``)
+        fields["name"] = masked_url(params[key]) if key == "uri" else params[key]
     if "id" in message:
         fields["id"] = message["id"]
     note(scope, **fields)

@@ -115,8 +115,12 @@ class LegacySessions:
         session_id = self.tokens.issue(version if isinstance(version, str) else "", caps,
                                        owner=owner)
         issued = self.tokens.check(session_id)
+        # Only which capabilities were declared is kept (what the signed id carries, and all
+        # a request to the client asks): the client's whole object stayed with its session
+        # for as long as it was kept, 1 MB of it per initialize, 10,000 sessions of it
+        declared = issued.capabilities if issued is not None else {}
         return session_id, self._remember(session_id, Session(
-            capabilities=caps, expires=issued.expires if issued else 0.0, owner=owner),
+            capabilities=declared, expires=issued.expires if issued else 0.0, owner=owner),
             unkept=True)
 
     def end(self, session_id: str | None, owner: str = "", *, caller: Any = None

@@ -161,3 +161,24 @@ def test_a_push_elsewhere_reads_no_hooks_of_this_machine(tmp_path: Path, url: st
     subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "o")], check=True,
                    env=ENV, capture_output=True)
     assert decide(tmp_path, command, GUARDED) == want
+
+
+def test_the_system_config_is_read_where_this_process_could_have_written_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/etc/gitconfig is the administrator's; running as root (a container), an earlier call
+    could have put ``core.fsmonitor = ./fs.sh`` there, and git runs it for every repository."""
+    from toolhost.permissions.git import config_runs
+
+    env = _tree(tmp_path, "")
+    system = tmp_path / "etc" / "gitconfig"
+    system.parent.mkdir()
+    system.write_text("[core]\n\tfsmonitor = ./fs.sh\n")
+    monkeypatch.setattr(config_runs, "SYSTEM_CONFIG", str(system))
+    assert decide(tmp_path, "git -C r status", GUARDED) == "deny"
+    subprocess.run(["git", "-C", "r", "status"], cwd=tmp_path, capture_output=True,
+                   env={**{k: v for k, v in env.items() if k != "GIT_CONFIG_NOSYSTEM"},
+                        "GIT_CONFIG_SYSTEM": str(system)}, check=False,
+                   stdin=subprocess.DEVNULL, timeout=60)
+    assert (tmp_path / "ran").exists()  # (git ran it: a real case)
+    monkeypatch.setattr(config_runs.os, "access", lambda *args, **kwargs: False)
+    assert decide(tmp_path, "git -C r status", GUARDED) == "allow"  # (not ours to write)

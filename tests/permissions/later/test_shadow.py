@@ -66,6 +66,47 @@ def test_a_module_of_a_scripts_directory_named_as_the_standard_librarys_is_not_p
     assert decide(tmp_path, command, OPEN) == "allow"
 
 
+@pytest.mark.parametrize(("command", "expected"), [
+    ("python3 -I tools/x.py", "allow"), ("python3 -P tools/x.py a", "allow"),
+    ("python3 -EI tools/x.py", "allow"), ("sudo python3.12 -u -P tools/x.py", "allow"),
+    ("python3 -E tools/x.py", "deny"), ("python3 -u tools/x.py -I", "deny"),
+    # the isolated run does not vouch for another run of the same script
+    ("python3 -I tools/x.py; python3 tools/x.py", "deny"),
+    ("sh -c 'python3 -P tools/x.py && python3 tools/x.py'", "deny")])
+def test_a_script_run_that_leaves_its_directory_off_sys_path_stays_provable(
+        tmp_path: Path, command: str, expected: str) -> None:
+    # (judged as run: the form with its options dropped, which deny rules are also tried
+    # on, is no run of its own)
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "x.py").write_text("import json\n")
+    (tmp_path / "tools" / "json.py").write_text("import os\n")
+    assert decide(tmp_path, command, GUARDED) == expected
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    # a value glued to -W or -X is no option: -WIgnore is no -I (python warns the filter is
+    # invalid and runs the script, its folder first; checked with python 3.11)
+    ("python3 -WIgnore tools/x.py", "deny"), ("python3 -uW Ignore tools/x.py", "deny"),
+    ("python3 -XIgnored tools/x.py", "deny"), ("python3 -Wi -P tools/x.py", "allow"),
+    ("python3 -uIW ignore tools/x.py", "allow")])
+def test_python_options_are_read_as_python_reads_them(
+        tmp_path: Path, command: str, expected: str) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "x.py").write_text("import json\n")
+    (tmp_path / "tools" / "json.py").write_text("import os\n")
+    assert decide(tmp_path, command, GUARDED) == expected
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("python3 -um json.tool f", "deny"), ("python3 -XIgnored -m json.tool f", "deny"),
+    ("python3 -WPending -c 'import json'", "deny"), ("python3 -Ic 'import json'", "allow"),
+    ("python3 -uIm json.tool f", "allow")])
+def test_a_bundled_m_or_c_is_read_as_python_reads_it(
+        tmp_path: Path, command: str, expected: str) -> None:
+    (tmp_path / "json.py").write_text("import os\n")
+    assert decide(tmp_path, command, GUARDED) == expected
+
+
 def test_a_link_to_a_script_is_judged_by_the_directory_python_resolves(
         tmp_path: Path) -> None:
     (tmp_path / "real").mkdir()
@@ -91,6 +132,10 @@ def test_python_really_imports_a_scripts_neighbour_in_place_of_json(tmp_path: Pa
     subprocess.run([sys.executable, "-I", str(tmp_path / "tools" / "x.py")], cwd=isolated,
                    timeout=60, check=True, capture_output=True)
     assert not (isolated / "ran").exists()  # (-I leaves the script's directory off)
+    if sys.version_info >= (3, 11):  # (-P: 3.11 on; before, python refuses the option)
+        subprocess.run([sys.executable, "-P", str(tmp_path / "tools" / "x.py")],
+                       cwd=isolated, timeout=60, check=True, capture_output=True)
+        assert not (isolated / "ran").exists()
 
 
 def test_python_really_imports_the_directory_s_json(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ NOT_PROVABLE = [
     # the runner as a module or a package's bin
     "python -m tox", "python3 -m nox -s x", "python3.12 -minvoke build", "python -m pdm run t",
     "python -m SCons", "python3 -X dev -m tox", "python3 -W ignore -m nox",
+    "python3 -um tox", "python3 -uW ignore -m nox",  # (bundled: -u, then -m / -W's value)
     "yarn nx build", "pnpm turbo build", "pnpm exec nx build", "npm exec turbo run build",
     "bunx turbo build", "uvx tox", "pipx run nox",
     # past wrappers, in a substitution, behind another runner

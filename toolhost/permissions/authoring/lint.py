@@ -136,7 +136,7 @@ def _never_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
                  None)
     if guard is None:
         return []
-    from toolhost.permissions.chosen_code import chosen_code_spec
+    from toolhost.permissions.bash.chosen_code import chosen_code_spec
     from toolhost.permissions.later.tasks import rule_runner
 
     out: list[LintFinding] = []

@@ -227,7 +227,7 @@ def never_allows(spec: str) -> str | None:
     matches is not provable (``Bash(eval:*)``, ``Bash(sudo -s)``, ``Bash(curl * | sh)``) or
     opaque (``Bash(ls > out.txt)``, ``Bash(echo $(date))``). Wildcards are tried as a plain
     word; a prefix rule only when its command cannot be completed into a provable one."""
-    from toolhost.permissions.bashprog import analyze_line
+    from toolhost.permissions.bash.programs import analyze_line
     from toolhost.permissions.shell.parse import ShellSyntaxError, parse_command
 
     prefix = spec.endswith(":*") or spec.endswith(" *")

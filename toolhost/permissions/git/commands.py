@@ -2,7 +2,7 @@
 
 A word git does not define as a command is an alias (``git config alias.x '!rm -rf x'`` in an
 earlier call, or in any config file git reads) or a ``git-x`` program found on ``PATH``: what
-it runs is not on the command line, so the command is not provable (bashprog). Git runs its
+it runs is not on the command line, so the command is not provable (bash.programs). Git runs its
 own commands before an alias of the same name, so an alias cannot change what ``git status``
 runs. An alias given on the same line (``git -c alias.x=... x``) is seen: its value is tried
 as a command line (command_strings).
@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["GIT_COMMANDS", "git_subcommand", "unknown_git_command"]
+__all__ = ["CONTACTS", "GIT_COMMANDS", "git_subcommand", "unknown_git_command"]
+
+# subcommands that reach a configured remote (through its transport or remote helper)
+CONTACTS = frozenset({"fetch", "pull", "push", "ls-remote", "remote", "submodule", "clone",
+                      "archive", "maintenance", "gc", "fetch-pack", "send-pack", "bisect"})
 
 _IFS = re.compile(r"\$(?:IFS|\{IFS\})")
 

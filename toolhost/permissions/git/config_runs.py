@@ -6,7 +6,8 @@ when written (``later.edits``). But a command there may run a script by its path
 (``fsmonitor = ./fs.sh``): the config meets no rule, ``fs.sh`` is an ordinary file an
 earlier call wrote (``rm -rf ~/x``), and ``git status`` ran rm under ``deny: Bash(rm:*)``.
 Under a deny or ask Bash rule each git command of the line is decided with what its
-repository's config (and the user's ``~/.gitconfig``) runs and with its hooks, each judged as
+repository's config (the user's ``~/.gitconfig``, and ``/etc/gitconfig`` where this process
+could have written it) runs and with its hooks, each judged as
 a Bash command in the work tree (a script named by its path is read: ``later.script``). What
 the text alone does not say (``GIT_DIR`` in the environment, ``--exec-path=``, a ``cd $X``
 first, a config that cannot be read, includes more than 3 deep) is not provable; every
@@ -20,9 +21,9 @@ import re
 import shlex
 from contextvars import ContextVar
 
-from toolhost.permissions.chosen_code import HELPER
-from toolhost.permissions.fileread import read_regular
-from toolhost.permissions.git.commands import git_subcommand
+from toolhost.permissions.bash.chosen_code import HELPER
+from toolhost.permissions.fileread import read_regular, writable_here
+from toolhost.permissions.git.commands import CONTACTS, git_subcommand
 from toolhost.permissions.git.config_text import common_dir, repository, settings
 from toolhost.permissions.later.judge import Judge, Unprovable
 from toolhost.permissions.later.where import places
@@ -33,6 +34,7 @@ __all__ = ["config_reason"]
 
 
 _LIMIT = 64 * 1024
+SYSTEM_CONFIG = "/etc/gitconfig"  # git's system-wide file (an administrator's)
 _MAX_HOOKS = 64
 _MAX_INCLUDES = 3
 # subcommands that write no ref, index or commit: they run no hook (githooks(5))
@@ -56,9 +58,6 @@ _RUNS_HOOKS = {
                           "post-update", "push-to-checkout", "reference-transaction"}),
 }
 _DEPTH: ContextVar[int] = ContextVar("gitconfig_depth", default=0)
-# subcommands that reach a configured remote (through its transport or remote helper)
-_CONTACTS = frozenset({"fetch", "pull", "push", "ls-remote", "remote", "submodule", "clone",
-                       "archive", "maintenance", "gc", "fetch-pack", "send-pack", "bisect"})
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # the environment or options that name another repository or config than the one found here
 _ELSEWHERE = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_CEILING",
@@ -134,7 +133,8 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     hooks = os.path.join(common, "hooks")
-    todo = [(p, 0) for p in (os.path.join(home, ".gitconfig"),
+    # the system file first, as git reads it, where an earlier call could have written it
+    todo = [(p, 0) for p in (*writable_here([SYSTEM_CONFIG]), os.path.join(home, ".gitconfig"),
                              os.path.join(xdg, "git", "config"), os.path.join(common, "config"),
                              os.path.join(gitdir, "config.worktree"))]
     remotes: dict[str, str] = {}  # remote name -> the URL a push goes to
@@ -175,7 +175,7 @@ def _one(words: tuple[str, ...], cwd: str, judge: Judge,
             if why is not None:
                 return f"git's config runs {line[:60]!r} ({key}), which {why}"
     helper = next((u for u in [*remotes.values(), *(b for _, b in rewrites)]
-                   if HELPER.match(u)), None) if sub in _CONTACTS else None
+                   if HELPER.match(u)), None) if sub in CONTACTS else None
     if helper is not None:  # url = evil::x runs git-remote-evil from PATH
         return (f"git's config names the remote {helper[:60]!r} of the form NAME::ADDRESS, "
                 "so git runs the program git-remote-NAME, which the rules cannot see")

@@ -87,7 +87,7 @@ def command_lines(texts: list[str] | object) -> list[str] | object:
 def _command_lines(texts: tuple[str, ...]) -> tuple[str, ...] | None:
     """``command_lines`` of ``texts`` (None: UNJUDGED), remembered: a function of the text
     alone (a make's recipe lines are judged again at each ``make``)."""
-    from toolhost.permissions.command_strings import CUT, fed_code_strings
+    from toolhost.permissions.bash.command_strings import CUT, fed_code_strings
     from toolhost.permissions.shell.parse import ShellSyntaxError, parse_command
 
     if any("\0" in text for text in texts) or sum(map(len, texts)) > LONG_CONTENT or any(

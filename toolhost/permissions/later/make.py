@@ -18,8 +18,8 @@ import os
 import re
 from contextvars import ContextVar
 
-from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
-from toolhost.permissions.content import command_forms
+from toolhost.permissions.bash.forms import command_forms
+from toolhost.permissions.bash.shell_builtins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.later.judge import Judge, Unprovable, first_unproven
 from toolhost.permissions.later.make_expand import BUILTIN
 from toolhost.permissions.later.make_opts import make_options

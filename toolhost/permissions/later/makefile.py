@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
+from toolhost.permissions.bash.shell_builtins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.fileread import read_regular
 
 __all__ = ["GIT_ENV", "LIMIT", "RUNS", "SPECIAL", "Makefile", "Rule", "Unknown", "parse_makefile",

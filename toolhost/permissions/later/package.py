@@ -25,7 +25,7 @@ import shlex
 from contextvars import ContextVar
 from functools import lru_cache
 
-from toolhost.permissions.content import command_forms
+from toolhost.permissions.bash.forms import command_forms
 from toolhost.permissions.later.judge import Judge, Unprovable, first_unproven
 from toolhost.permissions.later.makefile import read_text
 from toolhost.permissions.later.package_files import SHELLISH, install_reason, rc_reason

@@ -23,8 +23,8 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
-from toolhost.permissions.bashprog import SHELLS
+from toolhost.permissions.bash.programs import SHELLS
+from toolhost.permissions.bash.shell_builtins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.later.files import past_wrappers
 from toolhost.permissions.later.judge import Judge

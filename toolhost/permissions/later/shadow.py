@@ -16,20 +16,18 @@ at for modules named as the standard library's (its other modules are the script
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 
-from toolhost.permissions.command_strings import reads_program_from_stdin
-from toolhost.permissions.fresh_files import may_write
+from toolhost.permissions.bash.command_strings import reads_program_from_stdin
+from toolhost.permissions.bash.forms import command_forms
+from toolhost.permissions.bash.fresh_files import may_write
+from toolhost.permissions.bash.python_args import python_run
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.shell.parse import ParsedCommand
 
-__all__ = ["shadow_reason"]
+__all__ = ["modules_in", "shadow_reason"]
 
-_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
-_SAFE = frozenset({"-I", "-P"})
-_VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})
 _STDLIB = frozenset(sys.stdlib_module_names)
 _SUFFIXES = (".py", ".pyc", ".pyw", ".so", ".pyd")
 _LISTED = 4096  # entries of the directory looked at (fail closed past them)
@@ -41,6 +39,9 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
     it means (None: none may, or no deny or ask Bash rule exists)."""
     wanted: set[str] = set()
     scripts: list[str] = []
+    if parsed is not None:  # the runs as they happen: "python3 -I x.py" is not "python3 x.py"
+        forms = [f for words in parsed.segments + parsed.nested
+                 for f in command_forms(words, options=False)]
     for form in forms:
         mode = _mode(form)
         if mode is not None:
@@ -55,7 +56,7 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
         return ("the line may write a module into the directory python imports from first "
                 "(it is looked at before the line runs)")
     if wanted:
-        hits = _modules(cwd, wanted)
+        hits = modules_in(cwd, wanted)
         if hits is None:
             return (f"python puts {cwd!r} first on sys.path, and it holds too many entries "
                     "to look for a module there")
@@ -71,20 +72,9 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
 
 def _script(form: tuple[str, ...]) -> str | None:
     """The script file a python form runs (``python3 tools/x.py``: ``tools/x.py``), None:
-    none, or not python."""
-    if not form or not _PYTHON.fullmatch(form[0].rsplit("/", 1)[-1]):
-        return None
-    for k, word in enumerate(form[1:], 1):
-        if form[k - 1] in _VALUED:
-            continue
-        if word in _SAFE or (word[:1] == "-" and word[1:2] != "-"
-                             and set(word[1:]) & {"I", "P"}):
-            return None  # (-I, -P: the script's directory is not put on sys.path)
-        if word == "--":
-            return form[k + 1] if k + 1 < len(form) else None
-        if not word.startswith("-"):
-            return word if word != "-" else None
-    return None
+    none, ``-I``/``-P`` (the script's directory is not put on sys.path), or not python."""
+    run = python_run(form)
+    return None if run is None or run.isolated else run.script
 
 
 def _script_dir_reason(script: str, cwd: str) -> str | None:
@@ -99,7 +89,7 @@ def _script_dir_reason(script: str, cwd: str) -> str | None:
     folders = dict.fromkeys([os.path.dirname(path) or cwd,
                              os.path.dirname(os.path.realpath(path))])
     for folder in folders:
-        hits = _modules(folder, set())
+        hits = modules_in(folder, set())
         if hits is None:
             return (f"python puts the script's directory {folder!r} first on sys.path, and "
                     "it holds too many entries to look for a module there")
@@ -118,25 +108,15 @@ def _program(forms: list[tuple[str, ...]]) -> str:
 def _mode(form: tuple[str, ...]) -> str | None:
     """The top-level module ``python -m`` runs, ``""`` for ``-c`` or a program on its input,
     None: a script file, ``-I``/``-P``, or not python."""
-    if not form or not _PYTHON.fullmatch(form[0].rsplit("/", 1)[-1]):
+    run = python_run(form)
+    if run is None or run.isolated or run.script is not None:
         return None
-    for k, word in enumerate(form[1:], 1):
-        if form[k - 1] in _VALUED:
-            continue
-        if word in _SAFE or (word[:1] == "-" and word[1:2] != "-" and set(word[1:]) & {"I", "P"}
-                             and "c" not in word and "m" not in word):
-            return None
-        if word[:2] == "-m":
-            module = word[2:] or (form[k + 1] if k + 1 < len(form) else "")
-            return module.split(".", 1)[0]
-        if word[:1] == "-" and word[1:2] != "-" and "c" in word:
-            return ""
-        if not word.startswith("-"):
-            return None if word != "-" else ""  # (a script file: the program)
-    return "" if reads_program_from_stdin(form) else None
+    if run.module is not None:
+        return run.module.split(".", 1)[0]
+    return "" if run.code or reads_program_from_stdin(form) else None
 
 
-def _modules(cwd: str, wanted: set[str]) -> list[str] | None:
+def modules_in(cwd: str, wanted: set[str]) -> list[str] | None:
     """The modules of the standard library or of ``wanted`` a directory holds (``x.py``,
     ``x.cpython-312.so``, a ``x/__init__.py`` package), sorted; None: too many entries."""
     stems = _entries(cwd)

@@ -13,10 +13,11 @@ alone read no task. Deny or allow the runner by name (``Bash(just:*)``) as befor
 
 from __future__ import annotations
 
-import re
 import shlex
 
-from toolhost.permissions.content import command_forms
+from toolhost.permissions.bash.forms import command_forms
+from toolhost.permissions.bash.python_args import python_run
+from toolhost.permissions.bash.runners import is_runner, runner_strings
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.later.task_tables import (
     ANY,
@@ -29,14 +30,11 @@ from toolhost.permissions.later.task_tables import (
     local_install,
     runner_name,
 )
-from toolhost.permissions.runners import is_runner, runner_strings
 from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["TASK_RUNNERS", "may_name_tasks", "rule_runner", "tasks_reason"]
 
 _MODULES = MODULES
-_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
-_PYTHON_VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})  # (python -X dev -m tox)
 _LOOKED_FOR = frozenset({*TASK_RUNNERS, *_MODULES, "pip", "pip3"})
 # a JavaScript package manager runs a package's bin by its name (`yarn nx build`, `pnpm
 # turbo x`, `pnpm exec nx`): the word after it or after its run/exec word
@@ -152,17 +150,10 @@ def _as_runner(form: tuple[str, ...]) -> tuple[str, ...]:
     if form and " " in form[0]:  # (env -S 'just x': the string's words)
         form = (*form[0].split(), *form[1:])
     name = form[0].rsplit("/", 1)[-1] if form else ""
-    if _PYTHON.fullmatch(name):
-        for k, word in enumerate(form[1:], 1):
-            if form[k - 1] in _PYTHON_VALUED:
-                continue  # (an option's value)
-            module = form[k + 1] if word == "-m" and k + 1 < len(form) else (
-                word[2:] if word.startswith("-m") and len(word) > 2 else None)
-            if module is not None:
-                runner = _MODULES.get(module)
-                return (runner, *form[k + 2 - (word != "-m"):]) if runner else form
-            if not word.startswith("-"):
-                return form  # (a script file)
+    run = python_run(form)
+    if run is not None:
+        runner = _MODULES.get(run.module) if run.module is not None else None
+        return (runner, *form[run.rest:]) if runner else form
     if name in _JS:
         words = [w for w in form[1:] if not w.startswith("-")][:2]
         if words and words[0] in _JS_RUN:

@@ -7,7 +7,7 @@ commands, ``echo "a && b"`` is one. Quotes and backslashes are removed from word
 here-document are parsed recursively into ``nested`` commands, and anything an allow rule
 cannot vouch for (a substitution, a redirection to a file, a here-document) marks the command
 ``opaque``. Each word also says whether it is a *plain literal* (no expansion, glob, brace,
-backslash or ANSI-C/locale quoting: what you read is what runs); ``bashprog`` needs that to
+backslash or ANSI-C/locale quoting: what you read is what runs); ``bash.programs`` needs that to
 prove which programs a command runs.
 """
 

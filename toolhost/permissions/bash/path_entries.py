@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import os
 
-from toolhost.permissions.fresh_files import may_write
+from toolhost.permissions.bash.fresh_files import may_write
 from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["relative_path_reason"]

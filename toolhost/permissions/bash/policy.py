@@ -2,7 +2,7 @@
 proven about a command, and a compound command allowed one program at a time.
 
 ``toolhost.permissions.policy`` loads this module with the first Bash rule or Bash call. It
-brings the shell parser and the content matchers (``shell``, ``bashprog``, ``content``),
+brings the shell parser and the content matchers (``shell``, ``programs``, ``content``),
 which a config without such rules never needs: ``serve`` and ``validate`` start without
 them.
 """
@@ -15,19 +15,19 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from toolhost.permissions import content
-from toolhost.permissions.bashprog import SHELLS, analyze_line
-from toolhost.permissions.command_strings import shell_reads_input
-from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
+from toolhost.permissions.bash.command_strings import shell_reads_input
+from toolhost.permissions.bash.forms import TOO_MANY_FORMS, command_forms, fed_forms
+from toolhost.permissions.bash.handed import handed_reason, local_strings
+from toolhost.permissions.bash.inline_run import inline_run_reason
+from toolhost.permissions.bash.programs import SHELLS, analyze_line
+from toolhost.permissions.bash.runners import is_runner, runner_strings
+from toolhost.permissions.bash.selfrun import self_run_reason
+from toolhost.permissions.content import BashMatcher, cover_steps
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr.core import ExprError
-from toolhost.permissions.handed import handed_reason, local_strings
-from toolhost.permissions.inline_run import inline_run_reason
 from toolhost.permissions.later.files import quick, run_later_path, run_later_reason
 from toolhost.permissions.later.tasks import may_name_tasks, tasks_reason
 from toolhost.permissions.later.words import later_words_reason
-from toolhost.permissions.runners import is_runner, runner_strings
-from toolhost.permissions.selfrun import self_run_reason
 from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["allow_each_command", "command_positions", "unprovable"]
 
+# python's -W, also bundled after other flags (-uW): its filter may import a module
+_W_OPTION = re.compile(r"-[A-Za-z]*W")
 
 def command_positions(command: Any, unkeyed: Sequence[int],
                       by_word: Mapping[str, Sequence[int]], count: int) -> list[int]:
@@ -49,10 +51,10 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     firsts = {seg.split(" ", 1)[0] for seg in parsed.joined}
     forms = [form for words in parsed.segments + parsed.nested  # deny rules see through
              for form in command_forms(words)]  # sudo, env, ...
-    if content.TOO_MANY_FORMS in forms:  # every rule may match what was cut off
+    if TOO_MANY_FORMS in forms:  # every rule may match what was cut off
         return list(range(count))
     fed = fed_forms(command, forms)
-    if content.TOO_MANY_FORMS in fed:  # (a document too long to look at whole)
+    if TOO_MANY_FORMS in fed:  # (a document too long to look at whole)
         return list(range(count))
     for form in forms + fed:  # and the code an interpreter reads
         firsts.add(" ".join(form).split(" ", 1)[0])
@@ -98,25 +100,25 @@ def unprovable(command: str, cwd: str | None = None,
             reason = handed_reason(parsed, text=command) or self_run_reason(parsed) or (
                 inline_run_reason(forms, command)) or later_words_reason(parsed, command)
         if reason is None and judge is not None:  # env -C, git x::, vim -s ...
-            from toolhost.permissions.chosen_code import chosen_code_reason
+            from toolhost.permissions.bash.chosen_code import chosen_code_reason
 
             reason = chosen_code_reason(forms) if judge([None]) else None
         if reason is None and cwd is not None and judge is not None and (
-                "=" in command or "-W" in command) \
+                "=" in command or _W_OPTION.search(command)) \
                 and judge([None]):  # PYTHONPATH=, PERL5OPT=, NODE_OPTIONS=, python -W ...
-            from toolhost.permissions.loader_env import loader_env_reason
+            from toolhost.permissions.bash.loader_env import loader_env_reason
 
             reason = loader_env_reason(forms, cwd, parsed)
         if reason is None and cwd is not None and judge is not None and judge([None]):
-            from toolhost.permissions.path_entries import relative_path_reason
+            from toolhost.permissions.bash.path_entries import relative_path_reason
 
             reason = relative_path_reason(forms, cwd, parsed)  # PATH=.:... finds ./git
         if reason is None and judge is not None and judge([None]):  # ~/.ssh/config
-            from toolhost.permissions.home_config import home_config_reason
+            from toolhost.permissions.bash.home_config import home_config_reason
 
             reason = home_config_reason(forms, cwd, parsed)
             if reason is None and cwd is not None:  # asdf path: versions, mise
-                from toolhost.permissions.version_managers import version_manager_reason
+                from toolhost.permissions.bash.version_managers import version_manager_reason
 
                 reason = version_manager_reason(forms, cwd, parsed)
         if reason is None and cwd is not None:  # a script an earlier call wrote

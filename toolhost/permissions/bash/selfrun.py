@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import posixpath
 
-from toolhost.permissions.bashprog import SHELLS
+from toolhost.permissions.bash.programs import SHELLS
 from toolhost.permissions.later.files import PACKAGERS as _PACKAGERS
 from toolhost.permissions.later.files import past_wrappers
 from toolhost.permissions.shell.parse import ParsedCommand, Word

@@ -1,4 +1,4 @@
-"""``bashpolicy``: a program's name spelled with quotes is read as the name it is (``g''it``,
+"""``bash.policy``: a program's name spelled with quotes is read as the name it is (``g''it``,
 ``m''ake``), and a local shell's ``-c`` string is read as the line itself is (round 21:
 ``bash -c 'bash s.sh'`` and ``bash -c 'make x'`` were allowed while ``bash s.sh`` and
 ``make x`` were not). The quick tests for a command that reads files (a patch, an archive, a
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tests.permissions.gitrepo import evil_repo
 from tests.permissions.later.test_archive import GUARDED, OPEN, decide
-from toolhost.permissions import bashpolicy
+from toolhost.permissions.bash import policy as bashpolicy
 
 
 @pytest.mark.parametrize("command,want", [

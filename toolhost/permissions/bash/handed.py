@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 
-from toolhost.permissions.bashprog import SHELLS, analyze_line
-from toolhost.permissions.command_strings import (
+from toolhost.permissions.bash.command_strings import (
     _INLINE_CODE,
     _SED_SUB,
     _VERSIONED,
@@ -26,14 +25,15 @@ from toolhost.permissions.command_strings import (
     command_strings,
     reads_program_from_stdin,
 )
-from toolhost.permissions.content import TOO_MANY_FORMS, command_forms
-from toolhost.permissions.runners import _option_values, is_runner
+from toolhost.permissions.bash.forms import TOO_MANY_FORMS, command_forms
+from toolhost.permissions.bash.programs import SHELLS, analyze_line
+from toolhost.permissions.bash.runners import _option_values, is_runner
 from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, parse_command
 
 __all__ = ["handed_reason", "local_strings"]
 
 # Whose strings are judged elsewhere or are not a local command line for certain: a shell's
-# ``-c`` (bashprog analyses it), ssh's remote command, a runner's suffixes (each later word is
+# ``-c`` (``programs`` analyses it), ssh's remote command, a runner's suffixes (each later word is
 # tried as a start, fail closed for deny only), an interpreter's literals (any string of its
 # code), apt's ``-o`` values (most are settings, not commands).
 _ELSEWHERE = SHELLS | {"eval", "trap", "ssh", "scp", "sftp", "apt", "apt-get", "aptitude"}
@@ -55,7 +55,7 @@ def local_strings(form: tuple[str, ...]) -> list[str]:
     """The command lines a program of ``form`` hands to a shell here, which may run a file
     of this folder (``tar --to-command=./x``, ``rsync -e ./x``, ``git -c
     core.pager=./x log``, ``man -P ./x``, ``GIT_SSH_COMMAND=./x git fetch``): read as a
-    runner's strings are (``bashpolicy._handed_reads``)."""
+    runner's strings are (``policy._handed_reads``)."""
     name = base(form[0]) if form else ""
     if name == "ssh":  # -o ProxyCommand=./x runs here (its remote command runs there)
         return _ssh_parse(("scp", *form[1:]))[0]

@@ -11,10 +11,10 @@ import itertools
 import re
 import shlex
 
-from toolhost.permissions.bashbuiltins import COMMAND_VARS
-from toolhost.permissions.bashprog import SHELLS
+from toolhost.permissions.bash.programs import SHELLS
+from toolhost.permissions.bash.runners import is_runner, runner_options, runner_strings
+from toolhost.permissions.bash.shell_builtins import COMMAND_VARS
 from toolhost.permissions.later.files import content_lines, quick, run_later_content
-from toolhost.permissions.runners import is_runner, runner_options, runner_strings
 from toolhost.permissions.shell.parse import ShellSyntaxError, parse_command
 
 __all__ = ["ASSIGNMENT", "CUT", "base", "command_strings", "fed_code_strings", "inline_codes",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from toolhost.permissions.command_strings import _SSH_VALUE_FLAGS, _VIMS, base
+from toolhost.permissions.bash.command_strings import _SSH_VALUE_FLAGS, _VIMS, base
 
 __all__ = ["HELPER", "chosen_code_reason", "chosen_code_spec"]
 
@@ -154,9 +154,9 @@ def chosen_code_spec(spec: str) -> str | None:
         return None
     if not words:
         return None
-    from toolhost.permissions.bashbuiltins import builtin_reason
-    from toolhost.permissions.home_config import writes_go_env
-    from toolhost.permissions.loader_env import assigned_loader
+    from toolhost.permissions.bash.home_config import writes_go_env
+    from toolhost.permissions.bash.loader_env import assigned_loader
+    from toolhost.permissions.bash.shell_builtins import builtin_reason
     from toolhost.permissions.shell.parse import Word
 
     name = base(words[0])  # compgen -C/-F/-W '$(...)', fc, PERL5OPT=, go env -w

@@ -8,7 +8,7 @@ import tracemalloc
 
 import pytest
 
-from toolhost.permissions.command_strings import fed_code_strings
+from toolhost.permissions.bash.command_strings import fed_code_strings
 
 BODY = "a" * 500_000
 

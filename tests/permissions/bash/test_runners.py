@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.permissions.bash.test_command_strings import DENY_RM, policy
 from tests.permissions.runner_tables import HONEST, RUNS
-from tests.permissions.test_command_strings import DENY_RM, policy
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from toolhost.permissions.bashbuiltins import (
+from toolhost.permissions.bash.shell_builtins import (
     COMMAND_VARS,
     DANGEROUS_VARS,
     builtin_reason,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.permissions.later.test_archive import GUARDED, decide
-from toolhost.permissions import home_config
+from toolhost.permissions.bash import home_config
 
 ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
 

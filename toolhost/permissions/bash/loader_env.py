@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.fresh_files import may_write
-from toolhost.permissions.later.shadow import _modules
+from toolhost.permissions.bash.fresh_files import may_write
+from toolhost.permissions.bash.python_args import PYTHON, python_run
+from toolhost.permissions.later.shadow import modules_in
 from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["assigned_loader", "loader_env_reason"]
@@ -111,29 +112,16 @@ def assigned_loader(forms: list[tuple[str, ...]]) -> str | None:
     return None
 
 
-_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
-
-
 def _warning_option(form: tuple[str, ...]) -> str | None:
     """A ``-W`` filter of a python form whose category python must import (``python3 -W
-    ignore::evil.X``), None: none."""
+    ignore::evil.X``, ``-uWignore::evil.X``), None: none."""
     words = [w for w in form if not _ASSIGN.fullmatch(w)]
-    at = next((i for i, w in enumerate(words) if _PYTHON.fullmatch(w.rsplit("/", 1)[-1])),
+    at = next((i for i, w in enumerate(words) if PYTHON.fullmatch(w.rsplit("/", 1)[-1])),
               None)
-    if at is None:
+    run = python_run(tuple(words[at:])) if at is not None else None
+    if run is None:
         return None
-    rest = words[at + 1:]
-    for k, word in enumerate(rest):
-        if not word.startswith("-") or word == "--":
-            return None  # (the script or -c/-m ends python's own options)
-        if word.startswith("-W"):
-            value = word[2:] or (rest[k + 1] if k + 1 < len(rest) else "")
-            if _imports_category(value):
-                return value
-        if word in ("-c", "-m") or (word[:1] == "-" and word[1:2] != "-" and
-                                    set(word[1:]) & {"c", "m"}):
-            return None
-    return None
+    return next((value for value in run.warnings if _imports_category(value)), None)
 
 
 def _imports_category(value: str) -> bool:
@@ -155,7 +143,7 @@ def _pythonpath(value: str, cwd: str, moved: bool) -> str | None:
         if "$" in entry or "`" in entry or (moved and not entry.startswith(("/", "~"))):
             return f"PYTHONPATH names {entry!r}, a directory not known before the line runs"
         folder = os.path.join(cwd, os.path.expanduser(entry or "."))
-        hits = _modules(folder, set(_CUSTOMIZE))
+        hits = modules_in(folder, set(_CUSTOMIZE))
         if hits is None:
             return f"PYTHONPATH names {entry!r}, which holds too many entries to look through"
         if hits:

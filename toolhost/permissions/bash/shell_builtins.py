@@ -1,4 +1,4 @@
-"""Bash builtins that assign variables or evaluate their arguments as code, for ``bashprog``.
+"""Bash builtins that assign variables or evaluate their arguments as code, for ``programs``.
 
 ``PATH=./x ls`` changes what ``ls`` runs, and so do the builtins that assign a variable by name:
 ``printf -v PATH``, ``read PATH``, ``mapfile``, ``getopts``, ``let``, ``declare -n`` (a name

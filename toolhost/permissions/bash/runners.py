@@ -6,7 +6,7 @@ closed): a container's or pod's ``run``/``exec``/``debug`` (``docker run img rm 
 ``perf record``, ``gdb --args``; and options whose value is a command line (``git rebase
 --exec``, ``git clone --upload-pack``, ``git filter-branch --tree-filter``, ``tar
 --checkpoint-action=exec=``, ``nix-shell --run``, ``npx -c``, ``make --eval``/``SHELL=``).
-``toolhost.permissions.command_strings`` hands these strings to the deny and ask rules."""
+``toolhost.permissions.bash.command_strings`` hands these strings to the deny and ask rules."""
 
 from __future__ import annotations
 

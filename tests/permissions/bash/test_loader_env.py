@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.permissions.later.test_archive import GUARDED, OPEN, decide
-from toolhost.permissions import home_config
+from toolhost.permissions.bash import home_config
 
 ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
 
@@ -52,6 +52,7 @@ LOADS_CODE = [
     # python's own -W option; more start-up code, options from the environment, the home
     "python3 -W ignore::antigravity.X -m json.tool f.json", "python3 -Werror::evil.W x.py",
     "python3 -u -W default::a.b.C -c 1", "python3 -W $W x.py",
+    "python3 -uWignore::evil.X x.py", "python3 -uW ignore::evil.X x.py",  # (bundled)
     "NODE_REPL_EXTERNAL_MODULE=./m node", "ERL_FLAGS='-eval halt()' erl",
     "OPENSSL_CONF=./o.cnf openssl version", "GOROOT=./g go build", "GOTOOLCHAIN=go9 go build",
     "TAR_OPTIONS=--to-command=./evil tar xf a.tar", "LESS='+!./evil' less f",

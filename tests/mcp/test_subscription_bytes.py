@@ -1,0 +1,52 @@
+"""What ``resources/subscribe`` keeps is bounded in bytes: per connection (the URIs'
+characters) and for every connection together (idle HTTP sessions cost a client nothing:
+10,000 of them holding 1,000 URIs of 8 KB each were 80 GB)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from toolhost.compile.content import ServerContent
+from toolhost.mcp import content
+from toolhost.mcp.content import ContentMethods, MethodError
+
+# (read as the module has it: the test also runs against a module without the bound)
+MAX_SUBSCRIBED_CHARS: int = getattr(content, "MAX_SUBSCRIBED_CHARS", 256 * 1024)
+
+
+def methods() -> ContentMethods:
+    made = ContentMethods(ServerContent(), 50)
+    made._known_uri = lambda params: params["uri"]  # type: ignore[method-assign]
+    return made
+
+
+def subscribe(made: ContentMethods, peer: Any, uri: str) -> None:
+    asyncio.run(made.subscribe({"uri": uri}, peer))
+
+
+def test_one_connection_holds_at_most_its_share_of_characters() -> None:
+    made = methods()
+    long = 8000
+    fits = MAX_SUBSCRIBED_CHARS // (long + 10)
+    for index in range(fits):
+        subscribe(made, "a", f"w://{index:05}-" + "x" * long)
+    with pytest.raises(MethodError, match="characters in all"):
+        subscribe(made, "a", "w://one-more-" + "x" * long)
+    subscribe(made, "a", "w://00000-" + "x" * long)  # one held already: still fine
+    assert len(made.subscriptions["a"]) == fits
+
+
+def test_all_connections_together_are_bounded_and_the_largest_go_first() -> None:
+    made = methods()
+    made.max_subscribed = 200_000
+    subscribe(made, "honest", "w://mine")
+    for peer in range(40):  # a client filling the budget from many sessions
+        for index in range(5):
+            subscribe(made, peer, f"w://{peer}-{index}-" + "x" * 2000)
+    held = sum(len(u) + 128 for uris in made.subscriptions.values() for u in uris)
+    assert held <= made.max_subscribed
+    assert made.subscriptions["honest"] == {"w://mine"}
+    assert 39 in made.subscriptions  # the newest stays

@@ -1,0 +1,101 @@
+"""File names some programs open as a command: a value that writes one runs that command.
+
+``perl -ne 'print' FILE`` reads its operands through ``<>``, which opens each with perl's
+two-argument ``open``: ``"cmd|"`` (a trailing pipe, also after a literal ``./``) runs
+``cmd`` in a shell, ``"|cmd"`` pipes to one, ``">f"`` truncates ``f`` (blanks around the
+name are dropped first). GNU ``ed FILE`` reads ``"!cmd"``'s output (it runs ``cmd``).
+ImageMagick (``convert``, ``magick``, ``identify`` ...) opens ``"|cmd"`` as a pipe and
+reads ``"msl:f"``, ``"ephemeral:f"``, ``"text:f"`` with the coder the prefix names (MSL
+writes files, ephemeral deletes its file); Ghostscript writes ``-sOutputFile=|cmd`` and
+``%pipe%cmd`` to a command. :func:`pipe_operand` finds an argument where the value writes
+such a start or end, through wrappers; ``argv`` refuses the call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["PIPE_PROGRAMS", "pipe_operand"]
+
+_PERL = re.compile(r"^perl(\d+(\.\d+)*)?$")
+_MAGICK = frozenset({"convert", "magick", "identify", "mogrify", "composite", "montage",
+                     "compare", "stream", "conjure", "display", "animate", "import",
+                     "gm"})  # GraphicsMagick's gm reads the same prefixes
+_GS = frozenset({"gs", "gsc", "gsx", "ghostscript", "gswin32c", "gswin64c"})
+_ED = frozenset({"ed"})
+PIPE_PROGRAMS = _MAGICK | _GS | _ED
+# perl's two-argument open reads these first characters as a mode: a pipe, a write, a dup
+_PERL_MODES = "|<>+&"
+# ImageMagick's "CODER:" prefix (two characters at least: "C:" is a Windows drive)
+_CODER = re.compile(r"^[A-Za-z][A-Za-z0-9_-]+:")
+
+
+def _name(program: str) -> str:
+    base = program.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return base[:-4] if base.endswith(".exe") else base
+
+
+def _known(name: str) -> bool:
+    return name in PIPE_PROGRAMS or _PERL.match(name) is not None
+
+
+def pipe_operand(out: Sequence[str], valued: Sequence[tuple[int, int]]
+                 ) -> tuple[str, str] | None:
+    """(the argument, what it makes the program do) for the first argument a value makes a
+    command (or another mode of opening), or None. ``valued``: (index in ``out``, length of
+    the literal text before the value) of each argument a value is printed in."""
+    starts = _programs(out, valued)
+    if not starts:
+        return None
+    for index, begin in valued:
+        after = [k for k in starts if k < index]
+        if not after:
+            continue
+        name = _name(out[max(after)])
+        why = _why(name, out[index], begin)
+        if why is not None:
+            return out[index], why
+    return None
+
+
+def _why(name: str, text: str, begin: int) -> str | None:
+    """What ``text`` (a value printed from ``begin`` on) makes program ``name`` do, or None."""
+    if _PERL.match(name):
+        stripped = text.strip()
+        lead = len(text) - len(text.lstrip())
+        tail = len(text.rstrip()) - 1
+        if stripped and stripped[0] in _PERL_MODES and lead >= begin:
+            return ("perl's <> opens it with a mode ('|cmd' runs a command, '>f' truncates "
+                    "f, '<&N' reads a descriptor)")
+        if stripped.endswith("|") and tail >= begin:
+            return "perl's <> opens it as 'cmd|': it runs cmd in a shell"
+        return None
+    if name in _ED:
+        return "ed runs '!cmd' and reads its output" if text.startswith("!") \
+            and begin == 0 else None
+    if name in _MAGICK:
+        if begin == 0 and text.lstrip().startswith("|"):
+            return "ImageMagick opens '|cmd' as a pipe: it runs cmd in a shell"
+        found = _CODER.match(text)
+        if found is not None and begin < found.end():
+            return ("ImageMagick reads 'CODER:file' with the coder it names (msl: writes "
+                    "files, ephemeral: deletes its file, text: and label:@ read any file)")
+        return None
+    if name in _GS:
+        rest = text[begin:].lstrip().lower()
+        if rest.startswith(("|", "%pipe%")) and (begin == 0 or text[:begin].endswith("=")):
+            return "Ghostscript writes to '|cmd' and '%pipe%cmd' through a shell command"
+    return None
+
+
+def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> list[int]:
+    """The indexes the program that runs may be at (through wrappers), for the programs
+    this module knows."""
+    if not any(_known(_name(text)) for text in out):
+        return []  # the common case, without building tokens
+    from toolhost.backends.code_args import Token, run_programs
+
+    values = {index for index, _ in valued}
+    runs = run_programs([Token("", text, k in values) for k, text in enumerate(out)])
+    return [k for k in runs if _known(_name(out[k]))]
