@@ -1,4 +1,4 @@
-"""Ctrl-Z at a question gives the shell its terminal back as found, paste marks or not.
+"""Ctrl-Z at a question or the prompt gives the shell its terminal back as found.
 
 A question's answer is read with line mode and echo off (``line_edit``); with paste marks
 off (``TERM=dumb``, ``TOOLHOST_BRACKETED_PASTE=0``) SIGTSTP was not caught: toolhost stopped
@@ -20,6 +20,7 @@ import pytest
 _SHELL = """
 import os, signal, sys, termios, time
 fd = os.open(sys.argv[1], os.O_RDWR)  # a session leader's first terminal: its own
+question, paste = sys.argv[3] == "1", sys.argv[4] == "1"
 found = termios.tcgetattr(fd)
 ready_r, ready_w = os.pipe()
 t = os.fork()
@@ -28,17 +29,17 @@ if t == 0:
     import anyio
     from toolhost.runner.run import RunReport, Signals
     from toolhost.runner.terminal import Terminal
-    term = Terminal(os.open(sys.argv[1], os.O_RDWR | os.O_NONBLOCK), fd, paste=False)
+    term = Terminal(os.open(sys.argv[1], os.O_RDWR | os.O_NONBLOCK), fd, paste=paste)
     async def main():
         signals = Signals(RunReport(), term)
         async with anyio.create_task_group() as tg:
             await tg.start(lambda task_status: signals.run(task_status=task_status))
             async def ready():
-                while term._edit is None:
+                while (term._edit if question else term._scope) is None:
                     await anyio.sleep(0.01)
                 os.write(ready_w, b"x")
             tg.start_soon(ready)
-            answer = await term.readline("Allow? ", question=True)
+            answer = await term.readline("Allow? ", question=question)
             print("answer", repr(answer), flush=True)
             tg.cancel_scope.cancel()
     anyio.run(main)
@@ -48,16 +49,16 @@ signal.signal(signal.SIGTTOU, signal.SIG_IGN)
 os.tcsetpgrp(fd, t)
 os.read(ready_r, 1)
 reading = termios.tcgetattr(fd)
-print("reading", bool(reading[3] & termios.ICANON), bool(reading[3] & termios.ECHO), flush=True)
+print("reading", reading != found, bool(reading[3] & termios.ICANON), flush=True)
 os.write(int(sys.argv[2]), b"z")  # the test types Ctrl-Z now
 _, status = os.waitpid(t, os.WUNTRACED)
 print("stopped", os.WIFSTOPPED(status), termios.tcgetattr(fd) == found, flush=True)
 os.tcsetpgrp(fd, t)  # fg
 os.killpg(t, signal.SIGCONT)
 deadline = time.monotonic() + 10
-while termios.tcgetattr(fd)[3] & termios.ICANON and time.monotonic() < deadline:
+while termios.tcgetattr(fd) == found and time.monotonic() < deadline:
     time.sleep(0.01)
-print("resumed", bool(termios.tcgetattr(fd)[3] & termios.ICANON), flush=True)
+print("resumed", termios.tcgetattr(fd) == reading, flush=True)
 os.write(int(sys.argv[2]), b"y")  # the test types the answer now
 _, status = os.waitpid(t, 0)
 os.tcsetpgrp(fd, os.getpgrp())
@@ -65,13 +66,15 @@ print("exit", os.waitstatus_to_exitcode(status), termios.tcgetattr(fd) == found,
 """
 
 
-@pytest.mark.parametrize("marks", [False, True], ids=["no-marks", "marks"])
-def test_ctrl_z_at_a_question_gives_the_modes_back_and_fg_reads_on(marks: bool) -> None:
+@pytest.mark.parametrize(("question", "marks"), [(True, False), (True, True), (False, False)],
+                         ids=["question-no-marks", "question-marks", "prompt-no-marks"])
+def test_ctrl_z_gives_the_modes_back_and_fg_reads_on(question: bool, marks: bool) -> None:
+    # at the prompt: IUTF8 (on while a turn is read) was left on for the shell
     master, slave = pty.openpty()
     step_r, step_w = os.pipe()
-    code = _SHELL if marks is False else _SHELL.replace("paste=False", "paste=True")
     try:
-        shell = subprocess.Popen([sys.executable, "-c", code, os.ttyname(slave), str(step_w)],
+        shell = subprocess.Popen([sys.executable, "-c", _SHELL, os.ttyname(slave), str(step_w),
+                                  "1" if question else "0", "1" if marks else "0"],
                                  stdout=subprocess.PIPE, text=True, start_new_session=True,
                                  pass_fds=(step_w,))
         os.close(step_w)
@@ -84,5 +87,7 @@ def test_ctrl_z_at_a_question_gives_the_modes_back_and_fg_reads_on(marks: bool) 
         os.close(master)
         os.close(slave)
         os.close(step_r)
-    assert out.splitlines() == ["reading False False", "stopped True True", "resumed False",
-                                "answer 'y'", "exit 0 True"], out
+    # the answer read key by key (line mode off) at a question, the line mode kept at the
+    # prompt: as found while stopped, as they were again after fg, as found at the end
+    assert out.splitlines() == [f"reading True {not question}", "stopped True True",
+                                "resumed True", "answer 'y'", "exit 0 True"], out
