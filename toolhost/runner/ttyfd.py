@@ -163,16 +163,16 @@ def line_mode_off(fd: int, flags: int, eof: bytes) -> bytes:
         line_mode(fd, flags, on=False)
         return b""
     keyless = [*modes[:6], list(modes[6])]
-    keyless[6][termios.VEOF] = b"\0"  # _POSIX_VDISABLE: a Ctrl-D from now on is a byte
+    keyless[6][termios.VEOF] = _disabled(fd)  # a Ctrl-D from now on is a byte
     typed = bytearray()
     try:
         termios.tcsetattr(fd, termios.TCSANOW, keyless)
         blocking = os.get_blocking(fd)
         os.set_blocking(fd, False)
         try:
-            # one read per line: b"" is a Ctrl-D on an empty line (bounded: the kernel keeps
-            # at most its buffer's worth of them)
-            for _ in range(CANON_BUFFER + 1):
+            # one read per line: b"" is a Ctrl-D on an empty line. At most the kernel's
+            # buffer's worth: a paste still coming is left to be read after (memory bounded)
+            while len(typed) < CANON_BUFFER:
                 try:
                     chunk = os.read(fd, CANON_BUFFER)
                 except BlockingIOError:
@@ -192,6 +192,15 @@ def line_mode_off(fd: int, flags: int, eof: bytes) -> bytes:
                 now[6][termios.VEOF] = modes[6][termios.VEOF]
                 termios.tcsetattr(fd, termios.TCSANOW, now)
     return bytes(typed)
+
+
+def _disabled(fd: int) -> bytes:
+    """The terminal's "no key" character (``_POSIX_VDISABLE``: NUL on Linux, 0xff on macOS)."""
+    try:
+        value = os.fpathconf(fd, "PC_VDISABLE")
+    except (OSError, ValueError):
+        return b"\0"
+    return bytes([value]) if 0 <= value <= 0xFF else b"\0"
 
 
 def _hung_up(fd: int) -> bool:
