@@ -68,10 +68,11 @@ class Screen:
             assert self._changed.wait_for(lambda: text in self.text[start:], 20), self.text
             return self.text.index(text, start)
 
-    def paste(self, data: bytes) -> None:
+    def paste(self, data: bytes) -> threading.Thread:
         writer = threading.Thread(target=self._write, args=(data,), daemon=True)
         self._threads.append(writer)
         writer.start()
+        return writer
 
     def close(self) -> None:
         self._stop.set()
@@ -127,8 +128,9 @@ def _pause_mid_paste(screen: Screen) -> None:
     # long that takes. Before the marks were read at a question, the answer's drop ended at
     # the pause and the rest of the paste answered the next question with "y".
     screen.wait_for("Q1? ")
-    screen.paste(S + b"y\n" * 500 + b"PAUSE\n")
-    screen.wait_for("PAUSE")  # echoed: the line discipline has all of the first part
+    # all of the first part written: the line discipline has it (a question's answer is
+    # read without the terminal's echo: nothing of a paste is shown)
+    screen.paste(S + b"y\n" * 500 + b"PAUSE\n").join(20)
     deadline = time.monotonic() + 20  # (a terminal that never gets it read goes on)
     while pending(screen.slave) > 0 and time.monotonic() < deadline:  # read or dropped
         time.sleep(0.01)

@@ -29,9 +29,11 @@ It also turns off the terminal's paste marking (``ESC[?2004l``) that ``toolhost 
 while its ``> `` prompt was read (``pastes_marked``), so a ``kill -9`` at the prompt does not
 leave the shell's terminal wrapping every paste in ``ESC[200~`` ... ``ESC[201~``, and puts
 back the terminal's signal keys (``ISIG``, ``VEOL``, ``VEOL2``) that the prompt had turned
-into line ends, or the ``VEOL`` a permission question had set to ESC (and line mode and
-echo, off while an answer is read after an Escape)
-(``toolhost.runner.signal_keys``), unless a shell already set them again.
+into line ends, or the ``VEOL`` a permission question had set to ESC
+(``toolhost.runner.signal_keys``), unless a shell already set them again. Whatever the
+marks (``TERM=dumb`` too), the terminal's modes toolhost changed (line mode and echo, off
+while a question's answer is read; the signal keys; ``IUTF8``) are put back as it found them
+(``modes_left``), where the terminal is still as toolhost left it.
 """
 
 from __future__ import annotations
@@ -40,14 +42,15 @@ import contextlib
 import os
 import sys
 import threading
+from typing import Any
 
-__all__ = ["closed", "opened", "pastes_marked"]
+__all__ = ["closed", "modes_left", "opened", "pastes_marked"]
 
 _SCRIPT = r"""
 import os, signal, sys, time
 for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     signal.signal(s, signal.SIG_IGN)
-runs, buf, tty, keys = {}, b"", b"", None
+runs, buf, tty, keys, modes = {}, b"", b"", None, None
 while True:
     try:
         chunk = os.read(0, 65536)
@@ -58,7 +61,10 @@ while True:
     *lines, buf = (buf + chunk).split(b"\n")
     for line in lines:
         parts = line.split(b" ")
-        if len(parts) in (2, 4) and parts[0] == b"T":
+        if parts[0] == b"M":
+            modes = (parts[1], [int(p) for p in parts[2:]]) if len(parts) == 15 and \
+                all(p.isdigit() for p in parts[2:]) else None
+        elif len(parts) in (2, 4) and parts[0] == b"T":
             tty = parts[1] if parts[1] != b"-" else b""
             keys = [int(p) for p in parts[2:]] if len(parts) == 4 and tty and \
                 parts[2].isdigit() and parts[3].isdigit() else None
@@ -67,6 +73,25 @@ while True:
                 runs[parts[2]] = int(parts[1])
             else:
                 runs.pop(parts[2], None)
+if modes is not None:
+    # the modes the terminal was found in, put back where toolhost left it so (a shell
+    # that set its own since is left alone): line mode, echo, the signal keys, IUTF8
+    try:
+        import termios
+        (path, (im, lm, fi, fl, li, ll, veof, veol, veol2, vmin, vtime, lveol, lveol2)) = modes
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        m = termios.tcgetattr(fd)
+        c = [x if isinstance(x, int) else x[0] for x in m[6]]
+        if (m[0] & im, m[3] & lm, c[termios.VEOL], c[termios.VEOL2]) == \
+                (li & im, ll & lm, lveol, lveol2):
+            m[0], m[3] = m[0] & ~im | fi & im, m[3] & ~lm | fl & lm
+            for i, v in ((termios.VEOF, veof), (termios.VEOL, veol), (termios.VEOL2, veol2),
+                         (termios.VMIN, vmin), (termios.VTIME, vtime)):
+                m[6][i] = bytes([v])
+            termios.tcsetattr(fd, termios.TCSANOW, m)
+        os.close(fd)
+    except Exception:
+        pass
 if tty:
     try:
         fd = os.open(tty, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
@@ -190,3 +215,28 @@ def pastes_marked(tty: str | None, keys: tuple[int, int] | None = None) -> None:
     if os.name == "posix" and (tty is None or (tty and " " not in tty and "\n" not in tty)):
         more = f" {keys[0]} {keys[1]}" if tty and keys is not None else ""
         _send(f"T {tty or '-'}{more}\n", start=False)
+
+
+def modes_left(tty: str | None, found: list[Any] | None = None,
+               left: list[Any] | None = None, iflags: int = 0, lflags: int = 0) -> None:
+    """The terminal at path ``tty`` is left in modes other than ``found`` (``termios``
+    lists): if toolhost is killed outright while it is ``left`` so, the watchdog puts back
+    the ``iflags`` and ``lflags`` bits and the ``VEOF``, ``VEOL``, ``VEOL2``, ``VMIN`` and
+    ``VTIME`` characters it was found with (None: put back now, nothing to do). Signal-handler
+    safe; only once a run has started the watchdog."""
+    if os.name != "posix":
+        return
+    if tty is None or found is None or left is None or " " in tty or "\n" in tty:
+        _send("M -\n", start=False)
+        return
+    import termios
+    numbers = [iflags, lflags, found[0], found[3], left[0], left[3],
+               *(_cc(found, i) for i in (termios.VEOF, termios.VEOL, termios.VEOL2,
+                                         termios.VMIN, termios.VTIME)),
+               _cc(left, termios.VEOL), _cc(left, termios.VEOL2)]
+    _send(f"M {tty} {' '.join(str(n) for n in numbers)}\n", start=False)
+
+
+def _cc(modes: list[Any], index: int) -> int:
+    value = modes[6][index]
+    return value if isinstance(value, int) else value[0] if value else 0

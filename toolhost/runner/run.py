@@ -440,8 +440,10 @@ class Signals:
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
         wanted = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCONT]
-        if self.terminal is not None and self.terminal.brackets:
-            wanted.append(signal.SIGTSTP)  # Ctrl-Z: the terminal's paste marks off first
+        if self.terminal is not None:
+            # Ctrl-Z: the terminal's modes back first (paste marks, and, marks or not, the
+            # line mode and echo a question's answer turned off, IUTF8), set again at fg
+            wanted.append(signal.SIGTSTP)
         with anyio.open_signal_receiver(*wanted) as received:
             task_status.started()
             async with anyio.create_task_group() as tg:

@@ -7,12 +7,15 @@ loop (``anyio.wait_readable``), never in a blocked thread, so a read can be canc
 at a question (``cancel_read``) abandons it for good instead of leaving a thread that swallows
 the next line typed.
 
-The terminal stays in its normal (canonical) mode: the kernel's line discipline gives
-Backspace, Ctrl-U and Ctrl-W, Ctrl-D ends the input, and Ctrl-C stays a real SIGINT that the
-runner's one signal handler turns into "deny the question" or "interrupt the turn". (While
-the turn prompt is read with paste marks on, Ctrl-C and Ctrl-Z arrive as keys and are sent
-as signals here unless a paste carried them: ``toolhost.runner.signal_keys``.) There is
-no history or cursor movement (see README, "Dependencies, and why", on prompt_toolkit).
+The ``> `` prompt is read in the terminal's normal (canonical) mode: the kernel's line
+discipline gives Backspace, Ctrl-U and Ctrl-W, Ctrl-D ends the input; there is no history or
+cursor movement there (see README, "Dependencies, and why", on prompt_toolkit). A question's
+answer is read key by key, line mode and echo off, and edited by ``line_edit`` (a cursor,
+word moves). Either way Ctrl-C stays a real SIGINT that the runner's one signal handler
+turns into "deny the question" or "interrupt the turn". (While the turn prompt is read with
+paste marks on, Ctrl-C and Ctrl-Z arrive as keys and are sent as signals here unless a paste
+carried them: ``toolhost.runner.signal_keys``.) Whatever toolhost changed is put back at
+Ctrl-Z (and set again at ``fg``), at close, and by the watchdog after a ``kill -9``.
 
 The terminal is read through a descriptor of its own (the terminal opened again, non-blocking),
 and while the session runs file descriptor 0 is ``/dev/null`` (``hide_stdin``): an in-process
@@ -166,6 +169,13 @@ class Terminal(PasteInput):
             if tag and _QUESTION_HEAD in prompt[:len(_QUESTION_HEAD) + 2]:
                 prompt = prompt.replace(_QUESTION_HEAD, _QUESTION_HEAD + tag, 1)
             try:
+                if question:  # every key edited here from the first (``line_edit``)
+                    if self.brackets:  # a paste never answers it; first: its ESC line end
+                        self._bracketing = True  # tells the watchdog the modes to put back
+                        self._mark_pastes(True, keys=False)
+                    self._answer_keys_on()
+                else:
+                    self._utf8_input(True)
                 if question and not keep_typeahead:
                     dropped = self.discard_typeahead()
                     if dropped:
@@ -184,9 +194,10 @@ class Terminal(PasteInput):
                 self._with_answer = 0
                 with anyio.CancelScope() as scope:
                     self._scope = scope
-                    if self.brackets:  # a question too: a paste never answers it
+                    if self.brackets and not question:
                         self._bracketing = True
-                        self._mark_pastes(True, keys=not question)
+                        self._mark_pastes(True, keys=True)
+                    self._watch_modes()  # kill -9 now: the watchdog puts them back
                     line = await self._read_whole_line(prompt, question)
                     if line is None and question and self.hung_up:
                         await self._nobody_there()
@@ -207,9 +218,14 @@ class Terminal(PasteInput):
                     # (the CLI gone, see run_host) starts a line of its own
                 raise
             finally:
+                if question and self._ahead:  # typed after the answer's end: came with it
+                    self._with_answer = max(self._with_answer, len(self._ahead))
+                self._answer_keys_off()
+                self._utf8_input(False)
                 if self._bracketing:
                     self._mark_pastes(False)
                     self._bracketing = False
+                self._watch_modes()
                 self._scope = None
                 self.question = False
                 self._prompt = ""
@@ -244,9 +260,7 @@ class Terminal(PasteInput):
                 self.write(prompt)
                 self._prompt = prompt
             show = True
-            line = await self._read_line()
-            if question and line is not None and self._keys.escape:
-                line = await self._after_escape(line)  # a paste's start, or keys typed
+            line = await (self._read_answer() if question else self._read_line())
             if question and line is not None and self._bracketing and marks.START in line:
                 if await self._skip_paste(line) is None:
                     return None  # Ctrl-D before the paste's end: no answer

@@ -32,6 +32,7 @@ from toolhost.runner.ttyfd import (
     drop,
     foreground,
     line_mode,
+    line_mode_off,
     pending_with_partial,
     tty_name,
 )
@@ -99,10 +100,18 @@ class TerminalInput:
         # the signal keys are read as keys while the marks are on (the turn prompt); at a
         # question they stay signals: a Ctrl-C a paste carries denies it
         self._keys_too = True
-        # an answer edited here after an Escape (``line_edit``), and the modes its reading
-        # turned off (line mode, echo): back on before Ctrl-Z stops toolhost, off after fg
+        # a question's answer edited here (``line_edit``), and the modes its reading turned
+        # off (line mode, echo: ``_answer_keys_on``), with VMIN and VTIME as they were: back
+        # on before Ctrl-Z stops toolhost, off again after fg
         self._edit: LineEdit | None = None
-        self._edit_flags = 0
+        self._answer_flags: int | None = None
+        self._answer_saved: tuple[int, object, object] = (0, None, None)
+        self._answer_echo = True
+        self._answer_ctl = (b"\x7f", b"\x15", b"\x17", b"\x04")  # erase, kill, werase, eof
+        # keys read in line mode as line mode was turned off for an answer, not edited yet
+        self._ahead = b""
+        self._watched = False  # the watchdog knows of modes to put back (``_watch_modes``)
+        self._utf8 = False  # IUTF8 was turned on for the read in progress (``_utf8_input``)
 
     def write(self, text: str) -> None:
         """Write to the terminal; a terminal that went away (hang-up) is not an error."""
@@ -116,8 +125,11 @@ class TerminalInput:
         terminal is left as it was. ``reshow`` turns it on again after ``fg``."""
         if self._bracketing:
             self._mark_pastes(False)
-        if self._edit is not None and foreground(self.read_fd):
-            line_mode(self.read_fd, self._edit_flags)
+        if self._answer_flags is not None and foreground(self.read_fd):
+            line_mode(self.read_fd, self._answer_flags)
+        if self._utf8:
+            _set_utf8(self.read_fd, False)
+        self._watch_modes()
 
     def _mark_pastes(self, on: bool, *, keys: bool | None = None) -> None:
         # the watchdog hears of it too: it turns the marks off (and the signal keys back on)
@@ -135,6 +147,31 @@ class TerminalInput:
         if self._tty_path:
             watchdog.pastes_marked(self._tty_path if on else None, self._keys.restore)
 
+    def _watch_modes(self) -> None:
+        """Tell the watchdog the modes the terminal is left in now, when they are not the
+        ones it was found in: after a ``kill -9`` it puts back line mode, echo, the signal
+        keys and ``IUTF8`` (with paste marks or without: ``TERM=dumb`` too)."""
+        fd = self.read_fd
+        try:
+            now = termios.tcgetattr(fd)
+        except (OSError, termios.error):
+            return
+        found = self._modes
+        bits = termios.ICANON | termios.ECHO | termios.ISIG
+        same = found is None or ((now[0] ^ found[0]) & _IUTF8 == 0 and
+                                 (now[3] ^ found[3]) & bits == 0 and all(
+            now[6][i] == found[6][i] for i in (termios.VEOL, termios.VEOL2)))
+        if same:
+            if self._watched:
+                self._watched = False
+                watchdog.modes_left(None)
+            return
+        if self._tty_path is None:
+            self._tty_path = tty_name(fd)
+        if self._tty_path:
+            self._watched = True
+            watchdog.modes_left(self._tty_path, found, now, _IUTF8, bits)
+
     def reshow(self) -> bool:
         """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
         lines stand under it); False when nothing is being read, or toolhost was resumed in
@@ -150,19 +187,39 @@ class TerminalInput:
                 self._waiting.cancel()  # the wait in progress: polled from now on
             return False
         self._resume_pending = False
+        if self._utf8:
+            _set_utf8(self.read_fd, True)
         if self._bracketing:
             self._mark_pastes(True)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
-        if self._edit is not None:  # the answer edited so far, read on as it was
-            line_mode(self.read_fd, self._edit_flags, on=False)
-            self.write(self._edit.text)
+        if self._answer_flags is not None:  # the answer edited so far, read on as it was
+            self._ahead += line_mode_off(self.read_fd, self._answer_flags, self._answer_ctl[3])
+            if self._ahead and self._waiting is not None:
+                self._waiting.cancel()  # the answer's read waits for the terminal: keys came
+            if self._edit is not None:
+                self.write(self._edit.text + self._edit.back)
+        self._watch_modes()
         return True
+
+    def _utf8_input(self, on: bool) -> None:
+        """What is typed is UTF-8 (``IUTF8``) while a line is read, then as it was: the
+        kernel's Backspace and Ctrl-W at the ``> `` prompt erase a whole character, not the
+        last byte of 日 (the turn then held U+FFFD where the person saw nothing)."""
+        if on and not self._utf8 and _IUTF8:
+            with contextlib.suppress(OSError, termios.error):
+                if foreground(self.read_fd) and \
+                        not termios.tcgetattr(self.read_fd)[0] & _IUTF8:
+                    self._utf8 = _set_utf8(self.read_fd, True)
+        elif not on and self._utf8:
+            self._utf8 = False
+            _set_utf8(self.read_fd, False)
 
     def discard_typeahead(self) -> int:
         """Drop what was typed before now (so it cannot answer a question); how many bytes
         (a line not finished yet included: a turn being typed when a question came)."""
         overflow = self._overflowed()
-        typed = pending_with_partial(self.read_fd)
+        typed = pending_with_partial(self.read_fd) + len(self._ahead)
+        self._ahead = b""
         with contextlib.suppress(OSError, termios.error):
             termios.tcflush(self.read_fd, termios.TCIFLUSH)
         if overflow or typed >= OVERFLOW:
@@ -181,20 +238,21 @@ class TerminalInput:
         hands over in pieces is counted whole (up to the buffer's size), not as the part
         that had arrived when its first line was read. Only after an answer that came with
         more (a person's Enter comes alone): no wait for a typed answer."""
-        count = pending_with_partial(self.read_fd)
+        count = pending_with_partial(self.read_fd) + len(self._ahead)
         still = 0.0
         waited = 0.0
         while count and count < OVERFLOW and still < 0.1 and waited < 1.0:
             await anyio.sleep(0.02)
             waited += 0.02
-            now = pending_with_partial(self.read_fd)
+            now = pending_with_partial(self.read_fd) + len(self._ahead)
             still = still + 0.02 if now == count else 0.0
             count = now
         return count
 
     def _drop_with_answer(self, more: str = "") -> None:
         overflow = self._overflowed()
-        dropped = drop(self.read_fd, self._with_answer)
+        ahead, self._ahead = self._ahead, b""  # read already (``line_mode_off``)
+        dropped = len(ahead) + drop(self.read_fd, self._with_answer - len(ahead))
         if overflow:  # a paste larger than the terminal's buffer: the rest of it came
             dropped += drain(self.read_fd)  # later, and is no turn either
         self._with_answer = 0
@@ -209,7 +267,7 @@ class TerminalInput:
             with anyio.CancelScope() as self._waiting:
                 await anyio.wait_readable(self.read_fd)
             self._waiting = None
-            return not self._resume_pending
+            return not self._resume_pending and not (self._ahead and self._edit is not None)
         with anyio.move_on_after(0.25):
             await anyio.wait_readable(self.read_fd)
             return True  # a read in the background stops toolhost (SIGTTIN); fg: SIGCONT
@@ -277,6 +335,21 @@ class TerminalInput:
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
+
+
+# termios names it from python 3.13 on; the same bit on Linux and macOS, none elsewhere
+_IUTF8 = getattr(termios, "IUTF8", 0x4000 if sys.platform.startswith(("linux", "darwin")) else 0)
+
+
+def _set_utf8(fd: int, on: bool) -> bool:
+    """Turn ``IUTF8`` on or off on the terminal ``fd`` (only from the foreground)."""
+    with contextlib.suppress(OSError, termios.error):
+        if foreground(fd):
+            modes = termios.tcgetattr(fd)
+            modes[0] = modes[0] | _IUTF8 if on else modes[0] & ~_IUTF8
+            termios.tcsetattr(fd, termios.TCSANOW, modes)
+            return True
+    return False
 
 
 def _hung(fd: int) -> bool:

@@ -18,10 +18,20 @@ from __future__ import annotations
 
 import termios
 
+import anyio
+
 from toolhost.runner import paste as marks
-from toolhost.runner.line_edit import LineEdit, shown_width
+from toolhost.runner.line_edit import LineEdit
 from toolhost.runner.terminal_input import CANON_LIMIT, TerminalInput
-from toolhost.runner.ttyfd import bytewise, pending, pending_with_partial
+from toolhost.runner.ttyfd import (
+    bytewise,
+    foreground,
+    job_control,
+    line_mode,
+    line_mode_off,
+    pending,
+    pending_with_partial,
+)
 
 __all__ = ["PasteInput"]
 
@@ -106,35 +116,56 @@ class PasteInput(TerminalInput):
             self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
         return paste.text
 
-    async def _after_escape(self, line: str) -> str | None:
-        """A line read at a question ended at ESC (``SignalKeys.off(signals=False)``): the
-        start of a paste's mark, or a key the person typed (Escape, an arrow key, Alt+key).
-        The rest of the answer is read byte by byte and edited as the kernel would have
-        (``line_edit``): a paste's start mark makes the line a paste's start, seen before
-        any Enter (``_skip_paste``), so a word pasted with no newline is dropped at once;
-        keys that send sequences do nothing, Backspace erases. None: the input ended
-        (Ctrl-D on an empty answer) or the terminal hung up."""
-        if not line.endswith("\x1b"):
-            return line
+    def _answer_keys_on(self) -> bool:
+        """The terminal's line editing and echo off for a question's answer (every key read
+        as it comes, edited by ``line_edit``; ``ISIG`` stays: Ctrl-C is a real SIGINT); False
+        when its modes cannot be set now (in the background: only from the foreground)."""
+        if self._answer_flags is not None:
+            return True
         fd = self.read_fd
         try:
             modes = termios.tcgetattr(fd)
         except (OSError, termios.error):
-            return line
+            return False
+        if not foreground(fd):
+            return False
         cc = modes[6]
-        echo = bool(modes[3] & termios.ECHO)
-        edit = LineEdit(line[:-1], erase=_char(cc[termios.VERASE], b"\x7f"),
-                        kill=_char(cc[termios.VKILL], b"\x15"),
-                        werase=_char(cc[termios.VWERASE], b"\x17"),
-                        eof=_char(cc[termios.VEOF], b"\x04"), limit=CANON_LIMIT)
-        with bytewise(fd, echo=False):
-            self._edit, self._edit_flags = edit, termios.ICANON | (modes[3] & termios.ECHO)
-            try:
-                await self._edit_answer(edit, echo=echo, ctl=bool(modes[3] & termios.ECHOCTL))
-            except _HungUp:
-                return None
-            finally:
-                self._edit = None
+        flags = modes[3] & (termios.ICANON | termios.ECHO)
+        self._answer_echo = bool(modes[3] & termios.ECHO)
+        self._answer_ctl = (_char(cc[termios.VERASE], b"\x7f"), _char(cc[termios.VKILL], b"\x15"),
+                            _char(cc[termios.VWERASE], b"\x17"), _char(cc[termios.VEOF], b"\x04"))
+        self._answer_saved = (flags, cc[termios.VMIN], cc[termios.VTIME])
+        self._ahead += line_mode_off(fd, flags, self._answer_ctl[3])
+        self._answer_flags = flags
+        return True
+
+    def _answer_keys_off(self) -> None:
+        """Line editing and echo back as they were before ``_answer_keys_on`` (the rest of
+        the modes as they are now: a Ctrl-Z and fg meanwhile may have changed them)."""
+        if self._answer_flags is None:
+            return
+        self._answer_flags = None
+        if foreground(self.read_fd):
+            flags, vmin, vtime = self._answer_saved
+            line_mode(self.read_fd, flags, vmin=vmin, vtime=vtime)
+
+    async def _read_answer(self) -> str | None:
+        """A question's answer, edited from its first key (``line_edit``); it ends at Enter,
+        at a paste's start mark (the text then ends with ``START``: the caller drops the
+        paste), or with None at Ctrl-D on an empty answer or a hang-up."""
+        while not self._answer_keys_on():
+            if foreground(self.read_fd) or not job_control():
+                return await self._read_line()  # no modes to set: the kernel's line
+            await anyio.sleep(0.25)  # asked in the background: the keys are read after fg
+        erase, kill, werase, eof = self._answer_ctl
+        edit = LineEdit("", erase=erase, kill=kill, werase=werase, eof=eof, limit=CANON_LIMIT)
+        self._edit = edit
+        try:
+            await self._edit_answer(edit, echo=self._answer_echo)
+        except _HungUp:
+            return None
+        finally:
+            self._edit = None
         if edit.eof:
             return None
         if edit.paste:
@@ -143,38 +174,28 @@ class PasteInput(TerminalInput):
         self._cut = edit.cut
         return edit.text
 
-    async def _edit_answer(self, edit: LineEdit, *, echo: bool, ctl: bool) -> None:
-        """Read the rest of an answer after its ESC into ``edit`` (``_after_escape``), one
-        byte at a time (what follows an Enter, or a paste's start mark, is left unread)."""
+    async def _edit_answer(self, edit: LineEdit, *, echo: bool) -> None:
+        """Read an answer into ``edit``, one byte at a time (what follows an Enter, or a
+        paste's start mark, is left unread: it came with the answer, never answers)."""
         fd = self.read_fd
-        # What came with the ESC was echoed by the terminal as it came (``^[``, an arrow's
-        # ``[A``): taken back once the key it belongs to is known, and echoed again as it
-        # is kept. Past an echoed newline the cursor left the line: nothing is taken back.
-        echoed = pending(fd)
-        stale = shown_width("\x1b", ctl=ctl)
-        said = edit.feed(b"\x1b")
-        joined = echoed > 0
+        joined = False
+        said = ""
         while not edit.done:
-            chunk = await self._read_chunk(1)
+            # keys the terminal had taken in line mode first (``ttyfd.line_mode_off``)
+            chunk: bytes | None = self._ahead[:1]
+            if chunk:
+                self._ahead = self._ahead[1:]
+            else:
+                chunk = await self._read_chunk(1)
             if chunk is None:
                 continue
             if not chunk:
                 raise _HungUp
-            shown = edit.feed(chunk, with_escape=joined)
-            if echoed > 0:
-                echoed -= 1
-                if chunk == b"\n":  # echoed already: the cursor is on the next line now
-                    stale, echoed, shown = -1, 0, shown.replace("\n", "")
-                elif stale >= 0 and not 0x80 <= chunk[0] < 0xC0:
-                    stale += shown_width(chunk.decode("latin-1"), ctl=ctl)
-            said += shown
-            joined = edit.after_escape and pending(fd) > 0  # Alt+key, an arrow's sequence
-            if echo and not edit.in_sequence and not edit.paste:
-                if stale > 0:
-                    said = "\b" * stale + " " * stale + "\b" * stale + said
-                    stale = 0
-                if said:
-                    self.write(said)
+            said += edit.feed(chunk, with_escape=joined)
+            # Alt+key, an arrow's sequence: its next byte already there
+            joined = edit.after_escape and (bool(self._ahead) or pending(fd) > 0)
+            if echo and not edit.in_sequence and not edit.paste and said:
+                self.write(said)
                 said = ""
 
     async def _skip_paste(self, first: str) -> int | None:

@@ -13,9 +13,9 @@ import termios
 import time
 from collections.abc import Iterator
 
-__all__ = ["bytewise", "canonical", "drain", "drop", "foreground", "hide_stdin", "job_control",
-           "line_mode", "pending", "pending_with_partial", "release_terminal_before_exit", "reopen",
-           "restore_stdin", "tty_name"]
+__all__ = ["CANON_BUFFER", "bytewise", "canonical", "drain", "drop", "foreground", "hide_stdin",
+           "job_control", "line_mode", "line_mode_off", "pending", "pending_with_partial",
+           "release_terminal_before_exit", "reopen", "restore_stdin", "tty_name"]
 
 
 def pending(fd: int) -> int:
@@ -48,6 +48,10 @@ def pending_with_partial(fd: int) -> int:
     finally:
         with contextlib.suppress(OSError, termios.error):
             termios.tcsetattr(fd, termios.TCSANOW, modes)
+
+
+# The most a terminal in line mode holds of what is typed and not read (Linux: 4 KiB)
+CANON_BUFFER = 4096
 
 
 def drop(fd: int, size: int) -> int:
@@ -142,6 +146,70 @@ def line_mode(fd: int, flags: int, *, on: bool = True, vmin: object = None,
             if value is not None:
                 back[6][index] = value
         termios.tcsetattr(fd, termios.TCSANOW, back)
+
+
+def line_mode_off(fd: int, flags: int, eof: bytes) -> bytes:
+    """Turn the local-mode ``flags`` (line mode, echo) of the terminal ``fd`` off, as
+    ``line_mode(on=False)``, and return the keys typed before it that the kernel had made
+    whole lines of, to be read as typed: a Ctrl-D the kernel took as the end of input comes
+    back as ``eof`` (the key), never as the NUL byte it keeps in its place (read with line
+    mode off, a Ctrl-D typed before a question was a NUL: no answer ever ended). The end of
+    input key is turned off first, so one typed while this runs stays a key."""
+    try:
+        modes = termios.tcgetattr(fd)
+    except (OSError, termios.error):
+        return b""
+    if not modes[3] & termios.ICANON:
+        line_mode(fd, flags, on=False)
+        return b""
+    keyless = [*modes[:6], list(modes[6])]
+    keyless[6][termios.VEOF] = _disabled(fd)  # a Ctrl-D from now on is a byte
+    typed = bytearray()
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, keyless)
+        blocking = os.get_blocking(fd)
+        os.set_blocking(fd, False)
+        try:
+            # one read per line: b"" is a Ctrl-D on an empty line. At most the kernel's
+            # buffer's worth: a paste still coming is left to be read after (memory bounded)
+            while len(typed) < CANON_BUFFER:
+                try:
+                    chunk = os.read(fd, CANON_BUFFER)
+                except BlockingIOError:
+                    break
+                if not chunk and _hung_up(fd):
+                    break  # hung up: reads end at once, for ever
+                typed += chunk or eof
+        finally:
+            os.set_blocking(fd, blocking)
+    except (OSError, termios.error):
+        pass
+    finally:
+        line_mode(fd, flags, on=False)
+        with contextlib.suppress(OSError, termios.error):
+            now = termios.tcgetattr(fd)
+            if termios.VEOF not in (termios.VMIN, termios.VTIME):  # shared on some systems
+                now[6][termios.VEOF] = modes[6][termios.VEOF]
+                termios.tcsetattr(fd, termios.TCSANOW, now)
+    return bytes(typed)
+
+
+def _disabled(fd: int) -> bytes:
+    """The terminal's "no key" character (``_POSIX_VDISABLE``: NUL on Linux, 0xff on macOS)."""
+    try:
+        value = os.fpathconf(fd, "PC_VDISABLE")
+    except (OSError, ValueError):
+        return b"\0"
+    return bytes([value]) if 0 <= value <= 0xFF else b"\0"
+
+
+def _hung_up(fd: int) -> bool:
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return any(event & select.POLLHUP for _, event in poller.poll(0))
+    except (OSError, ValueError):
+        return False
 
 
 def canonical(fd: int) -> bool:
