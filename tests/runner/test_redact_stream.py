@@ -236,3 +236,15 @@ def test_an_absurdly_padded_spelling_is_hidden_not_held_for_ever() -> None:
     assert HIDE.stream_split("ok " + padded) == ("ok ", padded)
     padded = "&#" + "0" * (MAX_HOLD - 1)  # past the bound: hidden, not held
     assert HIDE.stream_split("ok " + padded) == ("ok ***", "")
+
+
+@pytest.mark.parametrize("parts", [["RETVALUE1\n", "SUPE"], ["x retvalue1\n", "supe y"],
+                                   ["Value123\n", "XYZ ok"], ["ZYX321\n", "eulaV ok"]])
+def test_a_piece_over_a_line_break_in_streamed_text_is_hidden_as_the_whole_hides_it(
+        parts: list[str]) -> None:
+    # a model's text is not a stream of lines: an end a later piece could grow over is held
+    # past a line break too (the first line was shown as it ended: 'RETVALUE1' then '***')
+    whole = "".join(parts)
+    assert HIDE.redact(whole) != whole
+    lines = shown([delta(p) for p in parts] + [stop()])
+    assert joined(lines) == HIDE.redact(whole)

@@ -351,7 +351,8 @@ class Redactor:
             text = MASK + text[k:] if k else text
         return text
 
-    def stream_split(self, text: str, *, pieces: bool = True) -> tuple[str, str]:
+    def stream_split(self, text: str, *, pieces: bool = True,
+                     by_line: bool = True) -> tuple[str, str]:
         """For text that goes on in later pieces (a stream cut anywhere): ``(shown, held)``.
 
         ``shown`` is the redacted start of ``text`` that no continuation can change; ``held``
@@ -360,7 +361,9 @@ class Redactor:
         at the end, join to exactly ``redact`` of the whole text, wherever the text was cut
         (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held). Without
         ``pieces``, an end that only a piece of a secret found later would grow over is
-        shown (a line its writer flushed unfinished, a prompt: shown now, not held)."""
+        shown (a line its writer flushed unfinished, a prompt: shown now, not held); with
+        ``by_line`` (a stream of lines), not an end past a line break, so each line shows
+        as it ends (a model's streamed text holds it: ``by_line=False``)."""
         if self._pattern is None:
             return text, ""
         from toolhost.redaction.decoded import packed_tail
@@ -369,7 +372,7 @@ class Redactor:
         tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
                    wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
                    self._pattern.dump_tail(text),
-                   self._squeezed.open_tail(text, MAX_HOLD) if pieces else 0,
+                   self._squeezed.open_tail(text, MAX_HOLD, by_line=by_line) if pieces else 0,
                    packed_tail(text))  # a compressed run is decoded whole: held to its end
         if not text.isascii() or self._controls.search(text) is not None:
             tail = max(tail, self._unseen_tail(text))  # a colour between its characters
@@ -383,8 +386,14 @@ class Redactor:
         pos = 0
         # Every match starting before ``cut`` is final: a form starting there fits in ``text``
         # (else ``text`` would end with a longer start of a form), so more text cannot change
-        # which one matches. The last of them may end past ``cut``: it is shown whole.
-        for start, stop in self.spans(text):
+        # which one matches. The last of them may end past ``cut``: it is shown whole. But
+        # not one that reaches the end: a run decoded whole (base64 holding a piece) may go
+        # on, and what it is then can change which spans the whole text has: it is held.
+        found = self.spans(text)
+        if pieces and found and found[-1][1] >= len(text) and found[-1][0] < cut \
+                and len(text) - found[-1][0] <= MAX_HOLD:
+            cut = found[-1][0]
+        for start, stop in found:
             if start >= cut:
                 break
             shown += (text[pos:start], MASK)

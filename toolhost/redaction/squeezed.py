@@ -189,13 +189,13 @@ class Squeezed:
         self._words: Any = None
         self._inner: str | None = None  # every form but its last character, for open_tail
 
-    def open_tail(self, text: str, limit: int) -> int:
+    def open_tail(self, text: str, limit: int, *, by_line: bool = True) -> int:
         """How many characters at the end of ``text`` (``limit`` at most) more text could
         make part of a squeezed form (0: none): those whose squeezed text is in a form and
         not at its end. A piece found later is grown back over them (``spans``), so a stream
-        holds them rather than show what the whole text would hide. Not past a line break:
-        a stream of lines shows each as it ends (a secret cut over two lines is the lines'
-        reader's: ``redaction.wrapped``)."""
+        holds them rather than show what the whole text would hide. With ``by_line``, not
+        past a line break: a stream of lines shows each as it ends (a secret cut over two
+        lines is the lines' reader's: ``redaction.wrapped``)."""
         if not self.forms:
             return 0
         if self._inner is None:  # (a form's pieces are in it: a piece grows inside its form)
@@ -205,7 +205,7 @@ class Squeezed:
         at = len(text)
         while at > max(0, len(text) - limit) and len(kept) < longest:
             at -= 1
-            if text[at] in "\r\n":  # a line is shown when it ends (a stream of lines)
+            if by_line and text[at] in "\r\n":  # a line is shown when it ends
                 break
             if squeeze(text[at]):
                 kept.append(at)

@@ -159,7 +159,8 @@ class DeltaStreams:
             if name == "type" or not isinstance(value, str):
                 continue
             stream = self.open.pop((*key, name), None)
-            text, held = hide.stream_split((stream.held if stream else "") + value)
+            text, held = hide.stream_split((stream.held if stream else "") + value,
+                                           by_line=False)
             shown["event"]["delta"][self.redact(name)] = self.redact(text)
             self.open[(*key, name)] = _Stream(held, shown, name)
         if len(self.open) > MAX_STREAMS:  # memory stays bounded: the oldest one ends
@@ -178,7 +179,7 @@ class DeltaStreams:
             value = block.get(name)
             if not isinstance(value, str) or not value:
                 continue
-            text, held = self.redactor().stream_split(value)
+            text, held = self.redactor().stream_split(value, by_line=False)
             shown["event"]["content_block"][name] = self.redact(text)
             if held:
                 last = {**shown, "event": {"type": "content_block_delta",
