@@ -1,0 +1,67 @@
+"""ffmpeg's file names are URLs: a value that writes a protocol prefix chooses what it opens.
+
+``ffmpeg -i NAME`` (and its output names, ffprobe's and ffplay's operand) opens ``NAME``
+through the protocol its prefix names: ``concat:a|b`` and ``subfile,,start,0,end,0,,:f`` read
+other files, ``pipe:``/``fd:`` a descriptor, ``http:``/``tcp:``/``rtmp:`` reach the network,
+``data:`` is inline content, ``crypto+http:`` nests them. Without a prefix (or with ``file:``)
+it is a plain path. A value also chooses the demuxer through ``-f {{ v }}``: ``lavfi`` makes
+the next input a filter graph (``movie=`` reads any file). :func:`media_url` finds the first
+argument where a value does either; ``argv`` refuses the call. A literal start (``./{{ name }}``
+or ``file:{{ name }}``) keeps the value a path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["media_url"]
+
+_FFMPEG = re.compile(r"^(ffmpeg|ffprobe|ffplay)([-_.]?\d+(\.\d+)*)?$")
+# ffmpeg's url_find_protocol: the longest start of URL_SCHEME_CHARS, then ':' (a name with a
+# letter: "00:01:02" is a time; two characters: "C:" is a drive), or subfile's ',' form
+_SCHEME = re.compile(r"^(?=[A-Za-z0-9+.-]*[A-Za-z])[A-Za-z0-9+.-]{2,}:|^subfile,",
+                     re.IGNORECASE)
+_PLAIN = frozenset({"file"})  # the protocol of a path without a prefix
+_GRAPHS = frozenset({"lavfi"})  # demuxers whose input is a filter graph
+
+
+def _name(program: str) -> str:
+    base = program.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return base[:-4] if base.endswith(".exe") else base
+
+
+def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> tuple[str, str] | None:
+    """(the argument, why) for the first argument of an ffmpeg program where a value writes a
+    protocol prefix or chooses a filter-graph demuxer, or None. ``valued``: (index in
+    ``out``, length of the literal text before the value)."""
+    starts = _programs(out, valued)
+    if not starts:
+        return None
+    first = min(starts)
+    for index, begin in valued:
+        if index <= first:
+            continue
+        text = out[index]
+        found = _SCHEME.match(text.lstrip())
+        lead = len(text) - len(text.lstrip())
+        if found is not None and begin < lead + found.end() \
+                and found.group().rstrip(":,").lower() not in _PLAIN:
+            return text, (f"ffmpeg opens it through the {found.group().rstrip(':,')!r} protocol,"
+                          " not as a file (concat:/subfile: read other files, pipe:/fd: a "
+                          "descriptor, http:/tcp: the network)")
+        if out[index - 1] in ("-f", "-format") and text.strip().lower() in _GRAPHS:
+            return text, ("it makes ffmpeg read its next input as a filter graph (movie= "
+                          "reads any file or URL)")
+    return None
+
+
+def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> list[int]:
+    """The indexes the ffmpeg program that runs may be at (through wrappers)."""
+    if not any(_FFMPEG.match(_name(text)) for text in out):
+        return []  # the common case, without building tokens
+    from toolhost.backends.code_args import Token, run_programs
+
+    values = {index for index, _ in valued}
+    runs = run_programs([Token("", text, k in values) for k, text in enumerate(out)])
+    return [k for k in runs if _FFMPEG.match(_name(out[k]))]
