@@ -174,6 +174,9 @@ class ArgvPlan:
     sources: tuple[str, ...] = ()  # templates whose free names become params
     group_names: frozenset[str] = frozenset()  # each/if params
     item_sources: tuple[str, ...] = field(default=())
+    # where the spawn finds the program (its cwd and PATH): to read a script's #! line
+    cwd: str | None = None
+    search_path: str | None = None
 
     def render(self, context: Mapping[str, Any]) -> list[str]:
         """The argv for one call; raises ``ArgvRefused`` naming the param."""
@@ -196,7 +199,8 @@ class ArgvPlan:
                 f"the value makes {cut(helper, 60)!r} a git remote of the form NAME::ADDRESS,"
                 " so git would run the program git-remote-NAME (write the URL's scheme in "
                 "the config: \"https://{{ url }}\")")
-        piped = pipe_operand(out, state.valued) if state.valued else None
+        piped = pipe_operand(out, state.valued, self.cwd, self.search_path) \
+            if state.valued else None
         if piped is not None:
             raise ArgvRefused(
                 f"the value makes {cut(piped[0], 60)!r} a command, not a file name: "

@@ -1,0 +1,65 @@
+"""Which interpreter a program is a script of, from its ``#!`` line (read bounded, cached).
+
+A perl program that is not named ``perl`` (``exiftool``, any ``#!/usr/bin/perl`` tool the
+argv names) reads its operands the way ``perl`` does when it uses ``<>`` or two-argument
+``open``: ``"cmd|"`` runs a command. :func:`script_interpreter` resolves the program as the
+spawn would (a path with a '/' as it is, else on PATH), reads its first line (at most 256
+bytes) and names the interpreter (``perl``, ``python3`` ...), looking through ``env`` and
+``env -S``; None for a binary, an unreadable or missing file. Results are cached by path,
+size and modification time, in a bounded table.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+__all__ = ["script_interpreter"]
+
+_LIMIT = 256  # bytes of the first line read (Linux takes 256 for a #! line)
+_CACHE_SIZE = 512
+_cache: dict[tuple[str, int, int], str | None] = {}
+
+
+def script_interpreter(program: str, cwd: str | None = None, search: str | None = None
+                       ) -> str | None:
+    """The interpreter's name (its last path part, lowercased) of the script ``program``
+    runs, or None when it is no ``#!`` script or cannot be read. ``cwd``: the directory a
+    relative ``dir/prog`` is found from; ``search``: the PATH a bare name is found on."""
+    if "/" in program:
+        path: str | None = os.path.join(cwd, program) if cwd else program
+    else:
+        path = shutil.which(program, path=search)
+    if path is None:
+        return None
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):  # missing, a NUL in the name, a name too long
+        return None
+    key = (os.path.abspath(path), info.st_size, info.st_mtime_ns)
+    if key in _cache:
+        return _cache[key]
+    found = _read(path)
+    if len(_cache) >= _CACHE_SIZE:
+        _cache.clear()  # bounded: programs are few; a full table starts over
+    _cache[key] = found
+    return found
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_LIMIT)
+    except (OSError, ValueError):
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    line = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace")
+    words = line.split()
+    if not words:
+        return None
+    name = words[0].rsplit("/", 1)[-1].lower()
+    if name == "env":  # #!/usr/bin/env perl, #!/usr/bin/env -S perl -w
+        rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        name = rest[0].rsplit("/", 1)[-1].lower() if rest else "env"
+    return name
