@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-__all__ = ["redis_slots"]
+__all__ = ["REDIS", "redis_slots", "stdin_is_code"]
 
+REDIS = frozenset({"redis-cli", "valkey-cli", "keydb-cli"})
 _OPTION = "option: "  # code_opts.OPTION (imported there: no cycle here)
 WORD = "its command word (any Redis command: EVAL runs Lua, CONFIG SET dir writes files)"
 LUA = "a Lua script or function the server runs or stores"
@@ -99,3 +100,19 @@ def _command(words: Sequence[_Token], name: str) -> list[tuple[str, str, str]]:
         rest = rest[1:]
     code = rest if count is None else rest[:count]
     return [(t.key, name, _OPTION + what) for t in code if t.value]
+
+
+def stdin_is_code(tokens: Sequence[_Token]) -> bool:
+    """Whether redis-cli (``tokens[0]``) reads commands or code from its stdin: with no
+    command word it reads one command a line, ``--pipe`` sends stdin as raw protocol, and
+    ``-x`` makes stdin the last argument (the script of ``-x EVAL``, ``-x SCRIPT LOAD``)."""
+    j, stdin_arg = 1, False
+    while j < len(tokens) and tokens[j].text.startswith("-") and not tokens[j].value:
+        text = tokens[j].text
+        if text in ("--pipe", "--cluster"):
+            return True  # raw protocol; cluster subcommands read what they need
+        stdin_arg = stdin_arg or text == "-x"
+        j += 2 if text in _ARG else 1
+    if j >= len(tokens):
+        return True
+    return stdin_arg and (tokens[j].value or tokens[j].text.strip().lower() in _CODE)
