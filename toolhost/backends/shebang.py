@@ -12,7 +12,6 @@ size and modification time, in a bounded table.
 from __future__ import annotations
 
 import os
-import shutil
 
 __all__ = ["script_interpreter"]
 
@@ -29,6 +28,8 @@ def script_interpreter(program: str, cwd: str | None = None, search: str | None 
     if "/" in program:
         path: str | None = os.path.join(cwd, program) if cwd else program
     else:
+        import shutil  # at call time: it imports bz2 and lzma, which startup does without
+
         path = shutil.which(program, path=search)
     if path is None:
         return None
