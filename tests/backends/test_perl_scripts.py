@@ -75,6 +75,21 @@ async def test_a_perl_script_never_opens_a_value_as_a_command(
     assert not ok.is_error and "kept" in ok.text_content, ok
 
 
+async def test_a_link_to_perl_is_perl(config: Config, tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()
+    link = tmp_path / "bin" / "myperl"
+    link.symlink_to(_perl())
+    (tmp_path / "a.txt").write_text("kept\n")
+    marker = tmp_path / "pwned"
+    cfg = config({"t": cmd([str(link), "-ne", "print", "{{ file }}"],
+                           options={"cwd": str(tmp_path)})})
+    result = await run(cfg, "t", {"file": f"a.txt; touch {shlex.quote(str(marker))} |"})
+    assert result.is_error and "a command, not a file name" in result.text_content, result
+    assert not marker.exists()
+    ok = await run(cfg, "t", {"file": "a.txt"})
+    assert not ok.is_error and "kept" in ok.text_content, ok
+
+
 async def test_exiftool_is_a_perl_program_by_name(config: Config, tmp_path: Path) -> None:
     # a packed exiftool has no #! line: its name is enough
     exiftool = _script(tmp_path / "bin", "exiftool", sys.executable,

@@ -5,7 +5,8 @@ argv names) reads its operands the way ``perl`` does when it uses ``<>`` or two-
 ``open``: ``"cmd|"`` runs a command. :func:`script_interpreter` resolves the program as the
 spawn would (a path with a '/' as it is, else on PATH), reads its first line (at most 256
 bytes) and names the interpreter (``perl``, ``python3`` ...), looking through ``env`` and
-``env -S``; None for a binary, an unreadable or missing file. Results are cached by path,
+``env -S``; for a symbolic link, the program it ends at; None for a binary, an unreadable
+or missing file. Results are cached by path,
 size and modification time, in a bounded table.
 """
 
@@ -40,11 +41,19 @@ def script_interpreter(program: str, cwd: str | None = None, search: str | None 
     key = (os.path.abspath(path), info.st_size, info.st_mtime_ns)
     if key in _cache:
         return _cache[key]
-    found = _read(path)
+    # a link to an interpreter (`myperl -> /usr/bin/perl`) is that interpreter
+    found = _read(path) or _linked(path)
     if len(_cache) >= _CACHE_SIZE:
         _cache.clear()  # bounded: programs are few; a full table starts over
     _cache[key] = found
     return found
+
+
+def _linked(path: str) -> str | None:
+    """The name of the program a symbolic link (chain) ends at, or None for no link."""
+    if not os.path.islink(path):
+        return None
+    return os.path.basename(os.path.realpath(path)).lower() or None
 
 
 def _read(path: str) -> str | None:
