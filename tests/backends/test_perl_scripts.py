@@ -90,6 +90,21 @@ async def test_a_link_to_perl_is_perl(config: Config, tmp_path: Path) -> None:
     assert not ok.is_error and "kept" in ok.text_content, ok
 
 
+async def test_a_link_to_ed_is_ed(config: Config, tmp_path: Path) -> None:
+    ed = shutil.which("ed")
+    if ed is None:
+        pytest.skip("ed is not installed")
+    (tmp_path / "bin").mkdir()
+    link = tmp_path / "bin" / "editor-x"
+    link.symlink_to(ed)
+    marker = tmp_path / "pwned"
+    cfg = config({"t": cmd([str(link), "-s", "{{ file }}"],
+                           options={"cwd": str(tmp_path), "stdin": "q\n"})})
+    result = await run(cfg, "t", {"file": f"!touch {shlex.quote(str(marker))}"})
+    assert result.is_error and "a command, not a file name" in result.text_content, result
+    assert not marker.exists()
+
+
 async def test_exiftool_is_a_perl_program_by_name(config: Config, tmp_path: Path) -> None:
     # a packed exiftool has no #! line: its name is enough
     exiftool = _script(tmp_path / "bin", "exiftool", sys.executable,

@@ -114,8 +114,10 @@ def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | 
 
 
 def _script_kind(program: str, cwd: str | None, search: str | None) -> str | None:
-    """'perl' for a program that is a perl script (by name or by its #! line), else None."""
+    """The known program ``program`` is under another name: 'perl' for a perl script (by
+    name or by its #! line), the program a link ends at (``myperl``, ``ed2``); else None."""
     if _name(program) in _PERL_SCRIPTS:
         return "perl"
     interpreter = script_interpreter(program, cwd, search)
-    return "perl" if interpreter is not None and _PERL.match(interpreter) else None
+    return _name(interpreter) if interpreter is not None and _known(_name(interpreter)) \
+        else None
