@@ -59,6 +59,17 @@ async def test_a_value_never_chooses_ffmpegs_protocol_or_a_graph_input(
         assert "\n" not in result.text_content.strip()
 
 
+@pytest.mark.anyio
+async def test_a_link_to_ffmpeg_is_ffmpeg(config: Config, tmp_path: Path) -> None:
+    link = tmp_path / "bin" / "transcode"
+    link.symlink_to(_recorder(tmp_path, "ffmpeg"))
+    cfg = config({"t": cmd([str(link), "-i", V, "out"], options={"cwd": str(tmp_path)})})
+    result = await run(cfg, "t", {"v": "concat:a|b"})
+    assert result.is_error and "more than a file name" in result.text_content, result
+    ok = await run(cfg, "t", {"v": "a.mp4"})
+    assert not ok.is_error, ok
+
+
 @pytest.mark.parametrize(("argv", "value"), [
     (["-i", V, "out"], "a.mp4"),
     (["-i", V, "out"], "file:a.mp4"),

@@ -206,7 +206,8 @@ class ArgvPlan:
                 f"the value makes {cut(piped[0], 60)!r} a command, not a file name: "
                 f"{piped[1]} (the config can write the start and the end of the name: "
                 "\"./{{ name }}.txt\")")
-        media = media_url(out, state.valued) if state.valued else None
+        media = media_url(out, state.valued, self.cwd, self.search_path) \
+            if state.valued else None
         if media is not None:
             raise ArgvRefused(
                 f"the value makes {cut(media[0], 60)!r} more than a file name: {media[1]} "

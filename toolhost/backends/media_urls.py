@@ -31,11 +31,13 @@ def _name(program: str) -> str:
     return base[:-4] if base.endswith(".exe") else base
 
 
-def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> tuple[str, str] | None:
+def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | None = None,
+              search: str | None = None) -> tuple[str, str] | None:
     """(the argument, why) for the first argument of an ffmpeg program where a value writes a
     protocol prefix or chooses a filter-graph demuxer, or None. ``valued``: (index in
-    ``out``, length of the literal text before the value)."""
-    starts = _programs(out, valued)
+    ``out``, length of the literal text before the value); ``cwd`` and ``search`` (PATH):
+    where the spawn finds the program."""
+    starts = _programs(out, valued, cwd, search)
     if not starts:
         return None
     first = min(starts)
@@ -56,12 +58,14 @@ def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> tuple[st
     return None
 
 
-def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> list[int]:
-    """The indexes the ffmpeg program that runs may be at (through wrappers)."""
-    if not any(_FFMPEG.match(_name(text)) for text in out):
-        return []  # the common case, without building tokens
+def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | None,
+              search: str | None) -> list[int]:
+    """The indexes the ffmpeg program that runs may be at (through wrappers), by its name
+    or the name a link to it ends at (``ff -> /usr/bin/ffmpeg``)."""
     from toolhost.backends.code_args import Token, run_programs
+    from toolhost.backends.shebang import program_names
 
     values = {index for index, _ in valued}
     runs = run_programs([Token("", text, k in values) for k, text in enumerate(out)])
-    return [k for k in runs if _FFMPEG.match(_name(out[k]))]
+    return [k for k in runs if _FFMPEG.match(_name(out[k]))
+            or any(_FFMPEG.match(_name(n)) for n in program_names(out[k], cwd, search))]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from toolhost.backends.shebang import script_interpreter
+from toolhost.backends.shebang import program_names
 
 __all__ = ["PIPE_PROGRAMS", "pipe_operand"]
 
@@ -118,6 +118,7 @@ def _script_kind(program: str, cwd: str | None, search: str | None) -> str | Non
     name or by its #! line), the program a link ends at (``myperl``, ``ed2``); else None."""
     if _name(program) in _PERL_SCRIPTS:
         return "perl"
-    interpreter = script_interpreter(program, cwd, search)
-    return _name(interpreter) if interpreter is not None and _known(_name(interpreter)) \
-        else None
+    for other in program_names(program, cwd, search):
+        if _known(_name(other)):
+            return _name(other)
+    return None

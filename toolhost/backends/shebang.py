@@ -1,31 +1,33 @@
-"""Which interpreter a program is a script of, from its ``#!`` line (read bounded, cached).
+"""The names a program is known by past its own: a link's target, a script's interpreter.
 
 A perl program that is not named ``perl`` (``exiftool``, any ``#!/usr/bin/perl`` tool the
-argv names) reads its operands the way ``perl`` does when it uses ``<>`` or two-argument
-``open``: ``"cmd|"`` runs a command. :func:`script_interpreter` resolves the program as the
-spawn would (a path with a '/' as it is, else on PATH), reads its first line (at most 256
-bytes) and names the interpreter (``perl``, ``python3`` ...), looking through ``env`` and
-``env -S``; for a symbolic link, the program it ends at; None for a binary, an unreadable
-or missing file. Results are cached by path,
-size and modification time, in a bounded table.
+argv names, a link ``myperl -> /usr/bin/perl``) reads its operands the way ``perl`` does
+when it uses ``<>`` or two-argument ``open``: ``"cmd|"`` runs a command; a link to ffmpeg
+opens URLs like ffmpeg. :func:`program_names` resolves the program as the spawn would (a
+path with a '/' from the tool's cwd, else on its PATH), names the program a symbolic link
+ends at, and reads the first line (at most 256 bytes) for the interpreter (``perl``,
+``python3`` ...), looking through ``env`` and ``env -S``. Results are cached by path, size
+and modification time, in a bounded table.
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["script_interpreter"]
+__all__ = ["program_names"]
 
 _LIMIT = 256  # bytes of the first line read (Linux takes 256 for a #! line)
 _CACHE_SIZE = 512
-_cache: dict[tuple[str, int, int], str | None] = {}
+_cache: dict[tuple[str, int, int], tuple[str, ...]] = {}
 
 
-def script_interpreter(program: str, cwd: str | None = None, search: str | None = None
-                       ) -> str | None:
-    """The interpreter's name (its last path part, lowercased) of the script ``program``
-    runs, or None when it is no ``#!`` script or cannot be read. ``cwd``: the directory a
-    relative ``dir/prog`` is found from; ``search``: the PATH a bare name is found on."""
+def program_names(program: str, cwd: str | None = None, search: str | None = None
+                  ) -> tuple[str, ...]:
+    """The other names (last path part, lowercased) the program ``program`` runs is known
+    by: the program a symbolic link ends at (``myperl -> /usr/bin/perl``), and the
+    interpreter of a ``#!`` script. Empty when neither, or it cannot be found or read.
+    ``cwd``: the directory a relative ``dir/prog`` is found from; ``search``: the PATH a
+    bare name is found on."""
     if "/" in program:
         path: str | None = os.path.join(cwd, program) if cwd else program
     else:
@@ -33,16 +35,15 @@ def script_interpreter(program: str, cwd: str | None = None, search: str | None 
 
         path = shutil.which(program, path=search)
     if path is None:
-        return None
+        return ()
     try:
         info = os.stat(path)
     except (OSError, ValueError):  # missing, a NUL in the name, a name too long
-        return None
+        return ()
     key = (os.path.abspath(path), info.st_size, info.st_mtime_ns)
     if key in _cache:
         return _cache[key]
-    # a link to an interpreter (`myperl -> /usr/bin/perl`) is that interpreter
-    found = _read(path) or _linked(path)
+    found = tuple(n for n in (_linked(path), _read(path)) if n)
     if len(_cache) >= _CACHE_SIZE:
         _cache.clear()  # bounded: programs are few; a full table starts over
     _cache[key] = found
