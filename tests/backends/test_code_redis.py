@@ -21,6 +21,7 @@ V = "{{ v }}"
     (["redis-cli", V, "k"], 1),
     (["redis-cli", "-h", "localhost", "-p", "6379", V, "x"], 5),
     (["redis-cli", "--no-raw", "-n", "2", V], 4),
+    (["redis-cli", "-X", "tag", V], 3),
     (["redis-cli", "EVAL", V, "0"], 2),
     (["redis-cli", "eval", V, "1", "k"], 2),
     (["redis-cli", "Eval_RO", "return " + V, "0"], 2),

@@ -20,6 +20,7 @@ Config = Callable[..., HostConfig]
 CODE = [
     ["redis-cli"], ["redis-cli", "-h", "db", "-n", "2"], ["valkey-cli", "--pipe"],
     ["redis-cli", "-x", "EVAL"], ["redis-cli", "-x", "script", "load"],
+    ["redis-cli", "-X", "S", "EVAL", "S", "0"],
     ["timeout", "5", "keydb-cli", "-p", "6380"],
     ["gs", "-"], ["gs", "-dSAFER", "-dBATCH", "-"], ["/usr/bin/gs"], ["gswin64c", "-q"],
     ["sh"], ["bash", "-s"], ["bash", "-"], ["zsh"], ["tcsh"], ["python3"], ["python3.12"],

@@ -28,7 +28,7 @@ DEBUG = "a debugging action of the server (DEBUG: reload, crash, set any interna
 PEER = "the server it copies data and commands from (REPLICAOF)"
 # redis-cli's options that take the next word (from redis-cli.c's parseOptions)
 _ARG = frozenset({
-    "-h", "-p", "-s", "-a", "--user", "--pass", "-u", "-r", "-i", "-n", "-d", "-D", "-t",
+    "-h", "-p", "-s", "-a", "--user", "--pass", "-u", "-r", "-i", "-n", "-d", "-D", "-t", "-X",
     "--eval", "--sni", "--cacert", "--cacertdir", "--cert", "--key", "--tls-ciphers",
     "--tls-ciphersuites", "--rdb", "--functions-rdb", "--pipe-timeout", "--pattern",
     "--quoted-pattern", "--count", "--memkeys-samples", "--intrinsic-latency", "--lru-test",
@@ -105,13 +105,14 @@ def _command(words: Sequence[_Token], name: str) -> list[tuple[str, str, str]]:
 def stdin_is_code(tokens: Sequence[_Token]) -> bool:
     """Whether redis-cli (``tokens[0]``) reads commands or code from its stdin: with no
     command word it reads one command a line, ``--pipe`` sends stdin as raw protocol, and
-    ``-x`` makes stdin the last argument (the script of ``-x EVAL``, ``-x SCRIPT LOAD``)."""
+    ``-x`` makes stdin the last argument (the script of ``-x EVAL``, ``-x SCRIPT LOAD``),
+    ``-X TAG`` the argument written TAG."""
     j, stdin_arg = 1, False
     while j < len(tokens) and tokens[j].text.startswith("-") and not tokens[j].value:
         text = tokens[j].text
         if text in ("--pipe", "--cluster"):
             return True  # raw protocol; cluster subcommands read what they need
-        stdin_arg = stdin_arg or text == "-x"
+        stdin_arg = stdin_arg or text in ("-x", "-X")  # -X TAG: the TAG argument
         j += 2 if text in _ARG else 1
     if j >= len(tokens):
         return True
