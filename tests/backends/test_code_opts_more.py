@@ -26,6 +26,10 @@ V = "{{ v }}"
 
 @pytest.mark.parametrize("argv", [
     ["sdiff", "--diff-program=" + V, "a", "b"],
+    ["make", "-I", V, "all"],
+    ["make", "-kI" + V, "all"],
+    ["make", "--include-dir=" + V],
+    ["gmake", "--include", V],
     ["sdiff", "--diff-prog", V, "a", "b"],
     ["diff3", "--diff-program", V, "a", "b", "c"],
     ["apt-get", "-o", "APT::Update::Pre-Invoke::=" + V, "update"],

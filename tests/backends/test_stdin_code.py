@@ -18,6 +18,11 @@ from toolhost.errors import CompileError
 Config = Callable[..., HostConfig]
 
 CODE = [
+    ["redis-cli"], ["redis-cli", "-h", "db", "-n", "2"], ["valkey-cli", "--pipe"],
+    ["redis-cli", "-x", "EVAL"], ["redis-cli", "-x", "script", "load"],
+    ["redis-cli", "-X", "S", "EVAL", "S", "0"],
+    ["timeout", "5", "keydb-cli", "-p", "6380"],
+    ["gs", "-"], ["gs", "-dSAFER", "-dBATCH", "-"], ["/usr/bin/gs"], ["gswin64c", "-q"],
     ["sh"], ["bash", "-s"], ["bash", "-"], ["zsh"], ["tcsh"], ["python3"], ["python3.12"],
     ["pypy3"], ["perl"], ["ruby"], ["irb"], ["node"], ["deno"], ["php"], ["lua5.4"],
     ["luajit"], ["tclsh"], ["tclsh8.6"], ["expect"], ["guile"], ["Rscript", "-"], ["R"],
@@ -36,6 +41,7 @@ CODE = [
     ["duckdb", "x.db"],
 ]
 DATA = [
+    ["redis-cli", "-x", "SET", "k"], ["redis-cli", "-x", "HSET", "h", "f"],
     ["cat"], ["sh", "-c", "read x; echo \"$x\""], ["sh", "script.sh"],
     ["python3", "script.py"], ["python3", "-c", "import sys; print(sys.stdin.read())"],
     ["perl", "-ne", "print"], ["node", "app.js"], ["env", "cat"], ["timeout", "5", "wc"],

@@ -35,6 +35,7 @@ from toolhost.backends.argv_names import analyse, printed_names
 from toolhost.backends.file_values import file_read, url_scheme
 from toolhost.backends.head_values import head_break
 from toolhost.backends.make_values import make_assignment
+from toolhost.backends.media_urls import media_url
 from toolhost.backends.pipe_operands import pipe_operand
 from toolhost.backends.remote_operands import git_helper, remote_operand
 from toolhost.backends.url_values import url_value_problem
@@ -173,6 +174,9 @@ class ArgvPlan:
     sources: tuple[str, ...] = ()  # templates whose free names become params
     group_names: frozenset[str] = frozenset()  # each/if params
     item_sources: tuple[str, ...] = field(default=())
+    # where the spawn finds the program (its cwd and PATH): to read a script's #! line
+    cwd: str | None = None
+    search_path: str | None = None
 
     def render(self, context: Mapping[str, Any]) -> list[str]:
         """The argv for one call; raises ``ArgvRefused`` naming the param."""
@@ -195,12 +199,20 @@ class ArgvPlan:
                 f"the value makes {cut(helper, 60)!r} a git remote of the form NAME::ADDRESS,"
                 " so git would run the program git-remote-NAME (write the URL's scheme in "
                 "the config: \"https://{{ url }}\")")
-        piped = pipe_operand(out, state.valued) if state.valued else None
+        piped = pipe_operand(out, state.valued, self.cwd, self.search_path) \
+            if state.valued else None
         if piped is not None:
             raise ArgvRefused(
                 f"the value makes {cut(piped[0], 60)!r} a command, not a file name: "
                 f"{piped[1]} (the config can write the start and the end of the name: "
                 "\"./{{ name }}.txt\")")
+        media = media_url(out, state.valued, self.cwd, self.search_path) \
+            if state.valued else None
+        if media is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(media[0], 60)!r} more than a file name: {media[1]} "
+                "(the config can write the start of the name: \"./{{ name }}\" or "
+                "\"file:{{ name }}\")")
         assignment = make_assignment(out, state.valued) if state.valued else None
         if assignment is not None:
             raise ArgvRefused(

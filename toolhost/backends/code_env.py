@@ -26,6 +26,9 @@ _EXACT = frozenset({
     "GZIP", "BZIP", "BZIP2", "XZ_DEFAULTS", "ZIPOPT", "UNZIP", "RSYNC_RSH",
     "RSYNC_CONNECT_PROG", "CVS_RSH", "SVN_SSH", "SSH_ASKPASS", "SUDO_ASKPASS",
     "PS0", "PS1", "PS2", "PS3", "PS4",
+    # fc's and TeX's editor commands; GNU parallel's and lzop's options (--ssh CMD);
+    # where TeX finds its input (\write18 runs a command) and ffmpeg its option presets
+    "FCEDIT", "TEXEDIT", "PARALLEL", "LZOP", "TEXINPUTS", "TEXMFCNF", "FFMPEG_DATADIR",
     # Go's module and toolchain sources: code it downloads and runs
     "GOPROXY", "GOTOOLCHAIN", "GOENV", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOINSECURE",
     "GOPRIVATE", "GONOPROXY", "GOROOT", "GOEXPERIMENT",

@@ -109,7 +109,9 @@ OPTIONS: dict[str, dict[str, str]] = {
     "curl": {"-K": "a configuration file", "--config": "a configuration file",
              **dict.fromkeys(_ROUTES, ROUTE)},
     "make": {"-f": "a script file", "--file": "a script file", "--makefile": "a script file",
-             "-E": CMD, "--eval": CMD, "-C": DIR, "--directory": DIR},
+             "-E": CMD, "--eval": CMD, "-C": DIR, "--directory": DIR,
+             # where `include x.mk` finds a makefile (when none is in the cwd): its code
+             "-I": LIBDIR, "--include-dir": LIBDIR},
     "cargo": {"--manifest-path": DIR, "-C": DIR, "--config": "a configuration file"},
     "npm": {"--prefix": DIR, "-C": DIR, "--script-shell": CMD,
             "--userconfig": "a configuration file", "--globalconfig": "a configuration file"},

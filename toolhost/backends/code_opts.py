@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from toolhost.backends.code_env import chooses_code
+from toolhost.backends.code_ffmpeg import ffmpeg_slots
 from toolhost.backends.code_opt_more import ALL_ALIASES, ALL_GIT_SHORT, ALL_OPTIONS, KV_KEYS
 from toolhost.backends.code_opt_table import (
     BUNDLE,
@@ -41,6 +42,7 @@ from toolhost.backends.code_opt_table import (
     SSH_SENDS,
     TAR_ARG_LETTERS,
 )
+from toolhost.backends.code_redis import redis_slots
 
 __all__ = ["OPTION", "PLUS", "SUBCOMMAND", "Token", "option_code_slots", "program_family"]
 
@@ -82,6 +84,10 @@ def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
         if family in ("sqlite3", "duckdb") else []
     if family == "git":
         slots.extend(_git_sub_slots(tokens, sub, name))
+    if family == "redis-cli":  # its operands are a command the server runs
+        slots.extend(redis_slots(tokens, i, name))
+    if family == "ffmpeg":  # -filter:v:0, -/vf FILE, -f lavfi -i GRAPH
+        slots.extend(ffmpeg_slots(tokens, i, name, frozenset(table)))
     j = i + 1
     if family == "tar" and j < len(tokens):
         j = _tar_old_style(tokens, j, name, table, slots)

@@ -26,6 +26,7 @@ one argument, so ``; rm -rf /`` from the model is just a string. The rules:
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 from collections.abc import Awaitable, Callable, Mapping
@@ -116,6 +117,8 @@ class CommandKind:
         if cwd and (bad := check_cwd(cwd, own=bool(opts.get("cwd")))) is not None:
             raise CompileError([origin.problem(bad[0], key=bad[1], hint=bad[2])])
         plan, bad_paths = repo_paths(plan, origin.file, cwd)
+        search = (opts.get("env") or {}).get("PATH") or env.get("PATH")
+        plan = dataclasses.replace(plan, cwd=cwd or None, search_path=str(search or "") or None)
         bad_paths += repo_values(plan, origin.file, cwd, tool.params)
         if bad_paths:
             raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in bad_paths])

@@ -23,6 +23,7 @@ from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_filters import safe_form
 from toolhost.backends.code_opt_table import ROUTE, SSH_SENDS
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
+from toolhost.backends.code_redis import REDIS, stdin_is_code
 from toolhost.backends.file_slots import sent_file_slots
 from toolhost.backends.install_slots import install_problems
 from toolhost.backends.make_values import MAKES
@@ -112,7 +113,9 @@ _STDIN_CODE = frozenset({
 _SHELL_NAMES = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish",
                           "rbash", "tcsh", "csh"})
 _STDIN_COMMANDS = frozenset({"bc", "ed", "red", "ex", "vi", "vim", "nvim", "gdb", "lldb", "at",
-                             "batch", "ftp", "sftp", "lftp"})
+                             "batch", "ftp", "sftp", "lftp",
+                             # Ghostscript runs PostScript from stdin ('-', or no file)
+                             "gs", "gsc", "gsx", "ghostscript", "gswin32c", "gswin64c"})
 # SQL shells: their stdin is statements (sqlite3's ".shell" runs a program) unless a flag
 # or an operand gives them; "COPY ... FROM STDIN" data after -c stays allowed
 _STDIN_SQL = frozenset({"psql", "mysql", "mariadb", "sqlite", "duckdb", "sqlcmd"})
@@ -165,8 +168,9 @@ def _stdin_code(tokens: list[Token]) -> Found | None:
     name = program_name(tokens[0].text)
     stem = name.rstrip("0123456789.")
     what = None
-    if name in _STDIN_COMMANDS or stem in _STDIN_COMMANDS or (
-            (name in _STDIN_SQL or stem in _STDIN_SQL) and _sql_from_stdin(tokens)):
+    if (name in REDIS and stdin_is_code(tokens)) or name in _STDIN_COMMANDS \
+            or stem in _STDIN_COMMANDS \
+            or ((name in _STDIN_SQL or stem in _STDIN_SQL) and _sql_from_stdin(tokens)):
         what = "commands"
     elif (name in _STDIN_CODE or stem in _STDIN_CODE) and _reads_program_from_stdin(tokens):
         what = "program"

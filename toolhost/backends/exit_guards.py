@@ -145,7 +145,10 @@ def _mark_started_threads() -> None:
 def _raw_start(raw: Callable[..., Any]) -> Callable[..., Any]:
     def start(function: Any, *args: Any, **kwargs: Any) -> Any:
         if in_tool():
-            function = _as_tool(function)
+            from toolhost.backends.thread_errors import quiet_raw_thread
+
+            name = str(getattr(function, "__name__", "?"))
+            function = quiet_raw_thread(_as_tool(function), name)
         return raw(function, *args, **kwargs)
     return start
 

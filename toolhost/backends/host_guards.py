@@ -39,6 +39,7 @@ from toolhost.backends.exit_guards import (
     in_tool,
     mark_tool_thread,
 )
+from toolhost.backends.thread_errors import quiet_tool_threads
 
 __all__ = ["HOST_STATE", "IN_TOOL", "HostExitRefused", "HostState", "contain_tasks",
            "guard_exit", "mark_tool_thread"]
@@ -53,6 +54,7 @@ def guard_exit() -> None:
     if getattr(os._exit, "_toolhost_guarded", False):
         return
     guard_ends(os.getpid())
+    quiet_tool_threads()
     guard_moves()
     _watch_environ()
 

@@ -16,12 +16,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from toolhost.backends.shebang import program_names
+
 __all__ = ["PIPE_PROGRAMS", "pipe_operand"]
 
 _PERL = re.compile(r"^perl(\d+(\.\d+)*)?$")
 _MAGICK = frozenset({"convert", "magick", "identify", "mogrify", "composite", "montage",
                      "compare", "stream", "conjure", "display", "animate", "import",
                      "gm"})  # GraphicsMagick's gm reads the same prefixes
+# perl programs that may be installed without a #! line (a packed exiftool.exe)
+_PERL_SCRIPTS = frozenset({"exiftool"})
 _GS = frozenset({"gs", "gsc", "gsx", "ghostscript", "gswin32c", "gswin64c"})
 _ED = frozenset({"ed"})
 PIPE_PROGRAMS = _MAGICK | _GS | _ED
@@ -40,19 +44,21 @@ def _known(name: str) -> bool:
     return name in PIPE_PROGRAMS or _PERL.match(name) is not None
 
 
-def pipe_operand(out: Sequence[str], valued: Sequence[tuple[int, int]]
+def pipe_operand(out: Sequence[str], valued: Sequence[tuple[int, int]],
+                 cwd: str | None = None, search: str | None = None
                  ) -> tuple[str, str] | None:
     """(the argument, what it makes the program do) for the first argument a value makes a
     command (or another mode of opening), or None. ``valued``: (index in ``out``, length of
-    the literal text before the value) of each argument a value is printed in."""
-    starts = _programs(out, valued)
+    the literal text before the value) of each argument a value is printed in; ``cwd`` and
+    ``search`` (PATH): where the spawn finds the program (a script's #! line is read)."""
+    starts = _programs(out, valued, cwd, search)
     if not starts:
         return None
     for index, begin in valued:
         after = [k for k in starts if k < index]
         if not after:
             continue
-        name = _name(out[max(after)])
+        name = starts[max(after)]
         why = _why(name, out[index], begin)
         if why is not None:
             return out[index], why
@@ -89,13 +95,30 @@ def _why(name: str, text: str, begin: int) -> str | None:
     return None
 
 
-def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]]) -> list[int]:
+def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | None,
+              search: str | None) -> dict[int, str]:
     """The indexes the program that runs may be at (through wrappers), for the programs
-    this module knows."""
-    if not any(_known(_name(text)) for text in out):
-        return []  # the common case, without building tokens
+    this module knows, with the name it knows each by: a perl script (``exiftool``, any
+    ``#!/usr/bin/perl`` program) is ``perl``."""
     from toolhost.backends.code_args import Token, run_programs
 
     values = {index for index, _ in valued}
     runs = run_programs([Token("", text, k in values) for k, text in enumerate(out)])
-    return [k for k in runs if _known(_name(out[k]))]
+    found: dict[int, str] = {}
+    for k in runs:
+        name = _name(out[k])
+        kind = name if _known(name) else _script_kind(out[k], cwd, search)
+        if kind is not None:
+            found[k] = kind
+    return found
+
+
+def _script_kind(program: str, cwd: str | None, search: str | None) -> str | None:
+    """The known program ``program`` is under another name: 'perl' for a perl script (by
+    name or by its #! line), the program a link ends at (``myperl``, ``ed2``); else None."""
+    if _name(program) in _PERL_SCRIPTS:
+        return "perl"
+    for other in program_names(program, cwd, search):
+        if _known(_name(other)):
+            return _name(other)
+    return None

@@ -42,6 +42,7 @@ from toolhost.backends.python_calls import (
     guarded_await,
     guarded_call,
     guarded_collect,
+    leave_fork,
     map_value,
     raised,
 )
@@ -157,6 +158,7 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
 
     if info.is_async:
         async def invoke_async(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+            parent = os.getpid()
             try:  # the arguments' converters run the tool's code too
                 coro = fn(**prepare(arguments, ctx))
                 # blocking code in it holds every other call: stopped at its timeout
@@ -166,7 +168,9 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
                 finally:
                     release(held)
             except BaseException as exc:  # its message is read in a pool thread
+                leave_fork(parent, failed=True)  # a child it forked ends here
                 await raised(exc, runner(ctx))
+            leave_fork(parent, failed=False)
             if inspect.isasyncgen(value):
                 value = await guarded_collect(value, limit, runner(ctx))
             if type(value) in PLAIN:  # no code of the tool's runs to map it: here

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
@@ -41,8 +42,8 @@ from toolhost.backends.base import ToolFailure, ToolRaised
 from toolhost.backends.convert import to_result
 from toolhost.results import ToolResult
 
-__all__ = ["PLAIN", "guarded_await", "guarded_call", "guarded_collect", "map_value",
-           "raised"]
+__all__ = ["PLAIN", "guarded_await", "guarded_call", "guarded_collect", "leave_fork",
+           "map_value", "raised"]
 
 # returned values mapped on the event loop: no code of the tool's runs for these
 PLAIN = frozenset({str, int, float, bool, type(None), ToolResult})
@@ -81,15 +82,27 @@ def guarded_call(call: Callable[[], Any], limit: int) -> Any:
     """In a pool thread: ``call()``, its value mapped to a result there (an awaitable or an
     async generator is handed back as is); the tool's exception becomes a ``ToolRaised``
     described here."""
+    parent = os.getpid()
     try:
         value = call()
-        if inspect.isawaitable(value) or inspect.isasyncgen(value):
-            return value
-        return to_result(value, limit)
     except BaseException as exc:
+        leave_fork(parent, failed=True)
         if _carried(exc):
             raise ToolRaised(exc) from exc
         raise
+    leave_fork(parent, failed=False)
+    if inspect.isawaitable(value) or inspect.isasyncgen(value):
+        return value
+    return _mapped(value, limit)
+
+
+def leave_fork(parent: int, *, failed: bool) -> None:
+    """End, at once, a child process the tool forked that came back out of the tool's code
+    (returned or raised instead of calling ``os._exit``): in the host's code it would be a
+    second host on the same pipes, answering calls or waiting forever for a loop that is
+    not there. Its exit status says whether it raised."""
+    if os.getpid() != parent:
+        os._exit(1 if failed else 0)
 
 
 def _mapped(value: Any, limit: int) -> ToolResult:
@@ -123,10 +136,14 @@ async def guarded_await(awaitable: Awaitable[Any],
     """``await awaitable``: the tool's exception becomes ``ToolRaised`` (see ``raised``); a
     ``CancelledError`` is re-raised when a real cancellation is pending (see the module
     docstring)."""
+    parent = os.getpid()
     try:
-        return await awaitable
+        value = await awaitable
     except BaseException as exc:
+        leave_fork(parent, failed=True)
         await raised(exc, run)
+    leave_fork(parent, failed=False)
+    return value
 
 
 async def guarded_collect(agen: Any, limit: int,

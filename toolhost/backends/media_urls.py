@@ -1,0 +1,71 @@
+"""ffmpeg's file names are URLs: a value that writes a protocol prefix chooses what it opens.
+
+``ffmpeg -i NAME`` (and its output names, ffprobe's and ffplay's operand) opens ``NAME``
+through the protocol its prefix names: ``concat:a|b`` and ``subfile,,start,0,end,0,,:f`` read
+other files, ``pipe:``/``fd:`` a descriptor, ``http:``/``tcp:``/``rtmp:`` reach the network,
+``data:`` is inline content, ``crypto+http:`` nests them. Without a prefix (or with ``file:``)
+it is a plain path. A value also chooses the demuxer through ``-f {{ v }}``: ``lavfi`` makes
+the next input a filter graph (``movie=`` reads any file). :func:`media_url` finds the first
+argument where a value does either; ``argv`` refuses the call. A literal start (``./{{ name }}``
+or ``file:{{ name }}``) keeps the value a path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["media_url"]
+
+_FFMPEG = re.compile(r"^(ffmpeg|ffprobe|ffplay)([-_.]?\d+(\.\d+)*)?$")
+# ffmpeg's url_find_protocol: the longest start of URL_SCHEME_CHARS, then ':' (a name with a
+# letter: "00:01:02" is a time; two characters: "C:" is a drive), or subfile's ',' form
+_SCHEME = re.compile(r"^(?=[A-Za-z0-9+.-]*[A-Za-z])[A-Za-z0-9+.-]{2,}:|^subfile,",
+                     re.IGNORECASE)
+_PLAIN = frozenset({"file"})  # the protocol of a path without a prefix
+_GRAPHS = frozenset({"lavfi"})  # demuxers whose input is a filter graph
+
+
+def _name(program: str) -> str:
+    base = program.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return base[:-4] if base.endswith(".exe") else base
+
+
+def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | None = None,
+              search: str | None = None) -> tuple[str, str] | None:
+    """(the argument, why) for the first argument of an ffmpeg program where a value writes a
+    protocol prefix or chooses a filter-graph demuxer, or None. ``valued``: (index in
+    ``out``, length of the literal text before the value); ``cwd`` and ``search`` (PATH):
+    where the spawn finds the program."""
+    starts = _programs(out, valued, cwd, search)
+    if not starts:
+        return None
+    first = min(starts)
+    for index, begin in valued:
+        if index <= first:
+            continue
+        text = out[index]
+        found = _SCHEME.match(text.lstrip())
+        lead = len(text) - len(text.lstrip())
+        if found is not None and begin < lead + found.end() \
+                and found.group().rstrip(":,").lower() not in _PLAIN:
+            return text, (f"ffmpeg opens it through the {found.group().rstrip(':,')!r} protocol,"
+                          " not as a file (concat:/subfile: read other files, pipe:/fd: a "
+                          "descriptor, http:/tcp: the network)")
+        if out[index - 1] in ("-f", "-format") and text.strip().lower() in _GRAPHS:
+            return text, ("it makes ffmpeg read its next input as a filter graph (movie= "
+                          "reads any file or URL)")
+    return None
+
+
+def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | None,
+              search: str | None) -> list[int]:
+    """The indexes the ffmpeg program that runs may be at (through wrappers), by its name
+    or the name a link to it ends at (``ff -> /usr/bin/ffmpeg``)."""
+    from toolhost.backends.code_args import Token, run_programs
+    from toolhost.backends.shebang import program_names
+
+    values = {index for index, _ in valued}
+    runs = run_programs([Token("", text, k in values) for k, text in enumerate(out)])
+    return [k for k in runs if _FFMPEG.match(_name(out[k]))
+            or any(_FFMPEG.match(_name(n)) for n in program_names(out[k], cwd, search))]
