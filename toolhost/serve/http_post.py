@@ -194,7 +194,10 @@ class Poster:
         if is_request(message) and self.refuses is not None and self.refuses(message):
             return shutting_down(request_id)
         if not is_request(message):
-            await self._notification(message, session, session_id, caller)
+            refused = await self._notification(message, session, session_id, caller)
+            if refused is not None:  # an answer nothing waits for: said, never dropped
+                log.info("refused a client's answer: %s", refused)
+                return _refusal(None, f"Invalid Request: {refused}", 409)
             return Response(status_code=202)
         headers: dict[str, str] = {}
         if message.get("method") == "initialize" and not modern:
@@ -256,12 +259,16 @@ class Poster:
         return param_problem(found, params.get("arguments"), request.headers, modern=modern)
 
     async def _notification(self, message: dict[str, Any], session: Session | None,
-                            session_id: str | None, caller: Caller | None) -> None:
-        """A client's answer (to an ask, ``ctx.elicit``) or notification: nobody waits."""
+                            session_id: str | None, caller: Caller | None) -> str | None:
+        """A client's answer (to an ask, ``ctx.elicit``) or notification: nobody waits for
+        what it is answered. An answer that reaches no question waiting for it (the call
+        that asked was cancelled or over, it was answered already, or was never asked):
+        why, for a refusal the client can tell from a taken answer."""
         if is_response(message):
-            if session is not None:
-                session.pending.resolve(message)
-            return
+            if session is None:
+                return ("the server asks questions only within a session (Mcp-Session-Id); "
+                        "this answer names none")
+            return await session.pending.deliver(message)
         target = cancelled_id(message)
         if (message.get("method") == "notifications/cancelled" and session is not None
                 and rpc.is_valid_id(target)):
@@ -274,6 +281,7 @@ class Poster:
                                            and session.kept else None)
         except Exception as exc:  # nobody waits for a notification's answer
             log_failure(log, "a notification", exc)
+        return None
 
     def _take(self, session: Session | None, request_id: Any, size: int
               ) -> Callable[[], None] | Response:

@@ -259,9 +259,9 @@ class StdioServer:
             # Notifications get no answer; the core may still want to see them.
             tg.start_soon(self._serve_notification, message)
         elif is_response(message):
-            if not self._pending.resolve(message):
-                log.debug("ignored an answer to no request of ours (id %s)",
-                          cut(repr(message.get("id")), 60))
+            refused = self._pending.refusal(message)
+            if refused is not None:  # no line can say so to the client: the log does
+                log.info("ignored a client's answer: %s", refused)
         else:
             # Neither a request, a notification nor a response: say so (to its id if usable).
             request_id = message.get("id")
