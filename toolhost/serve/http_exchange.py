@@ -85,6 +85,8 @@ class Session:
     # time.time() its signed id expires at (SessionTokens): past it, the id is unknown here too
     expires: float = math.inf
     owner: str = ""  # the caller that started it (sessions.owner_of): nobody else may use it
+    # who holds it, for a fair eviction (session_table): its owner, else its client's address
+    holder: str = ""
     # False: served for one request without being kept (the table was full of sessions in
     # use): no settings, streams or questions to the client (toolhost.serve.http_sessions)
     kept: bool = True

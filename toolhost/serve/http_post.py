@@ -51,6 +51,7 @@ from toolhost.serve.http_streams import Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
 from toolhost.serve.param_headers import param_problem
 from toolhost.serve.route_headers import routing_problem
+from toolhost.serve.session_table import holder_of
 from toolhost.serve.sessions import owner_of
 
 __all__ = ["Poster", "shutting_down"]
@@ -176,7 +177,8 @@ class Poster:
             return _refusal(request_id, problem, code=HEADER_MISMATCH)
         if not modern and session_id is not None and message.get("method") != "initialize":
             session = self._sessions.find(session_id, owner_of(caller), unkept=True,
-                                          caller=caller)
+                                          caller=caller, holder=holder_of(
+                                              owner_of(caller), request.scope.get("client")))
             if session is None:
                 return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
             found.append(session)
@@ -203,8 +205,10 @@ class Poster:
         if message.get("method") == "initialize" and not modern:
             params = message.get("params")
             params = params if isinstance(params, Mapping) else {}
+            owner = owner_of(caller)
             session_id, session = self._sessions.start(
-                params.get("protocolVersion"), params.get("capabilities"), owner_of(caller))
+                params.get("protocolVersion"), params.get("capabilities"), owner,
+                holder_of(owner, request.scope.get("client")))
             found.append(session)
             headers[SESSION_HEADER] = session_id
         if message.get("method") == "subscriptions/listen" and len(body) > MAX_LISTEN_BYTES:
