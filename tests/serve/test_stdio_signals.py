@@ -1,8 +1,9 @@
-"""SIGTERM or SIGHUP to ``toolhost serve`` over stdio is a graceful shutdown, as over HTTP:
-the calls running get ``--shutdown-grace`` to answer, those still running then are cancelled
+"""SIGTERM, SIGHUP or Ctrl-C to ``toolhost serve`` over stdio is a graceful shutdown, as over
+HTTP: the calls running get ``--shutdown-grace`` to answer, those still running then are cancelled
 and answered -32800 naming the signal, a request sent after the signal is refused at once
-(-32000), and the process then ends by the signal. Before, either signal killed the process
-at once: every call in flight went unanswered. A real process on pipes."""
+(-32000), and the process then ends by the signal; a second Ctrl-C cancels what runs at
+once. Before, each signal ended the process at once: every call in flight went unanswered.
+A real process on pipes."""
 
 from __future__ import annotations
 
@@ -39,15 +40,17 @@ def call(request_id: int, seconds: float) -> dict[str, Any]:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-@pytest.mark.parametrize("signum", [signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)])
+@pytest.mark.parametrize(("signum", "twice"), [
+    (signal.SIGTERM, False), (getattr(signal, "SIGHUP", signal.SIGTERM), False),
+    (signal.SIGINT, False), (signal.SIGINT, True)])
 def test_a_signal_lets_running_calls_answer_then_cancels_the_rest_saying_why(
-        tmp_path: Path, signum: int) -> None:
+        tmp_path: Path, signum: int, twice: bool) -> None:
     config = tmp_path / "slow.yaml"
     config.write_text(CONFIG)
     env = server_env()
     env["PYTHONPATH"] = os.pathsep.join((str(HERE), env["PYTHONPATH"]))
     with subprocess.Popen([sys.executable, "-m", "toolhost", "serve", str(config),
-                           "--shutdown-grace", "2"], stdin=subprocess.PIPE,
+                           "--shutdown-grace", "60" if twice else "2"], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         assert proc.stderr is not None
@@ -64,6 +67,11 @@ def test_a_signal_lets_running_calls_answer_then_cancels_the_rest_saying_why(
                 answer = json.loads(proc.stdout.readline())
                 answers[answer["id"]] = answer
             proc.send_signal(signum)
+            while 1 not in answers:
+                answer = json.loads(proc.stdout.readline())
+                answers[answer["id"]] = answer
+            if twice:  # a second Ctrl-C: what runs is cancelled now, not after the grace
+                proc.send_signal(signum)
             while len(answers) < 3:
                 line = proc.stdout.readline()
                 assert line, proc.stderr.read()
@@ -79,7 +87,8 @@ def test_a_signal_lets_running_calls_answer_then_cancels_the_rest_saying_why(
     name = signal.Signals(signum).name
     assert answers[1]["result"]["content"][0]["text"] == "slept 0.2"
     assert answers[2]["error"]["code"] == -32800, answers
-    assert f"shutting down ({name})" in answers[2]["error"]["message"]
+    assert (("told to stop at once" if twice else f"shutting down ({name})")
+            in answers[2]["error"]["message"]), answers[2]
     assert [(a["id"], a["error"]["code"]) for a in rest] in ([(4, -32000)], []), rest
     assert code == -signum
     assert "Traceback" not in log

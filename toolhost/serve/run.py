@@ -65,14 +65,18 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
 
 
 async def _stop_on_signals(server: StdioServer, caught: list[int]) -> None:
-    """SIGTERM and SIGHUP stop ``server`` gracefully: its calls get the grace to answer
-    (before, either killed the process at once, every call in flight unanswered)."""
-    wanted = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    """SIGTERM, SIGHUP and Ctrl-C stop ``server`` gracefully: its calls get the grace to
+    answer (before, each ended the process at once, every call in flight unanswered); a
+    second Ctrl-C cancels what still runs at once, as over HTTP."""
+    wanted = [s for s in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None))
+              if s is not None]
     with anyio.open_signal_receiver(*wanted) as signals:
         async for signum in signals:
             if not caught:
                 caught.append(signum)
                 server.stop(signal.Signals(signum).name)
+            elif signum == signal.SIGINT:
+                server.stop_now()
 
 
 async def serve_http(served: ServedServer, *, host: str, port: int, token: str | None = None,

@@ -86,6 +86,7 @@ class StdioServer:
         self._ending = "the client closed its input"
         self._signalled = anyio.Event()
         self._signal_name = ""
+        self._grace_scope: anyio.CancelScope | None = None  # the wait ``stop_now`` ends
         # Requests in flight and the bytes of their lines: past either limit, the excess is
         # answered "busy" at once (memory stays bounded; accepted calls go on)
         self._budget = Budget(limits.max_in_flight, limits.max_in_flight_bytes,
@@ -158,13 +159,20 @@ class StdioServer:
         log.warning("%s: refusing new requests; %d being answered get %g s to finish "
                     "(toolhost serve --shutdown-grace)", self._ending, self._answering,
                     self._grace)
-        with anyio.move_on_after(self._grace):
+        with anyio.move_on_after(self._grace) as self._grace_scope:
             while self._answering:
                 self._idle = anyio.Event()
                 await self._idle.wait()
         if self._answering:
             await self._give_up()
         tg.cancel_scope.cancel()
+
+    def stop_now(self) -> None:
+        """A second Ctrl-C while ``stop`` waits: the calls still running are cancelled at
+        once (each answered -32800 saying so)."""
+        if self._signalled.is_set() and self._grace_scope is not None:
+            self._ending = "the server was told to stop at once (a second Ctrl-C)"
+            self._grace_scope.cancel()
 
     async def run(self) -> None:
         """Serve until the input ends (the client closed our stdin) or ``stop``; then stop
@@ -334,9 +342,9 @@ class StdioServer:
                     await self.send(answer)
             if scope.cancelled_caught and self._stopping:
                 await self.send(error_response(
-                    request_id, rpc.REQUEST_CANCELLED, f"Request cancelled: {self._ending} "
-                    f"and the {self._grace:g} s grace for running requests ended "
-                    "(toolhost serve --shutdown-grace)"))
+                    request_id, rpc.REQUEST_CANCELLED, f"Request cancelled: {self._ending}"
+                    + ("" if "at once" in self._ending else f" and the {self._grace:g} s "
+                       "grace for running requests ended (toolhost serve --shutdown-grace)")))
             elif scope.cancelled_caught:
                 log.info("request %r cancelled by the client", request_id)
         finally:
