@@ -59,6 +59,8 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
             tg.cancel_scope.cancel()
     finally:
         await served.aclose()  # (shielded: it runs while the server is being cancelled)
+    if caught and caught[0] == signal.SIGINT:
+        raise KeyboardInterrupt  # exit 130, as a Ctrl-C always did
     if caught:  # the process ends by the signal, as over HTTP (uvicorn) and as before
         signal.signal(caught[0], signal.SIG_DFL)
         signal.raise_signal(caught[0])
