@@ -5,7 +5,7 @@ sends a notification) once it is counted into its session's budget and the serve
 notification or a client's answer is handled here and answered 202. Every refusal is a
 JSON-RPC error with its HTTP status: 415 (not JSON, or compressed), 406 (Accept), 413/408/400
 (the body), 400 (not one message, headers that disagree with the body), 404 (an unknown
-session).
+session), 409 (an answer no question of the session waits for, saying why).
 """
 
 from __future__ import annotations
