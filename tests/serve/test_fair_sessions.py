@@ -137,3 +137,18 @@ def test_many_sessions_of_one_client_leave_another_clients_subscription(tmp_path
         assert uri in heard
     log = (tmp_path / "server.log").read_text()
     assert f"forgot session …{kept[-12:]}" not in log and "Traceback" not in log
+
+
+def test_the_subscription_budget_counts_a_clients_sessions_as_one() -> None:
+    from toolhost.mcp import McpServer
+    from toolhost.serve.http import HttpServer
+
+    core = McpServer("demo", "1", [])
+    server = HttpServer(core)
+    server.sessions.table.add("s1", held("10.0.0.1"))
+    server.sessions.table.add("s2", held("10.0.0.1"))
+    server.sessions.table.add("s3", held("10.0.0.2"))
+    holder = core._content.table.holder_of
+    assert holder is not None
+    assert holder("s1") == holder("s2") != holder("s3")
+    assert holder("gone") == "gone"  # a peer of no kept session is a client of its own

@@ -155,6 +155,11 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         self._content.table.max_peers = value
         self._flows.limit = value
 
+    def hold_peers_by(self, holder: Callable[[Hashable], Hashable]) -> None:
+        """Tell which peers are one client's (``holder``: a peer's client): the subscription
+        budget takes from the client holding the most first (``toolhost.mcp.subscriptions``)."""
+        self._content.table.holder_of = holder
+
     def forget_peer(self, peer: Hashable) -> None:
         """Drop what ``peer`` set for itself (its session ended or was evicted)."""
         self._log_levels.pop(peer, None)

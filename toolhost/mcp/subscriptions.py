@@ -5,15 +5,17 @@ Bounds: ``MAX_SUBSCRIPTIONS`` URIs and ``MAX_SUBSCRIBED_CHARS`` characters per p
 them a subscribe is refused), ``max_peers`` peers remembered (the oldest forgotten first;
 an HTTP transport raises it to the sessions it keeps and forgets its own), and
 ``max_bytes`` for every peer together, counting ``URI_COST`` bytes a URI besides its
-characters: past it the peers holding the most are forgotten first, so a client filling it
-from many idle sessions loses its own before a client holding a few URIs loses any.
+characters: past it the client holding the most (``holder_of`` tells which peers are one
+client's: an HTTP transport names a session's caller or address) loses its largest peer's
+first, so a client filling it from many small idle sessions loses its own before another
+client's session loses any, however many URIs that one holds.
 Transport-free; ``toolhost.mcp.content`` answers the methods with it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 __all__ = ["MAX_ALL_SUBSCRIBED", "MAX_SUBSCRIBED_CHARS", "MAX_SUBSCRIBERS", "MAX_SUBSCRIPTIONS",
            "URI_COST", "Refused", "Subscriptions"]
@@ -47,6 +49,8 @@ class Subscriptions:
         # what each peer's URIs cost, as of its last subscribe (a peer's URIs only shrink
         # elsewhere, so this over-counts at worst, and is counted again before anyone goes)
         self.cost: dict[Hashable, int] = {}
+        # the client a peer belongs to, for the budget's eviction (None: each peer its own)
+        self.holder_of: Callable[[Hashable], Hashable] | None = None
 
     def add(self, peer: Hashable, uri: str, caller: Hashable) -> None:
         """``peer`` hears about ``uri`` from now on (as ``caller``); raises ``Refused``."""
@@ -94,12 +98,18 @@ class Subscriptions:
             else:
                 costs[other] = sum(map(len, uris)) + URI_COST * len(uris)
         total = sum(costs.values()) - costs.get(peer, 0) + cost
+        holder = self.holder_of or (lambda p: p)
+        owner = {other: holder(other) for other in costs if other != peer}
+        held: dict[Hashable, int] = {}  # each client's peers together (``peer``'s as asked)
+        for other, key in owner.items():
+            held[key] = held.get(key, 0) + costs[other]
+        held[holder(peer)] = held.get(holder(peer), 0) + cost
         while total > self.max_bytes:
-            largest = max((p for p in costs if p != peer), key=costs.__getitem__,
-                          default=None)
+            largest = max(owner, key=lambda p: (held[owner[p]], costs[p]), default=None)
             if largest is None:
                 return
             total -= costs[largest]
+            held[owner.pop(largest)] -= costs[largest]
             self.forget(largest)
             _log.warning("forgot the resource subscriptions of a client holding the most: "
                          "all clients' together were over %d bytes", self.max_bytes)

@@ -101,6 +101,9 @@ class HttpServer:
             room(limits.max_sessions + limits.max_connections)
         self.sessions = LegacySessions(sessions or SessionTokens.from_environ(), limits,
                                        getattr(handler, "forget_peer", None))
+        holders = getattr(handler, "hold_peers_by", None)
+        if holders is not None:  # a client's sessions count as one in the subscription budget
+            holders(self.sessions.table.holder)
         # GET and listen streams: half of the connections at most, a few per session
         self.streams = Streams(max(1, limits.max_connections // 2))
         self._poster = Poster(handler, limits, self.sessions, self.streams, self.in_flight)

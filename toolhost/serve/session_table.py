@@ -24,7 +24,7 @@ import ipaddress
 import logging
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from toolhost.mcp import jsonrpc as rpc
@@ -94,6 +94,12 @@ class SessionTable:
 
     def values(self) -> Iterator[Session]:
         return iter(list(self._sessions.values()))
+
+    def holder(self, peer: Hashable) -> Hashable:
+        """Who holds the session ``peer`` names (``peer`` itself for any other peer), for
+        the subscription budget's fair eviction (``toolhost.mcp.subscriptions``)."""
+        session = self._sessions.get(peer) if isinstance(peer, str) else None
+        return ("holder", session.holder) if session is not None else peer
 
     def get(self, session_id: str) -> Session | None:
         """The session, marked as just used."""
