@@ -10,11 +10,8 @@ from typing import Any
 import pytest
 
 from toolhost.compile.content import ServerContent
-from toolhost.mcp import content
 from toolhost.mcp.content import ContentMethods, MethodError
-
-# (read as the module has it: the test also runs against a module without the bound)
-MAX_SUBSCRIBED_CHARS: int = getattr(content, "MAX_SUBSCRIBED_CHARS", 256 * 1024)
+from toolhost.mcp.subscriptions import MAX_SUBSCRIBED_CHARS
 
 
 def methods() -> ContentMethods:
@@ -41,12 +38,28 @@ def test_one_connection_holds_at_most_its_share_of_characters() -> None:
 
 def test_all_connections_together_are_bounded_and_the_largest_go_first() -> None:
     made = methods()
-    made.max_subscribed = 200_000
+    made.table.max_bytes = 200_000
     subscribe(made, "honest", "w://mine")
     for peer in range(40):  # a client filling the budget from many sessions
         for index in range(5):
             subscribe(made, peer, f"w://{peer}-{index}-" + "x" * 2000)
     held = sum(len(u) + 128 for uris in made.subscriptions.values() for u in uris)
-    assert held <= made.max_subscribed
+    assert held <= made.table.max_bytes
     assert made.subscriptions["honest"] == {"w://mine"}
     assert 39 in made.subscriptions  # the newest stays
+
+
+def test_the_budget_takes_from_the_client_holding_the_most_not_the_largest_session() -> None:
+    # many small sessions of one client, one larger session of another: per session, the
+    # honest one was the largest and went first, though the other client held 20 times more
+    made = methods()
+    made.table.max_bytes = 200_000
+    made.table.holder_of = lambda peer: "honest" if peer == "honest" else "flood"
+    for index in range(10):
+        subscribe(made, "honest", f"w://mine-{index}-" + "x" * 2000)
+    for peer in range(40):
+        for index in range(5):
+            subscribe(made, peer, f"w://{peer}-{index}-" + "x" * 2000)
+    assert len(made.subscriptions["honest"]) == 10
+    held = sum(len(u) + 128 for uris in made.subscriptions.values() for u in uris)
+    assert held <= made.table.max_bytes

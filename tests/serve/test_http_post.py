@@ -28,7 +28,7 @@ INIT = {"protocolVersion": "2025-06-18", "capabilities": {},
 @pytest.mark.parametrize(("message", "status"), [
     ({"jsonrpc": "2.0", "method": "notifications/initialized"}, 202),
     ({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}, 202),
-    ({"jsonrpc": "2.0", "id": 5, "result": {}}, 202),  # an answer nobody waits for
+    ({"jsonrpc": "2.0", "id": 5, "result": {}}, 409),  # an answer nobody waits for
     ({"jsonrpc": "2.0", "id": 5, "method": "ping"}, 503),  # refused: shutting down
 ])
 def test_a_session_not_kept_is_forgotten_after_each_request(message: dict[str, Any],

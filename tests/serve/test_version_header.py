@@ -113,9 +113,13 @@ def test_an_unknown_version_in_header_and_body_is_unsupported_with_the_versions_
 
 def test_a_2025_notification_or_answer_with_a_modern_header_is_still_taken(url: str) -> None:
     headers = {"accept": BOTH, "mcp-protocol-version": "2026-07-28"}
-    for body in ({"jsonrpc": "2.0", "method": "notifications/initialized"},
-                 {"jsonrpc": "2.0", "id": "toolhost-9", "result": {}}):
-        assert httpx.post(url, json=body, headers=headers).status_code == 202
+    taken = httpx.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                       headers=headers)
+    assert taken.status_code == 202
+    # an answer passes the header too: it is refused only as no question waits for it
+    answer = httpx.post(url, json={"jsonrpc": "2.0", "id": "toolhost-9", "result": {}},
+                        headers=headers)
+    assert answer.status_code == 409 and "only within a session" in answer.text
 
 
 @given(st.text(max_size=40))

@@ -21,6 +21,7 @@ from toolhost.compile.content import MAX_COMPLETIONS, ServerContent
 from toolhost.compile.content_kinds import PromptError, ResourceError
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp.subscriptions import Refused, Subscriptions
 from toolhost.mcp.toolset import BadCursor, decode_anchored, encode_cursor
 from toolhost.redaction import active
 from toolhost.redaction.binary import without_secret_data
@@ -31,13 +32,6 @@ __all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError", "check_encodab
 
 RESOURCE_NOT_FOUND = -32002  # the spec's code for resources/read of an unknown URI
 MAX_URI_CHARS = 8192
-MAX_SUBSCRIPTIONS = 1000  # per connection
-MAX_SUBSCRIBERS = 10_000  # connections remembered
-MAX_SUBSCRIBED_CHARS = 256 * 1024  # per connection: its URIs' characters (a listen stream's)
-# every connection's subscriptions together: their characters plus URI_COST each (a string
-# and a set slot); 10,000 idle sessions of 1,000 URIs of 8 KB each were 80 GB
-MAX_ALL_SUBSCRIBED = 64 * 1024 * 1024
-URI_COST = 128
 MAX_CHECKED = 1000  # completion values asked of the rules per answer (the rest: hasMore)
 MAX_CONTEXT_ARGUMENTS = 100  # a completion's context.arguments taken into account
 MAX_COMPLETED_CHARS = 1_000  # the value being completed: what a person types, not a document
@@ -60,16 +54,9 @@ class ContentMethods:
     def __init__(self, content: ServerContent, page_size: int) -> None:
         self.content = content
         self.page_size = page_size
-        # resources/subscribe: URIs per peer (bounded: a peer cannot grow it without end)
-        self.subscriptions: dict[Hashable, set[str]] = {}
-        # the caller each peer subscribed as (a Caller or None): a reload judges its
-        # subscriptions as that caller (toolhost.mcp.content_calls)
-        self.subscriber_callers: dict[Hashable, Hashable] = {}
-        self.max_subscribers = MAX_SUBSCRIBERS  # peers remembered (the oldest goes first)
-        self.max_subscribed = MAX_ALL_SUBSCRIBED  # all peers' URIs (the largest go first)
-        # what each peer's URIs cost, as of its last subscribe (a peer's URIs only shrink
-        # elsewhere, so this over-counts at worst, and is counted again before anyone goes)
-        self.subscribed_cost: dict[Hashable, int] = {}
+        # resources/subscribe's table (bounded: a peer cannot grow it without end); the
+        # server hands it from one ContentMethods to the next on a reload
+        self.table = Subscriptions()
         # (caller, URI) -> whether resources/list shows it to that caller under the rules
         # of this build (toolhost.mcp.content_calls); the caller is a Caller or None
         self.visible: dict[tuple[Hashable, str], bool] = {}
@@ -180,65 +167,30 @@ class ContentMethods:
             out.append({**entry, "uri": uri})
         return out
 
+    @property
+    def subscriptions(self) -> dict[Hashable, set[str]]:
+        """The URIs each peer subscribed to."""
+        return self.table.by_peer
+
     async def subscribe(self, params: Mapping[str, Any], peer: Hashable) -> dict[str, Any]:
         from toolhost.permissions.callers.identity import current_caller
 
-        uri = self._known_uri(params)
-        if len(self.subscriptions) >= self.max_subscribers and peer not in self.subscriptions:
-            oldest = next(iter(self.subscriptions))
-            self.subscriptions.pop(oldest)
-            self.subscriber_callers.pop(oldest, None)
-        uris = self.subscriptions.setdefault(peer, set())
-        if uri not in uris:
-            if len(uris) >= MAX_SUBSCRIPTIONS:
-                raise _invalid(f"at most {MAX_SUBSCRIPTIONS:,} subscriptions per connection")
-            held = sum(map(len, uris))
-            if held + len(uri) > MAX_SUBSCRIBED_CHARS:
-                raise _invalid(f"the URIs a connection subscribes to are at most "
-                               f"{MAX_SUBSCRIBED_CHARS:,} characters in all; this one's hold "
-                               f"{held:,}")
-            cost = held + len(uri) + URI_COST * (len(uris) + 1)
-            self._make_room(peer, cost)
-            self.subscribed_cost[peer] = cost
-        uris.add(uri)
-        self.subscriber_callers[peer] = current_caller()
+        try:
+            self.table.add(peer, self._known_uri(params), current_caller())
+        except Refused as exc:
+            raise _invalid(str(exc)) from None
         return {}
-
-    def _make_room(self, peer: Hashable, cost: int) -> None:
-        """Forget other peers' subscriptions, the largest first, until ``peer``'s
-        ``cost`` fits ``max_subscribed``: a client filling the budget from many idle
-        sessions loses its own before a client holding a few URIs loses any."""
-        costs = self.subscribed_cost
-        if sum(costs.values()) - costs.get(peer, 0) + cost <= self.max_subscribed:
-            return
-        for other in list(costs):  # counted again: URIs dropped since, peers forgotten
-            uris = self.subscriptions.get(other)
-            if uris is None:
-                costs.pop(other)
-            else:
-                costs[other] = sum(map(len, uris)) + URI_COST * len(uris)
-        total = sum(costs.values()) - costs.get(peer, 0) + cost
-        while total > self.max_subscribed:
-            largest = max((p for p in costs if p != peer), key=costs.__getitem__,
-                          default=None)
-            if largest is None:
-                return
-            total -= costs.pop(largest)
-            self.subscriptions.pop(largest, None)
-            self.subscriber_callers.pop(largest, None)
-            _log.warning("forgot the resource subscriptions of a client holding the most: "
-                         "all clients' together were over %d bytes", self.max_subscribed)
 
     async def unsubscribe(self, params: Mapping[str, Any], peer: Hashable) -> dict[str, Any]:
         uri = params.get("uri")
         if not isinstance(uri, str):
             raise _invalid(_uri_needed("resources/unsubscribe", uri))
-        self.subscriptions.get(peer, set()).discard(uri)
+        self.table.discard(peer, uri)
         return {}
 
     def subscribers(self, uri: str) -> list[Hashable]:
         """The peers subscribed to ``uri`` (for notifications/resources/updated)."""
-        return [peer for peer, uris in self.subscriptions.items() if uri in uris]
+        return self.table.subscribers(uri)
 
     def _known_uri(self, params: Mapping[str, Any]) -> str:
         uri = params.get("uri")

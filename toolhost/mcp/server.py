@@ -152,17 +152,20 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
     @max_peers.setter
     def max_peers(self, value: int) -> None:
         self._max_peers = value
-        self._content.max_subscribers = value
+        self._content.table.max_peers = value
         self._flows.limit = value
+
+    def hold_peers_by(self, holder: Callable[[Hashable], Hashable]) -> None:
+        """Tell which peers are one client's (``holder``: a peer's client): the subscription
+        budget takes from the client holding the most first (``toolhost.mcp.subscriptions``)."""
+        self._content.table.holder_of = holder
 
     def forget_peer(self, peer: Hashable) -> None:
         """Drop what ``peer`` set for itself (its session ended or was evicted)."""
         self._log_levels.pop(peer, None)
         self._linkless.pop(peer, None)
         self._flows.forget(peer)
-        self._content.subscriptions.pop(peer, None)
-        self._content.subscriber_callers.pop(peer, None)
-        self._content.subscribed_cost.pop(peer, None)
+        self._content.table.forget(peer)
 
     def set_content(self, content: ServerContent | None) -> None:
         """Swap the resources, prompts and completions (a reload); capabilities follow and
@@ -171,12 +174,8 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         methods = ContentMethods(ServerContent() if content is None else content,
                                  self.page_size)
         if hasattr(self, "_content"):
-            methods.subscriptions = self._content.subscriptions
-            methods.subscriber_callers = self._content.subscriber_callers
-            methods.max_subscribers = self._content.max_subscribers
-            methods.max_subscribed = self._content.max_subscribed
-            methods.subscribed_cost = self._content.subscribed_cost
-            self._drop_denied_subscriptions(methods.subscriptions, methods.subscriber_callers)
+            methods.table = self._content.table
+            self._drop_denied_subscriptions(methods.table.by_peer, methods.table.callers)
         self._content = methods
         for name in self._content_capabilities:
             self.capabilities.pop(name, None)

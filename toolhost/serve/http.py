@@ -53,7 +53,7 @@ from toolhost.serve.http_protocol import origin_form
 from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
 from toolhost.serve.metrics import CONTENT_TYPE, Metrics
-from toolhost.serve.session_table import SessionsFull
+from toolhost.serve.session_table import SessionsFull, holder_of
 from toolhost.serve.sessions import SessionTokens, owner_of
 
 
@@ -101,6 +101,9 @@ class HttpServer:
             room(limits.max_sessions + limits.max_connections)
         self.sessions = LegacySessions(sessions or SessionTokens.from_environ(), limits,
                                        getattr(handler, "forget_peer", None))
+        holders = getattr(handler, "hold_peers_by", None)
+        if holders is not None:  # a client's sessions count as one in the subscription budget
+            holders(self.sessions.table.holder)
         # GET and listen streams: half of the connections at most, a few per session
         self.streams = Streams(max(1, limits.max_connections // 2))
         self._poster = Poster(handler, limits, self.sessions, self.streams, self.in_flight)
@@ -260,7 +263,8 @@ class HttpServer:
                 None, -32600, "Not Acceptable: a GET stream is text/event-stream"),
                 status_code=406)
         session_id = request.headers.get(SESSION_HEADER)
-        session = (self.sessions.find(session_id, owner, caller=caller)
+        session = (self.sessions.find(session_id, owner, caller=caller,
+                                      holder=holder_of(owner, request.scope.get("client")))
                    if session_id is not None else None)
         if session is None and session_id is not None:  # ended, expired or never ours
             return JsonAnswer(error_response(None, -32600,

@@ -7,6 +7,7 @@ session's ``GET`` stream is ``toolhost.serve.http_streams.NotificationStream``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 from collections.abc import Callable, Hashable, Mapping
@@ -52,6 +53,9 @@ PROBE_AFTER = 1.0
 PROBE_EVERY = 1.0
 _PROBE = object()  # in the outbox: an SSE comment, no message
 _PROBE_BYTES = b": still working\n\n"
+# when an answer to the call's question comes on a half-closed connection: probes this far
+# apart (0.8 s in all, within client_requests.CHECK_SECONDS), a reset found by the second
+ALIVE_PAUSES = (0.02, 0.05, 0.1, 0.2, 0.4)
 # A write the client takes none of for ``Limits.write_timeout`` (its socket buffers full: it
 # stopped reading) drops the connection and cancels the call. Else a client that stops
 # reading a stream of progress holds the call past its timeout: a sync tool's thread waits to
@@ -81,6 +85,8 @@ class Session:
     # time.time() its signed id expires at (SessionTokens): past it, the id is unknown here too
     expires: float = math.inf
     owner: str = ""  # the caller that started it (sessions.owner_of): nobody else may use it
+    # who holds it, for a fair eviction (session_table): its owner, else its client's address
+    holder: str = ""
     # False: served for one request without being kept (the table was full of sessions in
     # use): no settings, streams or questions to the client (toolhost.serve.http_sessions)
     kept: bool = True
@@ -190,7 +196,29 @@ class Exchange(Response):
         # Requests to the client go out on this response's event stream; its answers come
         # back as POSTs of the session (the 2025 revisions; none in the stateless era)
         session = self._session
-        channel = (ClientChannel(session.capabilities, notify, session.pending)
+        gone: list[str] = []  # why the call is cancelled, when its client is the cause
+
+        def ended() -> str | None:  # told to an answer that comes too late
+            return gone[0] if gone else self._in_flight.reason
+
+        half_close = scope.get("extensions", {}).get(HALF_CLOSED_EXTENSION)
+
+        async def alive() -> bool:
+            """Whether the client still reads this call, asked when an answer to its
+            question comes: a client that closed its side may be gone, which only a write
+            tells (answered by a reset); so write probes now, a little apart, rather than
+            hand the answer to a tool whose result nobody would read."""
+            if not isinstance(half_close, asyncio.Event) or not half_close.is_set():
+                return not gone  # (a connection closed with a reset is seen at once)
+            for pause in ALIVE_PAUSES:
+                if gone:
+                    break
+                with contextlib.suppress(anyio.WouldBlock):
+                    outbox_send.send_nowait((False, _PROBE))
+                await anyio.sleep(pause)
+            return not gone
+
+        channel = (ClientChannel(session.capabilities, notify, session.pending, ended, alive)
                    if session is not None and self._sse_ok else None)
 
         stream = self._stream
@@ -221,6 +249,7 @@ class Exchange(Response):
                 pass
             if not answered:  # (the end of every answered response reads as a disconnect)
                 log.info("request %r: client closed the response; cancelling", request_id)
+                gone.append("its client closed the response stream")
             cancel.cancel()
 
         async def watch_drop(stream: Stream, cancel: anyio.CancelScope) -> None:
@@ -228,12 +257,14 @@ class Exchange(Response):
             if stream.dropped:
                 log.info("request %r: its stream was dropped; closing the connection",
                          request_id)
+                gone.append("its stream was dropped")
                 abort_connection(scope)
                 cancel.cancel()
 
         async def watch_half_close(cancel: anyio.CancelScope) -> None:
             await half_closed(scope)  # a listen stream's client is taken as gone
             log.info("request %r: client closed its side; ending the stream", request_id)
+            gone.append("its client closed its side of the connection")
             cancel.cancel()
 
         async def probe(event: asyncio.Event) -> None:
@@ -268,6 +299,7 @@ class Exchange(Response):
                 await send(message)
             if waited.cancelled_caught:
                 stalled = True
+                gone.append("its client stopped reading the response")
                 log.warning("request %s: its client read nothing for %gs; closing the "
                             "connection and cancelling the call (--write-timeout)",
                             cut(repr(request_id), 60), self._write_timeout)
@@ -275,7 +307,6 @@ class Exchange(Response):
                 tg.cancel_scope.cancel()
                 await anyio.lowlevel.checkpoint()  # (raises: cancelled)
 
-        half_close = scope.get("extensions", {}).get(HALF_CLOSED_EXTENSION)
         started = False
         async with anyio.create_task_group() as tg, outbox_send, outbox:
             self._in_flight.track(tg.cancel_scope)

@@ -5,7 +5,7 @@ sends a notification) once it is counted into its session's budget and the serve
 notification or a client's answer is handled here and answered 202. Every refusal is a
 JSON-RPC error with its HTTP status: 415 (not JSON, or compressed), 406 (Accept), 413/408/400
 (the body), 400 (not one message, headers that disagree with the body), 404 (an unknown
-session).
+session), 409 (an answer no question of the session waits for, saying why).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from toolhost.serve.http_streams import Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
 from toolhost.serve.param_headers import param_problem
 from toolhost.serve.route_headers import routing_problem
+from toolhost.serve.session_table import holder_of
 from toolhost.serve.sessions import owner_of
 
 __all__ = ["Poster", "shutting_down"]
@@ -176,7 +177,8 @@ class Poster:
             return _refusal(request_id, problem, code=HEADER_MISMATCH)
         if not modern and session_id is not None and message.get("method") != "initialize":
             session = self._sessions.find(session_id, owner_of(caller), unkept=True,
-                                          caller=caller)
+                                          caller=caller, holder=holder_of(
+                                              owner_of(caller), request.scope.get("client")))
             if session is None:
                 return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
             found.append(session)
@@ -194,14 +196,19 @@ class Poster:
         if is_request(message) and self.refuses is not None and self.refuses(message):
             return shutting_down(request_id)
         if not is_request(message):
-            await self._notification(message, session, session_id, caller)
+            refused = await self._notification(message, session, session_id, caller)
+            if refused is not None:  # an answer nothing waits for: said, never dropped
+                log.info("refused a client's answer: %s", refused)
+                return _refusal(None, f"Invalid Request: {refused}", 409)
             return Response(status_code=202)
         headers: dict[str, str] = {}
         if message.get("method") == "initialize" and not modern:
             params = message.get("params")
             params = params if isinstance(params, Mapping) else {}
+            owner = owner_of(caller)
             session_id, session = self._sessions.start(
-                params.get("protocolVersion"), params.get("capabilities"), owner_of(caller))
+                params.get("protocolVersion"), params.get("capabilities"), owner,
+                holder_of(owner, request.scope.get("client")))
             found.append(session)
             headers[SESSION_HEADER] = session_id
         if message.get("method") == "subscriptions/listen" and len(body) > MAX_LISTEN_BYTES:
@@ -256,12 +263,16 @@ class Poster:
         return param_problem(found, params.get("arguments"), request.headers, modern=modern)
 
     async def _notification(self, message: dict[str, Any], session: Session | None,
-                            session_id: str | None, caller: Caller | None) -> None:
-        """A client's answer (to an ask, ``ctx.elicit``) or notification: nobody waits."""
+                            session_id: str | None, caller: Caller | None) -> str | None:
+        """A client's answer (to an ask, ``ctx.elicit``) or notification: nobody waits for
+        what it is answered. An answer that reaches no question waiting for it (the call
+        that asked was cancelled or over, it was answered already, or was never asked):
+        why, for a refusal the client can tell from a taken answer."""
         if is_response(message):
-            if session is not None:
-                session.pending.resolve(message)
-            return
+            if session is None:
+                return ("the server asks questions only within a session (Mcp-Session-Id); "
+                        "this answer names none")
+            return await session.pending.deliver(message)
         target = cancelled_id(message)
         if (message.get("method") == "notifications/cancelled" and session is not None
                 and rpc.is_valid_id(target)):
@@ -274,6 +285,7 @@ class Poster:
                                            and session.kept else None)
         except Exception as exc:  # nobody waits for a notification's answer
             log_failure(log, "a notification", exc)
+        return None
 
     def _take(self, session: Session | None, request_id: Any, size: int
               ) -> Callable[[], None] | Response:

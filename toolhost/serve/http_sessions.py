@@ -60,7 +60,7 @@ class LegacySessions:
         self._unkept: dict[str, Session] = {}
 
     def find(self, session_id: str, owner: str = "", *, unkept: bool = False,
-             caller: Any = None) -> Session | None:
+             caller: Any = None, holder: str = "") -> Session | None:
         """The session an id names: known here, or signed by a replica, and started by the
         caller ``owner`` names (``owner_of``): for anyone else it is unknown (and the refusal
         logged, naming ``caller``, who asked). ``unkept``: when it cannot be kept
@@ -88,8 +88,8 @@ class LegacySessions:
         if shared is not None and unkept:
             return shared
         return self._remember(session_id, Session(capabilities=claims.capabilities,
-                                                  expires=claims.expires, owner=claims.owner),
-                              unkept=unkept)
+                                                  expires=claims.expires, owner=claims.owner,
+                                                  holder=holder), unkept=unkept)
 
     def live(self, session_id: str, owner: str = "", *, caller: Any = None) -> bool:
         """Whether ``session_id`` names a session ``owner`` may use (kept here or signed by a
@@ -109,8 +109,10 @@ class LegacySessions:
             return False
         return claims is not None
 
-    def start(self, version: Any, capabilities: Any, owner: str) -> tuple[str, Session]:
-        """A new session of ``initialize`` (one not kept when there is no room)."""
+    def start(self, version: Any, capabilities: Any, owner: str, holder: str = ""
+              ) -> tuple[str, Session]:
+        """A new session of ``initialize`` (one not kept when there is no room); ``holder``:
+        who holds it (``session_table.holder_of``)."""
         caps = capabilities if isinstance(capabilities, Mapping) else {}
         session_id = self.tokens.issue(version if isinstance(version, str) else "", caps,
                                        owner=owner)
@@ -120,8 +122,8 @@ class LegacySessions:
         # for as long as it was kept, 1 MB of it per initialize, 10,000 sessions of it
         declared = issued.capabilities if issued is not None else {}
         return session_id, self._remember(session_id, Session(
-            capabilities=declared, expires=issued.expires if issued else 0.0, owner=owner),
-            unkept=True)
+            capabilities=declared, expires=issued.expires if issued else 0.0, owner=owner,
+            holder=holder), unkept=True)
 
     def end(self, session_id: str | None, owner: str = "", *, caller: Any = None
             ) -> Response:

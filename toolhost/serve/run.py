@@ -1,9 +1,11 @@
-"""Run a ServedServer on a transport until the client leaves (stdio) or a signal (HTTP)."""
+"""Run a ServedServer on a transport until the client leaves (stdio) or a signal."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable, Collection, Coroutine, Hashable
 from typing import IO, Any
 
@@ -45,15 +47,38 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
             await server.send(message)
 
     served.broadcast = broadcast
+    caught: list[int] = []
     try:
         async with anyio.create_task_group() as tg:
             if background is not None:
                 tg.start_soon(background)
             tg.start_soon(ResourceWatch(served).run)
+            if threading.current_thread() is threading.main_thread():
+                tg.start_soon(_stop_on_signals, server, caught)
             await server.run()
             tg.cancel_scope.cancel()
     finally:
         await served.aclose()  # (shielded: it runs while the server is being cancelled)
+    if caught and caught[0] == signal.SIGINT:
+        raise KeyboardInterrupt  # exit 130, as a Ctrl-C always did
+    if caught:  # the process ends by the signal, as over HTTP (uvicorn) and as before
+        signal.signal(caught[0], signal.SIG_DFL)
+        signal.raise_signal(caught[0])
+
+
+async def _stop_on_signals(server: StdioServer, caught: list[int]) -> None:
+    """SIGTERM, SIGHUP and Ctrl-C stop ``server`` gracefully: its calls get the grace to
+    answer (before, each ended the process at once, every call in flight unanswered); a
+    second Ctrl-C cancels what still runs at once, as over HTTP."""
+    wanted = [s for s in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None))
+              if s is not None]
+    with anyio.open_signal_receiver(*wanted) as signals:
+        async for signum in signals:
+            if not caught:
+                caught.append(signum)
+                server.stop(signal.Signals(signum).name)
+            elif signum == signal.SIGINT:
+                server.stop_now()
 
 
 async def serve_http(served: ServedServer, *, host: str, port: int, token: str | None = None,

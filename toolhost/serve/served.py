@@ -331,6 +331,10 @@ class ServedServer:
         """The tasks of this server (a graceful shutdown waits for them)."""
         return self.core.tasks
 
+    def hold_peers_by(self, holder: Callable[[Hashable], Hashable]) -> None:
+        """Which peers are one client's (``McpServer.hold_peers_by``)."""
+        self.core.hold_peers_by(holder)
+
     def make_room_for_peers(self, count: int) -> None:
         """Remember the settings of up to ``count`` peers (the transport bounds them)."""
         self.core.max_peers = max(self.core.max_peers, count)

@@ -82,6 +82,11 @@ class StdioServer:
         self._running: dict[Any, anyio.CancelScope] = {}
         self._answering = 0
         self._stopping = False  # the grace after the end of input ended (``_give_up``)
+        # why the server stops: the client closed its input, or a signal (``stop``)
+        self._ending = "the client closed its input"
+        self._signalled = anyio.Event()
+        self._signal_name = ""
+        self._grace_scope: anyio.CancelScope | None = None  # the wait ``stop_now`` ends
         # Requests in flight and the bytes of their lines: past either limit, the excess is
         # answered "busy" at once (memory stays bounded; accepted calls go on)
         self._budget = Budget(limits.max_in_flight, limits.max_in_flight_bytes,
@@ -139,10 +144,42 @@ class StdioServer:
         log.info("reading requests again")
         return True
 
+    def stop(self, signal_name: str) -> None:
+        """Shut down gracefully (a signal: SIGTERM, SIGHUP): new requests are refused at
+        once, the calls running get the grace to answer, then are cancelled and answered
+        -32800 saying why; answers to what they asked the client are still read meanwhile.
+        Called on the event loop's thread."""
+        if not self._signalled.is_set():
+            self._ending = f"the server is shutting down ({signal_name})"
+            self._signal_name = signal_name
+            self._signalled.set()
+
+    async def _drain_when_stopped(self, tg: TaskGroup) -> None:
+        await self._signalled.wait()
+        log.warning("%s: refusing new requests; %d being answered get %g s to finish "
+                    "(toolhost serve --shutdown-grace)", self._ending, self._answering,
+                    self._grace)
+        with anyio.move_on_after(self._grace) as self._grace_scope:
+            while self._answering:
+                self._idle = anyio.Event()
+                await self._idle.wait()
+        if self._answering:
+            await self._give_up()
+        tg.cancel_scope.cancel()
+
+    def stop_now(self) -> None:
+        """A second Ctrl-C while ``stop`` waits: the calls still running are cancelled at
+        once (each answered -32800 saying so)."""
+        if self._signalled.is_set() and self._grace_scope is not None:
+            self._ending = "the server was told to stop at once (a second Ctrl-C)"
+            self._grace_scope.cancel()
+
     async def run(self) -> None:
-        """Serve until the input ends (the client closed our stdin); then stop running calls."""
+        """Serve until the input ends (the client closed our stdin) or ``stop``; then stop
+        running calls."""
         limit = self._limits.max_message_bytes
         async with anyio.create_task_group() as tg:
+            tg.start_soon(self._drain_when_stopped, tg)
             while await self._wait_for_room():
                 # The newline may be the (limit + 1)th byte of a line of exactly `limit`.
                 line = await self._lines.readline(limit + 1)
@@ -164,6 +201,8 @@ class StdioServer:
                 self._on_eof()
             # no answer to what the calls asked the client can come now: they answer at once
             self._pending.fail_all("the client closed its input before answering")
+            if self._signalled.is_set():  # the drain under way ends it, within its grace
+                await anyio.sleep_forever()
             with anyio.move_on_after(self._grace):
                 while self._answering:
                     self._idle = anyio.Event()
@@ -178,9 +217,9 @@ class StdioServer:
         answered -32800 saying why (before, they were dropped unanswered: a client that
         closed its input and still reads its answers waited for them forever), for at most
         ``GIVE_UP_SECONDS`` (a client that reads nothing must not keep the server)."""
-        log.warning("the client closed its input: %d request(s) still answered after the "
-                    "%g s grace; cancelling those still running (%d)", self._answering,
-                    self._grace, len(self._running))
+        log.warning("%s: %d request(s) still answered after the %g s grace; cancelling "
+                    "those still running (%d)", self._ending, self._answering, self._grace,
+                    len(self._running))
         self._stopping = True
         for scope in list(self._running.values()):
             scope.cancel()
@@ -226,6 +265,11 @@ class StdioServer:
                     None, rpc.INVALID_REQUEST, "Invalid Request: 'id' must be a string or a "
                     f"number, not {_json_type(request_id)}"))
                 return
+            if self._signalled.is_set():  # accepted ones finish; nothing new starts
+                await self.send(error_response(
+                    request_id, rpc.SERVER_BUSY, f"Server shutting down ({self._signal_name}"
+                    "): no new request is started; send it again to a new server"))
+                return
             if request_id in self._running:
                 await self.send(error_response(
                     request_id, -32600,
@@ -259,9 +303,9 @@ class StdioServer:
             # Notifications get no answer; the core may still want to see them.
             tg.start_soon(self._serve_notification, message)
         elif is_response(message):
-            if not self._pending.resolve(message):
-                log.debug("ignored an answer to no request of ours (id %s)",
-                          cut(repr(message.get("id")), 60))
+            refused = self._pending.refusal(message)
+            if refused is not None:  # no line can say so to the client: the log does
+                log.info("ignored a client's answer: %s", refused)
         else:
             # Neither a request, a notification nor a response: say so (to its id if usable).
             request_id = message.get("id")
@@ -298,9 +342,9 @@ class StdioServer:
                     await self.send(answer)
             if scope.cancelled_caught and self._stopping:
                 await self.send(error_response(
-                    request_id, rpc.REQUEST_CANCELLED, "Request cancelled: the client closed "
-                    f"its input and the {self._grace:g} s grace for running requests ended "
-                    "(toolhost serve --shutdown-grace)"))
+                    request_id, rpc.REQUEST_CANCELLED, f"Request cancelled: {self._ending}"
+                    + ("" if "at once" in self._ending else f" and the {self._grace:g} s "
+                       "grace for running requests ended (toolhost serve --shutdown-grace)")))
             elif scope.cancelled_caught:
                 log.info("request %r cancelled by the client", request_id)
         finally:
