@@ -35,7 +35,8 @@ def test_an_ask_rule_is_met_too() -> None:
 
 def test_the_cap_is_marked_and_a_command_under_it_is_not() -> None:
     many = command_forms(("sh", "-c", _segments(1200)))
-    assert len(many) == 1024 and many[-1] == TOO_MANY_FORMS
+    # (cut at 1,024 forms, or sooner by the budget of calls one command has)
+    assert len(many) <= 1024 and many[-1] == TOO_MANY_FORMS
     assert TOO_MANY_FORMS not in command_forms(("sh", "-c", _segments(40)))
 
 

@@ -16,8 +16,8 @@ from typing import Protocol
 
 from toolhost.permissions.pathclass import bracket
 
-__all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "fold", "interpolated_root",
-           "normalize_path", "rule_path_pattern", "spellings"]
+__all__ = ["PATH_MAX", "PATH_TOOLS", "PathPattern", "compile_path_glob", "fold",
+           "interpolated_root", "normalize_path", "rule_path_pattern", "spellings"]
 
 # the tools whose rule content is a path (gitignore-style, anchored as the CLI anchors it)
 PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
@@ -25,8 +25,9 @@ PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRea
 
 
 def normalize_path(value: str, cwd: str) -> str | None:
-    """The absolute, symlink-resolved form of ``value`` (relative to ``cwd``); None if unusable."""
-    if not value or "\x00" in value or _SURROGATE.search(value):
+    """The absolute, symlink-resolved form of ``value`` (relative to ``cwd``); None if unusable
+    (a deny rule meets it, no allow rule proves it)."""
+    if not value or "\x00" in value or _SURROGATE.search(value) or len(value) > PATH_MAX:
         return None
     path = os.path.expanduser(value)
     if not os.path.isabs(path):
@@ -36,6 +37,11 @@ def normalize_path(value: str, cwd: str) -> str | None:
         return None
     return real
 
+
+# Longer than the kernel takes in one call (Linux's PATH_MAX, 4096 bytes with the NUL): no
+# program opens it as written, and realpath's cost grows with the square of its segments
+# (`a/` 160,000 times held a decision for 16 s).
+PATH_MAX = 4096
 
 # a lone surrogate (JSON "\udc80") is no character: the CLI (Node) opens it as
 # U+FFFD, this process as a byte or not at all (UnicodeEncodeError): which file is unknown

@@ -159,8 +159,8 @@ def chosen_code_spec(spec: str) -> str | None:
     from toolhost.permissions.bash.shell_builtins import builtin_reason
     from toolhost.permissions.shell.parse import Word
 
-    name = base(words[0])  # compgen -C/-F/-W '$(...)', fc, PERL5OPT=, go env -w
+    name = base(words[0])  # compgen/complete -C/-F/-W '$(...)', bind -x, fc, PERL5OPT=, go env -w
     reruns = builtin_reason(name, tuple(Word(w, w, True) for w in words[1:])) if name in (
-        "compgen", "fc") else None
+        "compgen", "complete", "bind", "fc") else None
     return (chosen_code_reason([words]) or reruns or assigned_loader([words])
             or writes_go_env(words))

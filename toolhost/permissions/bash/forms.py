@@ -99,16 +99,17 @@ def _past_options(form: tuple[str, ...]) -> list[tuple[str, ...]]:
     return out
 
 
-def command_forms(words: tuple[str, ...], depth: int = 0, *,
-                  options: bool = True) -> list[tuple[str, ...]]:
+def command_forms(words: tuple[str, ...], depth: int = 0, *, options: bool = True,
+                  budget: list[int] | None = None) -> list[tuple[str, ...]]:
     """:func:`_command_forms`, cached for an ordinary command (every deny and ask Bash rule of
     a policy tries the same command's forms; a long one is computed each time).
     ``options=False``: without the forms whose program's options were dropped (``python3 -I
     x.py`` is not also ``python3 x.py``): the runs as they happen, for checks of what a run
     reads rather than of the rules it may meet."""
-    if depth == 0 and len(words) <= _CACHED_WORDS and sum(map(len, words)) <= 4096:
+    if budget is None and depth == 0 and len(words) <= _CACHED_WORDS and sum(
+            map(len, words)) <= 4096:
         return list(_cached_forms(words, options))
-    return _command_forms(words, depth, options)
+    return _command_forms(words, depth, options, [_MAX_CALLS] if budget is None else budget)
 
 
 _CACHED_WORDS = 64
@@ -116,17 +117,26 @@ _CACHED_WORDS = 64
 
 @lru_cache(maxsize=128)
 def _cached_forms(words: tuple[str, ...], options: bool) -> tuple[tuple[str, ...], ...]:
-    return tuple(_command_forms(words, 0, options))
+    return tuple(_command_forms(words, 0, options, [_MAX_CALLS]))
 
 
-def _command_forms(words: tuple[str, ...], depth: int = 0,
-                   options: bool = True) -> list[tuple[str, ...]]:
+# Calls of _command_forms one command may make: each wrapper's string is a command whose own
+# wrappers are tried from every later word (`env A=1 ` twenty times took 4 s and doubled every
+# two more); past it the rest is TOO_MANY_FORMS, which every deny and ask rule meets.
+_MAX_CALLS = 512
+
+
+def _command_forms(words: tuple[str, ...], depth: int, options: bool,
+                   budget: list[int]) -> list[tuple[str, ...]]:
     """The forms of one simple command that deny and ask rules are tried on (fail closed):
     as written; with ``$IFS`` split and braces expanded; without leading assignments and
     wrappers (also named by a path: ``/usr/bin/env``); after a wrapper or a ``find -exec``,
     from every later word (its options may take values: ``sudo -u root rm``); each with the
     program's directory dropped (``/bin/rm`` is ``rm``); and the commands of a ``sh -c`` /
-    ``eval`` string."""
+    ``eval`` string. ``budget`` (shared by the calls for one command) counts calls down."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return [TOO_MANY_FORMS]
     bases = [words]
     expanded = _expanded(words)
     if expanded != words:
@@ -151,20 +161,23 @@ def _command_forms(words: tuple[str, ...], depth: int = 0,
             for arg in command_strings(form):
                 if _PLAIN_LINE.fullmatch(arg) and arg.split(" ", 1)[0] not in _KEYWORDS:
                     forms += command_forms(tuple(arg.split()), depth + 1,  # parses as split
-                                           options=options)
+                                           options=options, budget=budget)
                     continue
                 try:
                     inner = parse_command(arg)
                 except ShellSyntaxError:
                     continue
                 for seg in inner.segments + inner.nested:  # each shorter: this ends
-                    forms += command_forms(seg, depth + 1, options=options)
+                    forms += command_forms(seg, depth + 1, options=options, budget=budget)
     if depth < 8:  # macOS and Windows find programs in any case: `RM -rf x` runs rm
         forms += [g for f in list(forms) if f and f[0] != f[0].lower()
-                  for g in command_forms((f[0].lower(), *f[1:]), depth + 1, options=options)]
+                  for g in command_forms((f[0].lower(), *f[1:]), depth + 1, options=options,
+                                         budget=budget)]
     forms += past
-    unique = [f for f in dict.fromkeys(forms) if f and f[0]]
-    return unique if len(unique) <= _MAX_FORMS else [*unique[:_MAX_FORMS - 1], TOO_MANY_FORMS]
+    unique = [f for f in dict.fromkeys(forms) if f and f[0] and f != TOO_MANY_FORMS]
+    if len(unique) > _MAX_FORMS or TOO_MANY_FORMS in forms:  # (cut: marked last)
+        return [*unique[:_MAX_FORMS - 1], TOO_MANY_FORMS]
+    return unique
 
 
 # a command line of plain words (a runner's suffix, `docker run img ls -la`): the shell reads

@@ -94,8 +94,10 @@ def _assigned(name: str, words: tuple[Word, ...]) -> list[Word] | str:
 
 def builtin_reason(name: str, words: tuple[Word, ...]) -> str | None:
     """Why the builtin ``name`` with arguments ``words`` cannot be proven (None: it can)."""
-    if name in ("compgen", "fc"):
+    if name in ("compgen", "complete", "fc"):
         return _reruns(name, words)
+    if name == "bind":
+        return _binds_command(words)
     if name not in EVALUATORS:
         return None
     if (why := _evaluated(name, words)) is not None:
@@ -135,8 +137,10 @@ def builtin_reason(name: str, words: tuple[Word, ...]) -> str | None:
 
 def _reruns(name: str, words: tuple[Word, ...]) -> str | None:
     """``compgen -C CMD``/``-F FUNC`` run code, ``-W LIST`` expands its list (a ``$(...)``
-    there runs); ``fc`` without ``-l`` runs a history line again (``set -o history; history -s
-    'rm x'; fc -s``): checked with bash 5.2."""
+    there runs); ``complete`` takes the same options and keeps them for every later
+    completion of the command it names (an interactive shell runs them on a Tab); ``fc``
+    without ``-l`` runs a history line again (``set -o history; history -s 'rm x'; fc -s``):
+    checked with bash 5.2."""
     if name == "fc":
         listing = any(w.value[:1] == "-" and "l" in w.value[1:] for w in words)
         return None if listing else "fc runs a line of the history again, which is not on the line"
@@ -146,13 +150,31 @@ def _reruns(name: str, words: tuple[Word, ...]) -> str | None:
             continue
         for j, letter in enumerate(v[1:], 1):
             if letter in "CF":
-                return f"compgen -{letter} runs a command or function"
+                return f"{name} -{letter} runs a command or function"
             if letter == "W":
                 value = v[j + 1:] or (words[k + 1].value if k + 1 < len(words) else "")
                 if "$" in value or "`" in value:
-                    return "compgen -W expands its word list, running any '$(' or backtick"
+                    return f"{name} -W expands its word list, running any '$(' or backtick"
             if letter in "oAGWPSX":
                 break  # (the rest of the word, or the next one, is the option's value)
+    return None
+
+
+def _binds_command(words: tuple[Word, ...]) -> str | None:
+    """``bind -x 'KEYSEQ: CMD'`` binds a key to a shell command that an interactive shell
+    runs when the key is typed: code the line hands over, not a program it names."""
+    k = 0
+    while k < len(words):
+        v = words[k].value
+        if v == "--" or v[:1] != "-":
+            return None  # (bind reads options only before its first other word)
+        for j, letter in enumerate(v[1:], 1):
+            if letter == "x":
+                return "bind -x binds a key to a shell command"
+            if letter in "mfqur":  # (the rest of the word, or the next one, is its value)
+                k += 0 if v[j + 1:] else 1
+                break
+        k += 1
     return None
 
 
