@@ -109,7 +109,8 @@ def command_forms(words: tuple[str, ...], depth: int = 0, *, options: bool = Tru
     if budget is None and depth == 0 and len(words) <= _CACHED_WORDS and sum(
             map(len, words)) <= 4096:
         return list(_cached_forms(words, options))
-    return _command_forms(words, depth, options, [_MAX_CALLS] if budget is None else budget)
+    return _command_forms(words, depth, options, [_MAX_CALLS, _MAX_WORDS] if budget is None
+                          else budget)
 
 
 _CACHED_WORDS = 64
@@ -117,13 +118,16 @@ _CACHED_WORDS = 64
 
 @lru_cache(maxsize=128)
 def _cached_forms(words: tuple[str, ...], options: bool) -> tuple[tuple[str, ...], ...]:
-    return tuple(_command_forms(words, 0, options, [_MAX_CALLS]))
+    return tuple(_command_forms(words, 0, options, [_MAX_CALLS, _MAX_WORDS]))
 
 
 # Calls of _command_forms one command may make: each wrapper's string is a command whose own
 # wrappers are tried from every later word (`env A=1 ` twenty times took 4 s and doubled every
 # two more); past it the rest is TOO_MANY_FORMS, which every deny and ask rule meets.
 _MAX_CALLS = 512
+# and the words their forms may copy in all (each form after a wrapper is a copy of the rest
+# of the words: 800 `env A=1` made 2,000 calls of 1,600 words each, 32 s and 2.5 GB)
+_MAX_WORDS = 1 << 17
 
 
 def _command_forms(words: tuple[str, ...], depth: int, options: bool,
@@ -133,9 +137,11 @@ def _command_forms(words: tuple[str, ...], depth: int, options: bool,
     wrappers (also named by a path: ``/usr/bin/env``); after a wrapper or a ``find -exec``,
     from every later word (its options may take values: ``sudo -u root rm``); each with the
     program's directory dropped (``/bin/rm`` is ``rm``); and the commands of a ``sh -c`` /
-    ``eval`` string. ``budget`` (shared by the calls for one command) counts calls down."""
+    ``eval`` string. ``budget`` (shared by the calls for one command) counts calls and the
+    words their forms copy down: past either, the rest is ``TOO_MANY_FORMS``."""
     budget[0] -= 1
-    if budget[0] < 0:
+    budget[1] -= len(words)
+    if budget[0] < 0 or budget[1] < 0:
         return [TOO_MANY_FORMS]
     bases = [words]
     expanded = _expanded(words)
@@ -148,6 +154,11 @@ def _command_forms(words: tuple[str, ...], depth: int, options: bool,
         while lead < len(base) and _ASSIGNMENT.fullmatch(base[lead]):
             lead += 1
         if lead < len(base) and _base(base[lead]) in _PREFIX_WORDS:
+            # its command may start at any later word (its options may take values)
+            # (each a copy of the rest: counted, 800 `env A=1` took 32 s and 2.5 GB)
+            budget[1] -= sum(len(base) - k for k in range(lead + 1, len(base)))
+            if budget[1] < 0:
+                return [TOO_MANY_FORMS]
             forms += [base[k:] for k in range(lead + 1, len(base))]
         forms += [base[k + 1:] for k, w in enumerate(base) if w in _EXEC_ACTIONS]
     forms += [(_base(f[0]), *f[1:]) for f in forms if f and "/" in f[0]]
@@ -170,7 +181,9 @@ def _command_forms(words: tuple[str, ...], depth: int, options: bool,
                 for seg in inner.segments + inner.nested:  # each shorter: this ends
                     forms += command_forms(seg, depth + 1, options=options, budget=budget)
     if depth < 8:  # macOS and Windows find programs in any case: `RM -rf x` runs rm
+        # (not an assignment's: ``A=1`` lowered is one too, its forms made already)
         forms += [g for f in list(forms) if f and f[0] != f[0].lower()
+                  and not _ASSIGNMENT.fullmatch(f[0])
                   for g in command_forms((f[0].lower(), *f[1:]), depth + 1, options=options,
                                          budget=budget)]
     forms += past
