@@ -23,6 +23,8 @@ RULES = {
     "Read(C:\\Users\\me\\.ssh\\id_rsa)": ("warning", "looks like a Windows path"),
     "Read(C:/Users/me/secret.txt)": ("warning", "looks like a Windows path"),
     "Edit(src\\app\\main.py)": ("warning", "looks like a Windows path"),
+    "Read(\\etc\\shadow)": ("warning", "Read(//etc/shadow)"),  # (no drive: was not seen)
+    "Edit(\\srv\\app\\*.py)": ("warning", "Edit(//srv/app/*.py)"),
     "Grep(pattern:secret)": ("warning", "takes a path pattern, not 'pattern:'"),
     "Read(file_path://etc/passwd)": ("warning", "not 'file_path:'"),
     "Glob(path:src/**)": ("warning", "not 'path:'"),

@@ -36,7 +36,7 @@ __all__ = ["content_hints", "never_allows"]
 _RULE = re.compile(r"\s*([^()\s]+)\((.*)\)\s*", re.DOTALL)
 _INNER_PREFIX = re.compile(r":\*(?=.)", re.DOTALL)
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
-_WINDOWS = re.compile(r"^[A-Za-z]:[\\/]|\\\\|[^\\]\\[A-Za-z0-9_.-][^*?\[\\ ]*\\")
+_WINDOWS = re.compile(r"^[A-Za-z]:[\\/]|\\\\|(?:^|[^\\])\\[A-Za-z0-9_.-][^*?\[\\ ]*\\")
 # ``Grep(pattern:secret)``: an argument's name where a path pattern goes
 _ARG_PREFIX = re.compile(r"(pattern|path|file_path|notebook_path|glob|type|output_mode):")
 _GLUED_STARS = re.compile(r"(?<=[^/])\*\*|\*\*(?=[^/])")
@@ -142,9 +142,12 @@ def _arg_prefix(name: str, spec: str) -> list[tuple[str, str, str]]:
 def _windows(name: str, spec: str) -> list[tuple[str, str, str]]:
     if not _WINDOWS.search(spec):
         return []
+    posix = re.sub(r"\\+", "/", spec)  # (``\\etc\\shadow``: the root's ``/etc/shadow``)
+    example = f"{name}(/{posix})" if posix.startswith("/") and not posix.startswith("//") \
+        else f"{name}(//home/me/...) or {name}(~/...)"
     return [("warning", f"{spec!r} looks like a Windows path: in a path pattern '\\' escapes the "
              "next character and the CLI reports POSIX paths ('/'), so it names no file meant",
-             f"write the POSIX path, e.g. {name}(//home/me/...) or {name}(~/...)")]
+             f"write the POSIX path, e.g. {example}")]
 
 
 def _bare_dir(name: str, spec: str) -> list[tuple[str, str, str]]:
