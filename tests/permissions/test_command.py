@@ -181,3 +181,23 @@ def test_check_names_the_json_type_of_an_input_that_is_no_object(
     code = main(["permissions", "check", str(config), "Bash", "--input", given])
     err = capsys.readouterr().err
     assert code == 2 and f"--input must be a JSON object, not {kind}: " in err, err
+
+
+@pytest.mark.parametrize("hostile", ["\x1b[2J", "\x1b]52;c;aGk=\x07", "\u202e", "\x00", "\r"])
+def test_a_case_file_or_a_rule_never_writes_a_control_to_the_terminal(
+        tmp_path: Path, hostile: str) -> None:
+    # `permissions test` printed a case's tool name as written (an escape sequence cleared
+    # the screen, OSC 52 wrote the clipboard), and `permissions lint` a rule's text
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\npermissions:\n  allow:\n"
+                      f"    - {json.dumps('Bash(ls' + hostile + ':*)')}\n"
+                      f"    - {json.dumps('Bash(ls' + hostile + ':*)')}\n")
+    (tmp_path / "cases.yaml").write_text(
+        "config: toolhost.yaml\ncases:\n"
+        f"  - tool: {json.dumps('x' + hostile)}\n    input: {{}}\n    expect: allow\n"
+        f"  - name: {json.dumps('n' + hostile)}\n    tool: Bash\n"
+        f"    input: {{command: {json.dumps('ls' + hostile)}}}\n    expect: deny\n")
+    for args in (("permissions", "test", "cases.yaml", "-v"),
+                 ("permissions", "lint", str(config))):
+        out = toolhost(*args, cwd=tmp_path)
+        assert out.stdout.strip() and hostile not in out.stdout + out.stderr, args

@@ -346,8 +346,10 @@ def _lint(args: argparse.Namespace) -> int:
                            "origin": str(f.origin), "message": f.message} for f in findings],
                          indent=2))
     else:
+        from toolhost.errors import shown  # a rule's text is the config's: never obeyed
+
         for finding in findings:
-            print(finding)
+            print(shown(str(finding)))
         print(f"{len(findings)} finding(s) in {len(policy.rules)} rule(s)", file=sys.stderr)
     return 1 if findings else 0
 
@@ -378,7 +380,7 @@ def _vacuous(config: HostConfig, case: Case, outcome: Outcome) -> list[str]:
 
 def _test(args: argparse.Namespace) -> int:
     from toolhost.config import load_config
-    from toolhost.errors import ConfigError
+    from toolhost.errors import ConfigError, shown  # a case's name and tool: never obeyed
     from toolhost.permissions.authoring.casefile import read_case_file
     from toolhost.permissions.authoring.casetest import run_case
     from toolhost.permissions.callers.check import caller_rules
@@ -392,7 +394,7 @@ def _test(args: argparse.Namespace) -> int:
         for problem in cases.problems:
             print(str(problem), file=sys.stderr)
         for warning in cases.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+            print(f"warning: {shown(str(warning))}", file=sys.stderr)
         broken += bool(cases.problems)
         if cases.not_run:
             print(f"{path}: {cases.not_run} case(s) not run: a value of theirs is refused "
@@ -417,18 +419,19 @@ def _test(args: argparse.Namespace) -> int:
         for case in cases.cases:
             outcome = run_case(policy, case)
             for note in _vacuous(config, case, outcome):  # a pass that proves nothing
-                print(config.redact(f"{case.origin}: note: {case.name}: {note}"),
+                print(shown(config.redact(f"{case.origin}: note: {case.name}: {note}")),
                       file=sys.stderr)
             if case.caller is None and caller_rules(policy, case.tool, case.input):
-                print(f"{case.origin}: note: {case.name}: decided without a caller; rules "
-                      "with callers: take part for some callers (give the case a caller:)",
+                print(shown(config.redact(
+                    f"{case.origin}: note: {case.name}: decided without a caller; rules with "
+                    "callers: take part for some callers (give the case a caller:)")),
                       file=sys.stderr)
             if outcome.passed:
                 passed += 1
             else:
                 failed += 1
             if args.verbose or not outcome.passed:
-                print(config.redact(outcome.line()))
+                print(shown(config.redact(outcome.line())))
     total = passed + failed
     summary = f"{total} case(s): {passed} passed, {failed} failed"
     if broken:
