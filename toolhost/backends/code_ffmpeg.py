@@ -11,7 +11,8 @@ are in ``code_opt_more``'s table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+
+from toolhost.backends.code_token import Token
 
 __all__ = ["GRAPH", "ffmpeg_slots"]
 
@@ -26,13 +27,6 @@ _FILTERS = frozenset({"vf", "af", "filter", "filter_complex", "lavfi", "filter_s
 _GRAPH_FORMATS = frozenset({"lavfi"})
 
 
-class _Token(Protocol):
-    @property
-    def key(self) -> str: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def value(self) -> bool: ...
 
 
 def option_base(text: str) -> tuple[str, bool]:
@@ -45,7 +39,7 @@ def option_base(text: str) -> tuple[str, bool]:
     return name.lstrip("/").split(":", 1)[0].lower(), from_file
 
 
-def ffmpeg_slots(tokens: Sequence[_Token], i: int, name: str,
+def ffmpeg_slots(tokens: Sequence[Token], i: int, name: str,
                  exact: frozenset[str]) -> list[tuple[str, str, str]]:
     """(key, program, what) of each value after ffmpeg/ffprobe/ffplay at ``i`` that is a
     filter graph; ``exact``: the option names its table already covers."""

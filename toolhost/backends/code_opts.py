@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol
 
 from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_ffmpeg import ffmpeg_slots
@@ -43,19 +42,11 @@ from toolhost.backends.code_opt_table import (
     TAR_ARG_LETTERS,
 )
 from toolhost.backends.code_redis import redis_slots
+from toolhost.backends.code_token import Token
 
 __all__ = ["OPTION", "PLUS", "SUBCOMMAND", "Token", "option_code_slots", "program_family"]
 
 
-class Token(Protocol):
-    """A word of a command template as the code scans read it (``code_args``'s token)."""
-
-    @property
-    def key(self) -> str: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def value(self) -> bool: ...
 
 
 Slot = tuple[str, str, str]  # (key, program, what)

@@ -14,7 +14,8 @@ arguments (``GET {{ key }}``, ``SET k {{ v }}``, ``EVAL <literal> 1 {{ key }}``)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+
+from toolhost.backends.code_token import Token
 
 __all__ = ["REDIS", "redis_slots", "stdin_is_code"]
 
@@ -48,16 +49,9 @@ _CODE: dict[str, tuple[frozenset[str] | None, int | None, str]] = {
 }
 
 
-class _Token(Protocol):
-    @property
-    def key(self) -> str: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def value(self) -> bool: ...
 
 
-def redis_slots(tokens: Sequence[_Token], i: int, name: str) -> list[tuple[str, str, str]]:
+def redis_slots(tokens: Sequence[Token], i: int, name: str) -> list[tuple[str, str, str]]:
     """(key, program, what) of each value after redis-cli at ``i`` that chooses code."""
     j = i + 1
     while j < len(tokens) and tokens[j].text.startswith("-") and not tokens[j].value:
@@ -67,7 +61,7 @@ def redis_slots(tokens: Sequence[_Token], i: int, name: str) -> list[tuple[str, 
     return _command(tokens[j:], name)
 
 
-def _cluster(tokens: Sequence[_Token], j: int, name: str) -> list[tuple[str, str, str]]:
+def _cluster(tokens: Sequence[Token], j: int, name: str) -> list[tuple[str, str, str]]:
     """``--cluster SUB ...``: a value as SUB chooses the action; ``call HOST CMD ...`` sends
     a command to every node."""
     if j >= len(tokens):
@@ -79,7 +73,7 @@ def _cluster(tokens: Sequence[_Token], j: int, name: str) -> list[tuple[str, str
     return _command(tokens[j + 2:], name)
 
 
-def _command(words: Sequence[_Token], name: str) -> list[tuple[str, str, str]]:
+def _command(words: Sequence[Token], name: str) -> list[tuple[str, str, str]]:
     if not words:
         return []
     head = words[0]
@@ -102,7 +96,7 @@ def _command(words: Sequence[_Token], name: str) -> list[tuple[str, str, str]]:
     return [(t.key, name, _OPTION + what) for t in code if t.value]
 
 
-def stdin_is_code(tokens: Sequence[_Token]) -> bool:
+def stdin_is_code(tokens: Sequence[Token]) -> bool:
     """Whether redis-cli (``tokens[0]``) reads commands or code from its stdin: with no
     command word it reads one command a line, ``--pipe`` sends stdin as raw protocol, and
     ``-x`` makes stdin the last argument (the script of ``-x EVAL``, ``-x SCRIPT LOAD``),

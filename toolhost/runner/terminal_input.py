@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import select
 import signal
 import sys
 import termios
@@ -31,6 +30,7 @@ from toolhost.runner.ttyfd import (
     drain,
     drop,
     foreground,
+    hung_up,
     line_mode,
     line_mode_off,
     pending_with_partial,
@@ -289,7 +289,7 @@ class TerminalInput:
                 raise
             self._hang_up()
             return b""
-        if not data and _hung(self.read_fd):  # macOS and the BSDs: end of input and POLLHUP
+        if not data and hung_up(self.read_fd):  # macOS and the BSDs: end of input and POLLHUP
             self._hang_up()
         return data
 
@@ -350,13 +350,3 @@ def _set_utf8(fd: int, on: bool) -> bool:
             termios.tcsetattr(fd, termios.TCSANOW, modes)
             return True
     return False
-
-
-def _hung(fd: int) -> bool:
-    """Whether the terminal on ``fd`` hung up (an end of input that is no Ctrl-D)."""
-    try:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        return any(event & select.POLLHUP for _, event in poller.poll(0))
-    except (OSError, ValueError):
-        return False

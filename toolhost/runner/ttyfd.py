@@ -14,8 +14,9 @@ import time
 from collections.abc import Iterator
 
 __all__ = ["CANON_BUFFER", "bytewise", "canonical", "drain", "drop", "foreground", "hide_stdin",
-           "job_control", "line_mode", "line_mode_off", "pending", "pending_with_partial",
-           "release_terminal_before_exit", "reopen", "restore_stdin", "tty_name"]
+           "hung_up", "job_control", "line_mode", "line_mode_off", "pending",
+           "pending_with_partial", "release_terminal_before_exit", "reopen", "restore_stdin",
+           "tty_name"]
 
 
 def pending(fd: int) -> int:
@@ -177,7 +178,7 @@ def line_mode_off(fd: int, flags: int, eof: bytes) -> bytes:
                     chunk = os.read(fd, CANON_BUFFER)
                 except BlockingIOError:
                     break
-                if not chunk and _hung_up(fd):
+                if not chunk and hung_up(fd):
                     break  # hung up: reads end at once, for ever
                 typed += chunk or eof
         finally:
@@ -203,7 +204,8 @@ def _disabled(fd: int) -> bytes:
     return bytes([value]) if 0 <= value <= 0xFF else b"\0"
 
 
-def _hung_up(fd: int) -> bool:
+def hung_up(fd: int) -> bool:
+    """Whether the terminal on ``fd`` hung up (an end of input that is no Ctrl-D)."""
     try:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
