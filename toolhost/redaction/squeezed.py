@@ -152,8 +152,8 @@ def _word_forms(raw: bytes) -> set[str]:
 class Squeezed:
     """The squeezed forms of a set of secrets, and where they are in a text."""
 
-    __slots__ = ("_forms", "_inner", "_marks", "_pieces", "_raws", "_shortest", "_words",
-                 "forms")
+    __slots__ = ("_forms", "_inner", "_longest", "_marks", "_pieces", "_raws", "_shortest",
+                 "_words", "forms")
 
     def __init__(self, secrets: Iterable[tuple[str, Iterable[str]]]) -> None:
         """``secrets``: each secret with the base64 cores of its bytes."""
@@ -185,6 +185,7 @@ class Squeezed:
         found |= self._pieces.keys()
         self.forms = frozenset(found)
         self._shortest = min(map(len, found), default=0)  # a shorter text holds none
+        self._longest = max(map(len, found), default=0)
         self._forms: Any = None  # RE2 patterns, on first use: the forms, and with the words
         self._words: Any = None
         self._inner: str | None = None  # every form but its last character, for open_tail
@@ -200,7 +201,7 @@ class Squeezed:
             return 0
         if self._inner is None:  # (a form's pieces are in it: a piece grows inside its form)
             self._inner = "\0".join(_encodable(form[:-1]) for form in self.forms)
-        longest = max(map(len, self.forms))
+        longest = self._longest
         kept: list[int] = []  # where the last characters a form may hold are, from the end
         at = len(text)
         while at > max(0, len(text) - limit) and len(kept) < longest:
