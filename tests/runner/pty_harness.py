@@ -15,14 +15,25 @@ import pytest
 from toolhost.runner.terminal import Terminal
 
 
-@pytest.fixture
-def tty() -> Iterator[tuple[int, Terminal]]:
+def _terminal(paste: bool) -> Iterator[tuple[int, Terminal]]:
     master, slave = pty.openpty()
     try:
-        yield master, Terminal(slave, slave, paste=False)  # marks: test_paste.py
+        yield master, Terminal(slave, slave, paste=paste)
     finally:
         os.close(master)
         os.close(slave)
+
+
+@pytest.fixture
+def tty() -> Iterator[tuple[int, Terminal]]:
+    """A ``Terminal`` on a fresh pty without paste marks (marks: ``pasting``), and its master."""
+    yield from _terminal(False)
+
+
+@pytest.fixture
+def pasting() -> Iterator[tuple[int, Terminal]]:
+    """A ``Terminal`` on a fresh pty with paste marks on, and its master."""
+    yield from _terminal(True)
 
 
 def shown(master: int, until: str | None = None) -> str:

@@ -4,23 +4,15 @@ cursor keys, Alt+Backspace first, wide characters; Backspace at the ``> `` promp
 from __future__ import annotations
 
 import os
-import pty
-from collections.abc import Iterator
 
 import anyio
 import pytest
 
 from toolhost.runner.terminal import Terminal
 
+from .pty_harness import pasting
 
-@pytest.fixture
-def term() -> Iterator[tuple[int, Terminal]]:
-    master, slave = pty.openpty()
-    try:
-        yield master, Terminal(slave, slave, paste=True)
-    finally:
-        os.close(master)
-        os.close(slave)
+__all__ = ["pasting"]  # the fixture
 
 
 def _read(master: int, term: Terminal, keys: list[bytes], question: bool) -> str | None:
@@ -65,9 +57,9 @@ L, R, HOME, END, DEL = b"\x1b[D", b"\x1b[C", b"\x1b[H", b"\x1b[F", b"\x1b[3~"
     ([b"\x1b[A", b"y", b"\n"], "y"),  # Up does nothing
     ([b"\x1by", b"\n"], ""),  # Alt+y is never a y
 ])
-def test_every_key_edits_a_question_answer(term: tuple[int, Terminal], keys: list[bytes],
+def test_every_key_edits_a_question_answer(pasting: tuple[int, Terminal], keys: list[bytes],
                                            answer: str) -> None:
-    master, t = term
+    master, t = pasting
     assert _read(master, t, keys, True) == answer
 
 
@@ -76,6 +68,6 @@ def test_every_key_edits_a_question_answer(term: tuple[int, Terminal], keys: lis
     (["ab 日本".encode(), b"\x17", b"x\n"], "ab x"),
 ])
 def test_backspace_at_the_prompt_erases_a_whole_utf8_character(
-        term: tuple[int, Terminal], keys: list[bytes], line: str) -> None:
-    master, t = term
+        pasting: tuple[int, Terminal], keys: list[bytes], line: str) -> None:
+    master, t = pasting
     assert _read(master, t, keys, False) == line

@@ -69,12 +69,7 @@ def test_a_kill_9_gives_the_terminal_back_as_it_was_found(question: bool, paste:
             time.sleep(0.01)
         assert _modes(slave) == before
     finally:
-        child.kill()
-        child.wait()
-        if child.stdout is not None:
-            child.stdout.close()
-        os.close(master)
-        os.close(slave)
+        _end(child, master, slave)
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="the watchdog's end seen in /proc")
@@ -103,9 +98,13 @@ def test_modes_a_shell_set_since_are_left_alone() -> None:
         assert not _alive(guard)
         assert _modes(slave) == mine
     finally:
-        child.kill()
-        child.wait()
-        if child.stdout is not None:
-            child.stdout.close()
-        os.close(master)
-        os.close(slave)
+        _end(child, master, slave)
+
+
+def _end(child: subprocess.Popen[bytes], master: int, slave: int) -> None:
+    child.kill()
+    child.wait()
+    if child.stdout is not None:
+        child.stdout.close()
+    os.close(master)
+    os.close(slave)

@@ -7,7 +7,6 @@ import os
 import pty
 import select
 import termios
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,19 +17,11 @@ from toolhost.runner import paste as marks
 from toolhost.runner.terminal import Terminal
 from toolhost.runner.ttyfd import pending
 
-from .pty_harness import shown, type_at_prompt, type_at_question
+from .pty_harness import pasting, shown, type_at_prompt, type_at_question
+
+__all__ = ["pasting"]  # the fixture
 
 S, E = marks.START.encode(), marks.END.encode()
-
-
-@pytest.fixture
-def pasting() -> Iterator[tuple[int, Terminal]]:
-    master, slave = pty.openpty()
-    try:
-        yield master, Terminal(slave, slave, paste=True)
-    finally:
-        os.close(master)
-        os.close(slave)
 
 
 def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(

@@ -84,6 +84,7 @@ class StdioServer:
         self._stopping = False  # the grace after the end of input ended (``_give_up``)
         # why the server stops: the client closed its input, or a signal (``stop``)
         self._ending = "the client closed its input"
+        self._at_once = False  # a second Ctrl-C: cancelled without the grace (``stop_now``)
         self._signalled = anyio.Event()
         self._signal_name = ""
         self._grace_scope: anyio.CancelScope | None = None  # the wait ``stop_now`` ends
@@ -172,6 +173,7 @@ class StdioServer:
         once (each answered -32800 saying so)."""
         if self._signalled.is_set() and self._grace_scope is not None:
             self._ending = "the server was told to stop at once (a second Ctrl-C)"
+            self._at_once = True
             self._grace_scope.cancel()
 
     async def run(self) -> None:
@@ -343,7 +345,7 @@ class StdioServer:
             if scope.cancelled_caught and self._stopping:
                 await self.send(error_response(
                     request_id, rpc.REQUEST_CANCELLED, f"Request cancelled: {self._ending}"
-                    + ("" if "at once" in self._ending else f" and the {self._grace:g} s "
+                    + ("" if self._at_once else f" and the {self._grace:g} s "
                        "grace for running requests ended (toolhost serve --shutdown-grace)")))
             elif scope.cancelled_caught:
                 log.info("request %r cancelled by the client", request_id)
