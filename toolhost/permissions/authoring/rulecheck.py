@@ -17,6 +17,7 @@ from typing import Any
 from toolhost.config.model import Origin, RuleConfig
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
+from toolhost.permissions.authoring.literal_pattern import literal_pattern
 from toolhost.permissions.conditions import KeyPath, parse_key_path
 from toolhost.permissions.expr.refs import DICT_NAMES, expr_refs
 from toolhost.permissions.satisfy import never_holds
@@ -173,6 +174,9 @@ class _Checker:
         ops = dict(spec) if isinstance(spec, Mapping) else {"equals": spec}
         self.plain_pattern(suffix, key, spec)
         self.operator_meant(suffix, key, ops)
+        literal = literal_pattern(self.rule.effect, key, ops)
+        if literal is not None:
+            self.add("warning", suffix, *literal)
         low, high = ops.get("min"), ops.get("max")
         if _crossed(low, high):
             self.add("error", suffix, f"when.{key}: min {low} is above max {high}, so this "
