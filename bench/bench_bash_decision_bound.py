@@ -34,9 +34,9 @@ def main() -> None:
         Path(tmp, "Makefile").write_text("all:\n\techo hi\n")
         Path(tmp, "package.json").write_text('{"scripts": {"x": "echo hi"}}')
         rules = [RuleConfig(effect="deny", tool=f"Bash(rm{i}:*)") for i in range(10)]
-        policy = compile_policy(PermissionsConfig(rules=[
+        policy = compile_policy(PermissionsConfig(rules=(
             RuleConfig(effect="deny", tool="Bash(rm:*)"), *rules,
-            RuleConfig(effect="allow", tool="Bash")], default="ask"), cwd=tmp)
+            RuleConfig(effect="allow", tool="Bash")), default="ask"), cwd=tmp)
 
         def cost(line: str) -> tuple[float, str]:
             start = time.perf_counter()
