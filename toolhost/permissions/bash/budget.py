@@ -25,10 +25,11 @@ T = TypeVar("T")
 __all__ = ["DECISION_WORDS", "SPENT_REASON", "Spent", "apart", "charge", "line_fact", "memo",
            "one_decision", "scan_line", "spent"]
 
-# Words one decision may copy and scan in all. The longest lines people write cost a few
-# thousand (a 100 KB line of 25,000 `ls;` costs ~50,000); 400 nested `env A=1` cost ~200,000
-# per copy of its forms.
-DECISION_WORDS = 1 << 21
+# Words one decision may copy and scan in all (about a second of work). A long line people
+# write costs a few thousand to a few hundred thousand (`sudo apt-get install` of 300
+# packages: ~190,000; 200 commands joined by && ~110,000); 250 nested `env A=1` cost
+# 125,000 for each check going through its forms.
+DECISION_WORDS = 1 << 20
 SPENT_REASON = ("it is too long or too nested to check in one decision: split it into shorter "
                 "commands")
 
