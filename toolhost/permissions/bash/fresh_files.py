@@ -13,7 +13,7 @@ import os
 import re
 
 from toolhost.permissions.bash.budget import scan_line
-from toolhost.permissions.later.files import _WRAPPERS, _reader, past_wrappers
+from toolhost.permissions.later.files import _WRAPPERS, past_wrappers, reader
 from toolhost.permissions.later.where import MOVES
 from toolhost.permissions.shell.parse import ParsedCommand, Word
 
@@ -53,7 +53,7 @@ def may_write(parsed: ParsedCommand, program: str, home: bool = False) -> bool:
                 homeward.search(w.value) for w in words)):
             continue
         name = _name(words)
-        if name == program or name in _QUIET or _reader(words) or _streams(name, words):
+        if name == program or name in _QUIET or reader(words) or _streams(name, words):
             continue
         return True
     return False
