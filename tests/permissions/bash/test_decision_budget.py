@@ -136,3 +136,14 @@ def test_long_harmless_lines_stay_provable(line: str, tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text('{"scripts": {"x": "echo hi"}}')
     (tmp_path / "sub").mkdir()
     assert _guarded(tmp_path).decide("Bash", {"command": line}).behavior == "allow"
+
+
+def test_the_bench_runs_and_prints_its_ratios() -> None:
+    import subprocess
+    import sys
+
+    bench = Path(__file__).parents[3] / "bench" / "bench_bash_decision_bound.py"
+    out = subprocess.run([sys.executable, str(bench), "1"], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.count(" the short line") == 6, out.stdout
