@@ -40,6 +40,8 @@ WRITE_THEN_RUN = [
     "find . -fls x.sh; sh x.sh", "zip x.sh f; bash x.sh", "sed -n 'w x.sh' f; bash x.sh",
     "split -l 1 f x; bash xaa", "csplit f 1; bash xx00",
     "git format-patch -o d HEAD~1; bash d/0001-x.patch", "sort -o x.sh f && ./x.sh",
+    "sort -o x.s? f; bash x.sh", "sort -o x.[s]h f; . ./x.sh", "sort -o X.SH f; bash x.sh",
+    "sort -o 'x'.sh f; bash x.sh",
 ]
 
 
@@ -67,7 +69,8 @@ def test_git_output_to_a_run_later_file_is_not_provable(form: str, target: str,
     "cat x.sh; bash x.sh", "chmod +x x.sh && ./x.sh", "shellcheck x.sh && bash x.sh",
     "git add x.sh && bash x.sh", "grep -n foo x.sh; sh x.sh", "git diff --stat; bash x.sh",
     "ls x.sh && bash x.sh", "git diff --output=out.txt", "git log --stat",
-    "make && ./build/app", "npm install && bash scripts/setup.sh",
+    "make && ./build/app", "npm install && bash scripts/setup.sh", "cat x.s?; bash x.sh",
+    "git diff --output=*.sh; bash x.sh", "cc -o app app.c && ./app",
 ])
 def test_reading_or_unrelated_commands_stay_provable(command: str, tmp_path: Path) -> None:
     (tmp_path / "x.sh").write_text("echo hi\n")

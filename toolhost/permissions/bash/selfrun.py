@@ -13,6 +13,7 @@ writes is not a plain literal (``> $F``, ``> s*``): it may be the same file.
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 
 from toolhost.permissions.bash.budget import scan_line
@@ -30,6 +31,7 @@ _SCRIPTED = SHELLS | {"source", ".", "python", "python2", "python3", "perl", "ru
 _WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "dd", "rsync", "curl", "wget",
                       "gcp", "gmv", "gln", "ginstall", "gtee", "scp", "truncate"})
 _OPEN = frozenset("$`*?[{~\\")  # a target that may name any file
+_GLOB = frozenset("*?[")
 # programs that write files whose names they make up from a prefix (``split f x`` writes
 # ``xaa``, ``csplit`` ``xx00``, ``git format-patch`` ``0001-*.patch``): the name run is
 # nowhere on the line
@@ -109,17 +111,21 @@ def _named_elsewhere(segments: list[tuple[Word, ...]], runs: list[tuple[int, Wor
     ``git diff --output=x.sh``, ``find -fprintf x.sh``, ``openssl -out x.sh``). A compiler's
     output run as a program is a program built on the line (decided as before)."""
     texts = ["" if not words or reader(words) else "\0".join(
-        w.value for w in words[past_wrappers(words) + 1:]) for words in segments]
+        w.value for w in words[past_wrappers(words) + 1:]).lower() for words in segments]
+    # (a glob the shell expands to the run file: `sort -o x.s? f; bash x.sh`)
+    globs = [[_norm(w.value).lower() for w in words if _GLOB & set(w.value)]
+             if text else [] for words, text in zip(segments, texts, strict=True)]
     builders = {k for k, words in enumerate(segments) if words and words[past_wrappers(
         words)].value.rsplit("/", 1)[-1] in _BUILDERS and not any(w.value == "-E" for w in words)}
     hits: dict[str, set[int]] = {}
     for k, run in runs:
-        base = _norm(run.value)
+        base = _norm(run.value).lower()  # (macOS and Windows: any case is the same file)
         if not base:
             continue
         if base not in hits:
             scan_line(parsed)  # (once for each name run)
-            hits[base] = {i for i, text in enumerate(texts) if base in text}
+            hits[base] = {i for i, text in enumerate(texts) if base in text or any(
+                fnmatch.fnmatchcase(base, g) for g in globs[i])}
         own = segments[k]
         by_path = bool(own) and run is own[past_wrappers(own)]
         if hits[base] - {k} - (builders if by_path else set()):
