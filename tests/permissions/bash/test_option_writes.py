@@ -97,3 +97,23 @@ def test_bash_really_runs_what_git_diff_output_wrote(tmp_path: Path) -> None:
                    capture_output=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert (tmp_path / "PWNED").exists()
     assert _decide("git diff --output=x.sh; bash x.sh", tmp_path) == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "less -o ~/.bashrc f", "less -O.git/hooks/pre-commit f", "less --log-file=~/.bashrc f",
+    "less -Ro ~/.bashrc f", "less --LOG-FILE ~/.profile f", "tree -o ~/.bashrc",
+    "tree -o .git/hooks/pre-commit -i --noreport", "tree -o x.sh; bash x.sh",
+    "less -o x.sh f; bash x.sh",
+])
+def test_a_reader_writing_the_file_its_option_names_is_no_reader(command: str,
+                                                                 tmp_path: Path) -> None:
+    # less logs what it shows to -o's file (on a terminal: `script -c` gives it one); tree
+    # writes its listing, whose file names may hold `$(...)`, to -o's
+    assert _decide(command, tmp_path) == "deny"
+
+
+@pytest.mark.parametrize("command", ["less -R ~/.bashrc", "less ~/.bashrc",
+                                     "tree ~/.config/fish", "less -N .git/config"])
+def test_readers_without_their_output_options_stay_readers(command: str,
+                                                           tmp_path: Path) -> None:
+    assert _decide(command, tmp_path) == "allow"

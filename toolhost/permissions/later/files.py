@@ -186,10 +186,25 @@ def reader(words: tuple[Word, ...]) -> bool:
     start = past_wrappers(words)
     name = words[start].value.rsplit("/", 1)[-1].lower()
     values = [w.value for w in words[start + 1:]]
+    if name in _READER_OUTPUTS and any(_names_output(v, _READER_OUTPUTS[name]) for v in values):
+        return False  # (less -o ~/.bashrc f: its log file; tree -o x: its listing)
     return name in _READERS or (name == "find" and not any(
         v.startswith(("-fprint", "-fls", "-exec", "-ok")) for v in values)) or (
         name == "git" and _git_subcommand(values) in _GIT_READS and not any(
             v == "--output" or v.startswith("--output=") for v in values))  # (diff, log, show)
+
+
+# readers that write a file one of their options names (the option, glued or bundled)
+_READER_OUTPUTS = {"less": ("-o", "-O", "--log-file", "--LOG-FILE"), "tree": ("-o",)}
+
+
+def _names_output(value: str, options: tuple[str, ...]) -> bool:
+    """Whether ``value`` is one of ``options`` (``-o x``, ``-ox``, ``--log-file=x``), or a
+    bundle of short options holding one of their letters (``-Ro x``)."""
+    if value.startswith(options):
+        return True
+    return value[:1] == "-" and value[1:2] != "-" and any(
+        o[1] in value[1:] for o in options if len(o) == 2)
 
 
 _HOOK_NAME = re.compile(r"[a-z0-9-]+")
