@@ -41,7 +41,8 @@ WRITE_THEN_RUN = [
     "split -l 1 f x; bash xaa", "csplit f 1; bash xx00",
     "git format-patch -o d HEAD~1; bash d/0001-x.patch", "sort -o x.sh f && ./x.sh",
     "sort -o x.s? f; bash x.sh", "sort -o x.[s]h f; . ./x.sh", "sort -o X.SH f; bash x.sh",
-    "sort -o 'x'.sh f; bash x.sh",
+    "sort -o 'x'.sh f; bash x.sh", "F=x.sh; sort -o $F f; bash x.sh",
+    'sort -o "$F" f; bash x.sh', "git diff --output=$F; bash x.sh",
 ]
 
 
@@ -71,6 +72,7 @@ def test_git_output_to_a_run_later_file_is_not_provable(form: str, target: str,
     "ls x.sh && bash x.sh", "git diff --output=out.txt", "git log --stat",
     "make && ./build/app", "npm install && bash scripts/setup.sh", "cat x.s?; bash x.sh",
     "git diff --output=*.sh; bash x.sh", "cc -o app app.c && ./app",
+    "export P=$HOME/bin; bash x.sh", "echo $X; bash x.sh", "git diff --stat $REV; bash x.sh",
 ])
 def test_reading_or_unrelated_commands_stay_provable(command: str, tmp_path: Path) -> None:
     (tmp_path / "x.sh").write_text("echo hi\n")

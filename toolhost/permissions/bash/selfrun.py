@@ -32,6 +32,10 @@ _WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "dd", "rsync", "curl",
                       "gcp", "gmv", "gln", "ginstall", "gtee", "scp", "truncate"})
 _OPEN = frozenset("$`*?[{~\\")  # a target that may name any file
 _GLOB = frozenset("*?[")
+# builtins that write no file whatever their words (`export X=$Y`, `cd $D`)
+_QUIET = frozenset({"export", "set", "unset", "local", "declare", "typeset", "readonly", "cd",
+                    "pushd", "popd", "shift", "true", "false", ":", "exit", "return", "wait",
+                    "sleep", "echo", "printf", "test", "[", "[[", "shopt", "trap", "alias"})
 # programs that write files whose names they make up from a prefix (``split f x`` writes
 # ``xaa``, ``csplit`` ``xx00``, ``git format-patch`` ``0001-*.patch``): the name run is
 # nowhere on the line
@@ -112,9 +116,12 @@ def _named_elsewhere(segments: list[tuple[Word, ...]], runs: list[tuple[int, Wor
     output run as a program is a program built on the line (decided as before)."""
     texts = ["" if not words or reader(words) else "\0".join(
         w.value for w in words[past_wrappers(words) + 1:]).lower() for words in segments]
-    # (a glob the shell expands to the run file: `sort -o x.s? f; bash x.sh`)
-    globs = [[_norm(w.value).lower() for w in words if _GLOB & set(w.value)]
-             if text else [] for words, text in zip(segments, texts, strict=True)]
+    # (a glob the shell expands to the run file: `sort -o x.s? f; bash x.sh`; an expansion
+    # may be any name: `F=x.sh; sort -o $F f; bash x.sh`)
+    globs = [["*" if "$" in w.raw or "`" in w.raw else _norm(w.value).lower() for w in words
+              if not w.plain or _GLOB & set(w.value)]
+             if text and _name(words) not in _QUIET else []
+             for words, text in zip(segments, texts, strict=True)]
     builders = {k for k, words in enumerate(segments) if words and words[past_wrappers(
         words)].value.rsplit("/", 1)[-1] in _BUILDERS and not any(w.value == "-E" for w in words)}
     hits: dict[str, set[int]] = {}
@@ -132,3 +139,8 @@ def _named_elsewhere(segments: list[tuple[Word, ...]], runs: list[tuple[int, Wor
             return (f"it runs {run.raw!r}, which another command of the line names and may "
                     "write first: what it runs is not on the line as a command")
     return None
+
+
+def _name(words: tuple[Word, ...]) -> str:
+    """The program ``words`` runs past plain wrappers (its name)."""
+    return words[past_wrappers(words)].value.rsplit("/", 1)[-1] if words else ""
