@@ -336,7 +336,11 @@ def _as_written(key: str, op: str, test: Test, cwd: str) -> Test:
             if len(v) > 4096:
                 return None  # (past PATH_MAX: not judged)
             folded = os.path.normpath(os.path.join(cwd, v))
-            real = os.path.realpath(folded)
+            from toolhost.permissions.paths import real_path
+
+            real = real_path(folded)
+            if real is None:
+                return None  # (a link on the way cannot be read: /proc/1/root)
             if real != folded and (not os.path.isabs(v) or test(real) != answer):
                 return None
         return answer
@@ -354,8 +358,10 @@ def _folds_as_written(value: str) -> bool:
         if part != ".." or i == 0:
             continue
         prefix = os.path.abspath("/".join(parts[:i]) or "/")
-        if os.path.realpath(os.path.dirname(prefix)) != os.path.dirname(
-                os.path.realpath(prefix)):
+        from toolhost.permissions.paths import real_path
+
+        parent, real = real_path(os.path.dirname(prefix)), real_path(prefix)
+        if parent is None or real is None or parent != os.path.dirname(real):
             return False
     return True
 

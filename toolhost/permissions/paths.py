@@ -17,7 +17,7 @@ from typing import Protocol
 from toolhost.permissions.pathclass import bracket
 
 __all__ = ["PATH_MAX", "PATH_TOOLS", "PathPattern", "compile_path_glob", "fold",
-           "interpolated_root", "normalize_path", "rule_path_pattern", "spellings"]
+           "interpolated_root", "normalize_path", "real_path", "rule_path_pattern", "spellings"]
 
 # the tools whose rule content is a path (gitignore-style, anchored as the CLI anchors it)
 PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
@@ -32,10 +32,22 @@ def normalize_path(value: str, cwd: str) -> str | None:
     path = os.path.expanduser(value)
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
-    real = os.path.realpath(path)
+    real = real_path(path)
+    if real is None:
+        return None
     if (real != os.path.normpath(path) or _PER_PROCESS.search(path)) and _through_self(path):
         return None
     return real
+
+
+def real_path(path: str) -> str | None:
+    """``os.path.realpath(path)``, or None where a link on the way cannot be read: another
+    process's ``/proc/PID/root`` or ``/proc/PID/cwd`` is a link only its owner (with ptrace
+    rights) may read, and realpath raises there (PermissionError) instead of stopping."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
 
 
 # Longer than the kernel takes in one call (Linux's PATH_MAX, 4096 bytes with the NUL): no
@@ -194,7 +206,7 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
         raise ValueError("empty path pattern")
     if ".." in rest.split("/"):
         raise ValueError("'..' is not allowed in a path pattern")
-    base_norm = os.path.realpath(base)
+    base_norm = real_path(base) or os.path.normpath(base)
     prefix = re.escape(base_norm.rstrip("/")) + "/"
     if floating:
         prefix += "(?:.*/)?"
@@ -211,7 +223,7 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
 def _directory(source: str, base: str) -> PathPattern:
     """``Read(.)``, ``Read(~)``: the directory itself (an allow proves it alone, as
     ``Read(./src)`` proves ``src`` alone; a deny or ask covers everything inside it)."""
-    base_norm = os.path.realpath(base)
+    base_norm = real_path(base) or os.path.normpath(base)
     escaped = re.escape(base_norm.rstrip("/") or "/")
     below = escaped + _BELOW if base_norm != "/" else "/.*"
     return PathPattern(source, base_norm, _compile(escaped), below)

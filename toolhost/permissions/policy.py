@@ -171,6 +171,40 @@ class CompiledPolicy:
         return self._decide(tool_name, tool_input)
 
     def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+        if tool_name != "Bash":
+            return self._decide_rules(tool_name, tool_input)
+        from toolhost.permissions.bash.budget import SPENT_REASON, Spent, one_decision, spent
+
+        with one_decision():  # one budget for every check of the line (bash.budget)
+            try:
+                decision = self._decide_rules(tool_name, tool_input)
+                if not spent():  # (a check may have caught Spent and gone on)
+                    return decision
+            except Spent:
+                pass
+            except OSError as exc:  # a path a check resolves cannot be read (another
+                # process's /proc/PID/root link): not judged
+                return self._unchecked(f"a path it names cannot be resolved here "
+                                       f"({exc.strerror or exc}: {str(exc.filename)[:80]!r})")
+        return self._unchecked(SPENT_REASON)
+
+    def _unchecked(self, reason: str) -> Decision:
+        """A Bash line whose checks could not finish (their budget ran out, a path could not
+        be resolved): nothing about it is proven, so the first deny or ask Bash rule meets
+        it (no allow rule proves it)."""
+        for rule in self._plan("Bash").rules:
+            if rule.effect == "deny":
+                return says.unproven(rule, reason)
+        ask = next((r for r in self._plan("Bash").rules if r.effect == "ask"), None)
+        if ask is None and self.default == "deny":
+            return Decision("deny", f"This command cannot be checked ({reason}), so no rule "
+                            "can allow it (the default is deny).", answered_by="default")
+        said = f"This command cannot be checked ({reason}), so a person must approve it."
+        if ask is None:
+            return Decision("ask", said, answered_by="default")
+        return Decision("ask", said, rule=ask.text, origin=ask.origin)
+
+    def _decide_rules(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         unproven = self._unprovable(tool_input) if tool_name == "Bash" else None
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge

@@ -11,6 +11,7 @@ import select
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -69,15 +70,21 @@ def test_lint_flags_an_allow_that_hands_over_code(allowed: str, flagged: bool) -
     assert found == ([allowed] if flagged else [])
 
 
-def _drain(fd: int, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+def _until(fd: int, done: Callable[[bytes], bool], limit: float = 30.0) -> bytes:
+    """Read bash's output until ``done`` holds for what it printed (or ``limit`` seconds
+    pass: a bound against a hang, never a timing asserted)."""
+    seen = b""
+    end = time.monotonic() + limit
+    while not done(seen) and time.monotonic() < end:
         if select.select([fd], [], [], 0.05)[0]:
             try:
-                if not os.read(fd, 4096):
-                    return
+                chunk = os.read(fd, 4096)
             except OSError:
-                return
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen
 
 
 @pytest.mark.skipif(shutil.which("bash") is None or sys.platform == "win32",
@@ -87,23 +94,29 @@ def test_bash_really_runs_a_completion_command_and_a_bound_key(tmp_path: Path) -
 
     bash = shutil.which("bash")
     assert bash is not None
+    ran_c, ran_b = tmp_path / "RAN_C", tmp_path / "RAN_B"
     pid, fd = pty.fork()
     if pid == 0:  # (the child: an interactive bash reading no start-up files)
         os.chdir(tmp_path)
         os.execve(bash, ["bash", "--norc", "--noprofile", "-i"],
                   {"PATH": os.defpath, "TERM": "dumb", "HOME": str(tmp_path),
-                   "INPUTRC": os.devnull})
-    try:
-        for keys in (b"complete -C 'touch RAN_C' ls\n", b"bind -x '\"\\C-t\": touch RAN_B'\n",
-                     b"ls \t\t", b"\x03", b"\x14", b"\nexit\n"):
-            os.write(fd, keys)
-            # (wait until both files exist or bash has had its time; no timing asserted)
-            for _ in range(40):
-                _drain(fd, 0.05)
-                if keys != b"ls \t\t" or (tmp_path / "RAN_C").exists():
-                    break
+                   "INPUTRC": os.devnull, "PS1": "READY> "})
+
+    def prompt(seen: bytes) -> bool:
+        return seen.rstrip(b"\x07").endswith(b"READY> ")  # (a bell may follow it)
+
+    try:  # each step once bash is ready for it (keys typed ahead of readline may be lost)
+        _until(fd, prompt)
+        for line in (b"complete -C 'touch RAN_C' ls\n", b"bind -x '\"\\C-t\": touch RAN_B'\n"):
+            os.write(fd, line)
+            _until(fd, prompt)
+        os.write(fd, b"\x14")  # (the bound key on the empty line, then the completion)
+        _until(fd, lambda _seen: ran_b.exists())
+        os.write(fd, b"ls \t\t")
+        _until(fd, lambda _seen: ran_c.exists())
+        os.write(fd, b"\x15\nexit\n")  # (the line killed, then bash left)
     finally:
         os.waitpid(pid, 0)
         os.close(fd)
-    assert (tmp_path / "RAN_C").exists()
-    assert (tmp_path / "RAN_B").exists()
+    assert ran_c.exists()
+    assert ran_b.exists()

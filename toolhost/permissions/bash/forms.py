@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from toolhost.permissions.bash.budget import apart, charge, memo
 from toolhost.permissions.bash.command_strings import ASSIGNMENT as _ASSIGNMENT
 from toolhost.permissions.bash.command_strings import CUT, command_strings, fed_code_strings
 from toolhost.permissions.bash.command_strings import base as _base
@@ -105,20 +106,41 @@ def command_forms(words: tuple[str, ...], depth: int = 0, *, options: bool = Tru
     a policy tries the same command's forms; a long one is computed each time).
     ``options=False``: without the forms whose program's options were dropped (``python3 -I
     x.py`` is not also ``python3 x.py``): the runs as they happen, for checks of what a run
-    reads rather than of the rules it may meet."""
-    if budget is None and depth == 0 and len(words) <= _CACHED_WORDS and sum(
-            map(len, words)) <= 4096:
-        return list(_cached_forms(words, options))
-    return _command_forms(words, depth, options, [_MAX_CALLS, _MAX_WORDS] if budget is None
-                          else budget)
+    reads rather than of the rules it may meet. Inside a decision (``bash.budget``) a
+    command's forms are made once for all its checks; the work of making them (a cached
+    command's as if it were made again) and the words handed to each caller, who goes
+    through them, count against the decision's budget."""
+    if budget is not None:
+        return _command_forms(words, depth, options, budget)
+    shared = memo()
+    key = ("forms", words, depth, options)
+    hit = None if shared is None else shared.get(key)
+    if isinstance(hit, tuple):
+        made, handed = hit
+        charge(handed)  # (each caller goes through them: they count each time)
+        return list(made)
+    if depth == 0 and len(words) <= _CACHED_WORDS and sum(map(len, words)) <= 4096:
+        made, cost = _cached_forms(words, options)
+    else:
+        left = [_MAX_CALLS, _MAX_WORDS]
+        made = tuple(_command_forms(words, depth, options, left))
+        cost = _MAX_CALLS - left[0] + _MAX_WORDS - left[1]
+    handed = len(made) + sum(map(len, made))
+    charge(max(cost, handed))
+    if shared is not None:
+        shared[key] = (made, handed)
+    return list(made)
 
 
 _CACHED_WORDS = 64
 
 
 @lru_cache(maxsize=128)
-def _cached_forms(words: tuple[str, ...], options: bool) -> tuple[tuple[str, ...], ...]:
-    return tuple(_command_forms(words, 0, options, [_MAX_CALLS, _MAX_WORDS]))
+def _cached_forms(words: tuple[str, ...],
+                  options: bool) -> tuple[tuple[tuple[str, ...], ...], int]:
+    left = [_MAX_CALLS, _MAX_WORDS]
+    made = tuple(_command_forms(words, 0, options, left))
+    return made, _MAX_CALLS - left[0] + _MAX_WORDS - left[1]
 
 
 # Calls of _command_forms one command may make: each wrapper's string is a command whose own
@@ -203,10 +225,13 @@ _KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while"
 @lru_cache(maxsize=128)
 def fed_joined(command: str) -> tuple[str, ...]:
     """``fed_forms`` of ``command`` joined, once per command (every deny and ask Bash rule
-    of a policy tries them)."""
-    parsed = parse_command(command)
-    forms = [form for words in parsed.segments + parsed.nested for form in command_forms(words)]
-    return tuple(" ".join(f) for f in fed_forms(command, forms))
+    of a policy tries them; cached apart from any decision's budget: its work is bounded by the
+    command's length, at most 4096 characters where it is used)."""
+    with apart():
+        parsed = parse_command(command)
+        forms = [form for words in parsed.segments + parsed.nested
+                 for form in command_forms(words)]
+        return tuple(" ".join(f) for f in fed_forms(command, forms))
 
 
 def fed_forms(command: str, forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:

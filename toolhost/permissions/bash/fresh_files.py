@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.later.files import _WRAPPERS, _reader, past_wrappers
+from toolhost.permissions.bash.budget import scan_line
+from toolhost.permissions.later.files import _WRAPPERS, past_wrappers, reader
+from toolhost.permissions.later.where import MOVES
 from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["may_write"]
@@ -20,9 +22,9 @@ __all__ = ["may_write"]
 _LOOPS = frozenset({"while", "until", "for", "select"})
 _DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 # builtins and programs that write no file (their redirections are looked at apart)
-_QUIET = frozenset({"cd", "pushd", "popd", "echo", "printf", "true", "false", ":", "test",
-                    "[", "[[", "export", "set", "shopt", "sleep", "exit", "return", "local",
-                    "unset", "wait", "pwd", "which", "type", "command"})
+_QUIET = MOVES | frozenset({"echo", "printf", "true", "false", ":", "test", "[", "[[",
+                            "export", "set", "shopt", "sleep", "exit", "return", "local",
+                            "unset", "wait", "pwd", "which", "type", "command"})
 
 
 def may_write(parsed: ParsedCommand, program: str, home: bool = False) -> bool:
@@ -30,6 +32,7 @@ def may_write(parsed: ParsedCommand, program: str, home: bool = False) -> bool:
     of a segment before the first one naming it (or any, in a loop), or of a substitution.
     ``home``: only a file of the home folder matters (``~/.ssh/config``), so only a write
     naming the home folder (or any after a ``cd``) counts (``npm test && git push`` stays)."""
+    scan_line(parsed)  # (asked for each reader of the line)
     segments = parsed.words
     at = next((i for i, ws in enumerate(segments)
                if any(w.value.rsplit("/", 1)[-1] == program for w in ws)), None)
@@ -40,7 +43,7 @@ def may_write(parsed: ParsedCommand, program: str, home: bool = False) -> bool:
     before = list(segments if loop else segments[:at]) + parsed.nested_words
     mine = {id(ws) for ws in before}
     homeward = _homeward() if home and not any(
-        ws and ws[0].value in ("cd", "pushd", "popd") for ws in segments) else None
+        ws and ws[0].value in MOVES for ws in segments) else None
     for words, targets, _doc in parsed.writes:
         if id(words) in mine and any(t not in _DEVICES and not t.startswith("&") and (
                 homeward is None or homeward.search(t)) for t in targets):
@@ -50,7 +53,7 @@ def may_write(parsed: ParsedCommand, program: str, home: bool = False) -> bool:
                 homeward.search(w.value) for w in words)):
             continue
         name = _name(words)
-        if name == program or name in _QUIET or _reader(words) or _streams(name, words):
+        if name == program or name in _QUIET or reader(words) or _streams(name, words):
             continue
         return True
     return False

@@ -21,6 +21,7 @@ import re
 from toolhost.permissions.bash.fresh_files import may_write
 from toolhost.permissions.bash.python_args import PYTHON, python_run
 from toolhost.permissions.later.shadow import modules_in
+from toolhost.permissions.later.where import MOVES
 from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["assigned_loader", "loader_env_reason"]
@@ -80,7 +81,7 @@ def loader_env_reason(forms: list[tuple[str, ...]], cwd: str,
     none does). Call only where a deny or ask Bash rule exists."""
     if (why := assigned_loader(forms)) is not None:
         return why
-    moved = any(f[0] in ("cd", "pushd", "popd") for f in forms if f)
+    moved = any(f[0] in MOVES for f in forms if f)
     for form in forms:
         for name, value in _assignments(form):
             if name != "PYTHONPATH":

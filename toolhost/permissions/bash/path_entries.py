@@ -16,6 +16,7 @@ import functools
 import os
 
 from toolhost.permissions.bash.fresh_files import may_write
+from toolhost.permissions.later.where import MOVES
 from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["relative_path_reason"]
@@ -66,7 +67,7 @@ def relative_path_reason(forms: list[tuple[str, ...]], cwd: str,
     if not names:
         return None
     shown = ":".join(entries)
-    if any(f and f[0] in ("cd", "pushd", "popd") for f in forms):
+    if any(f and f[0] in MOVES for f in forms):
         return (f"PATH holds a relative folder ({shown!r}), and after a cd on the line which "
                 "folder it names is not known")
     for name in dict.fromkeys(names):

@@ -13,11 +13,13 @@ writes is not a plain literal (``> $F``, ``> s*``): it may be the same file.
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 
+from toolhost.permissions.bash.budget import scan_line
 from toolhost.permissions.bash.programs import SHELLS
 from toolhost.permissions.later.files import PACKAGERS as _PACKAGERS
-from toolhost.permissions.later.files import past_wrappers
+from toolhost.permissions.later.files import past_wrappers, reader
 from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["self_run_reason"]
@@ -29,6 +31,18 @@ _SCRIPTED = SHELLS | {"source", ".", "python", "python2", "python3", "perl", "ru
 _WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "dd", "rsync", "curl", "wget",
                       "gcp", "gmv", "gln", "ginstall", "gtee", "scp", "truncate"})
 _OPEN = frozenset("$`*?[{~\\")  # a target that may name any file
+_GLOB = frozenset("*?[")
+# builtins that write no file whatever their words (`export X=$Y`, `cd $D`)
+_QUIET = frozenset({"export", "set", "unset", "local", "declare", "typeset", "readonly", "cd",
+                    "pushd", "popd", "shift", "true", "false", ":", "exit", "return", "wait",
+                    "sleep", "echo", "printf", "test", "[", "[[", "shopt", "trap", "alias"})
+# programs that write files whose names they make up from a prefix (``split f x`` writes
+# ``xaa``, ``csplit`` ``xx00``, ``git format-patch`` ``0001-*.patch``): the name run is
+# nowhere on the line
+_PREFIXED = frozenset({"split", "gsplit", "csplit", "gcsplit", "format-patch"})
+# compilers: what they write is a program, run by its path as one built on the line
+_BUILDERS = frozenset({"cc", "gcc", "g++", "c++", "clang", "clang++", "tcc", "ld", "rustc",
+                       "go", "javac", "gfortran", "swiftc", "zig", "nim", "ghc"})
 _MAKES = frozenset({"make", "gmake"})
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
@@ -76,16 +90,57 @@ def _written(parsed: ParsedCommand) -> list[str]:
 
 def self_run_reason(parsed: ParsedCommand) -> str | None:
     """Why ``parsed`` runs a file it writes itself (None: it runs none it writes)."""
-    runs = [w for words in parsed.words + parsed.nested_words for w in _runs(words)]
+    segments = parsed.words + parsed.nested_words
+    runs = [(k, w) for k, words in enumerate(segments) for w in _runs(words)]
     if not runs:
         return None
+    if any(_PREFIXED & {w.value.rsplit("/", 1)[-1] for w in words} for words in segments):
+        return (f"it runs {runs[0][1].raw!r} after a command that writes files whose names it "
+                "makes up: what it runs may be one of them")
     written = _written(parsed)
-    if not written:
-        return None
-    names = {_norm(t) for t in written}
-    for run in runs:
-        if not run.plain or _norm(run.value) in names or any(
-                _OPEN & set(t) for t in written):
-            return (f"it writes the file {run.raw!r} runs and then runs it: what it runs is "
-                    "not on the line as a command")
+    if written:
+        names = {_norm(t) for t in written}
+        for _k, run in runs:
+            if not run.plain or _norm(run.value) in names or any(
+                    _OPEN & set(t) for t in written):
+                return (f"it writes the file {run.raw!r} runs and then runs it: what it runs "
+                        "is not on the line as a command")
+    return _named_elsewhere(segments, runs, parsed)
+
+
+def _named_elsewhere(segments: list[tuple[Word, ...]], runs: list[tuple[int, Word]],
+                     parsed: ParsedCommand) -> str | None:
+    """A run file another command of the line names that is not known to write nothing it
+    names (``files.reader``): it may write it by an option of its own (``sort -o x.sh``,
+    ``git diff --output=x.sh``, ``find -fprintf x.sh``, ``openssl -out x.sh``). A compiler's
+    output run as a program is a program built on the line (decided as before)."""
+    texts = ["" if not words or reader(words) else "\0".join(
+        w.value for w in words[past_wrappers(words) + 1:]).lower() for words in segments]
+    # (a glob the shell expands to the run file: `sort -o x.s? f; bash x.sh`; an expansion
+    # may be any name: `F=x.sh; sort -o $F f; bash x.sh`)
+    globs = [["*" if "$" in w.raw or "`" in w.raw else _norm(w.value).lower() for w in words
+              if not w.plain or _GLOB & set(w.value)]
+             if text and _name(words) not in _QUIET else []
+             for words, text in zip(segments, texts, strict=True)]
+    builders = {k for k, words in enumerate(segments) if words and words[past_wrappers(
+        words)].value.rsplit("/", 1)[-1] in _BUILDERS and not any(w.value == "-E" for w in words)}
+    hits: dict[str, set[int]] = {}
+    for k, run in runs:
+        base = _norm(run.value).lower()  # (macOS and Windows: any case is the same file)
+        if not base:
+            continue
+        if base not in hits:
+            scan_line(parsed)  # (once for each name run)
+            hits[base] = {i for i, text in enumerate(texts) if base in text or any(
+                fnmatch.fnmatchcase(base, g) for g in globs[i])}
+        own = segments[k]
+        by_path = bool(own) and run is own[past_wrappers(own)]
+        if hits[base] - {k} - (builders if by_path else set()):
+            return (f"it runs {run.raw!r}, which another command of the line names and may "
+                    "write first: what it runs is not on the line as a command")
     return None
+
+
+def _name(words: tuple[Word, ...]) -> str:
+    """The program ``words`` runs past plain wrappers (its name)."""
+    return words[past_wrappers(words)].value.rsplit("/", 1)[-1] if words else ""

@@ -23,7 +23,7 @@ from toolhost.permissions.later.dirs import lands_on_one
 from toolhost.permissions.later.glob import GLOBBY, may_name_any, may_name_one
 from toolhost.permissions.shell.parse import ParsedCommand, Word
 
-__all__ = ["PACKAGERS", "content_lines", "past_wrappers", "policy_file", "quick",
+__all__ = ["PACKAGERS", "content_lines", "past_wrappers", "policy_file", "quick", "reader",
            "run_later_content", "run_later_path", "run_later_reason"]
 
 # a cheap look at the raw command before parsing anything (most commands name none of these:
@@ -158,7 +158,7 @@ _AWK_WRITES = (">", "|", "system", "inplace")
 def _reads_only(words: tuple[Word, ...]) -> str | None:
     """The run-later file a program that may write it names anywhere in its words (``None``:
     none, or the program only reads what it names)."""
-    if _reader(words):
+    if reader(words):
         return None
     start = past_wrappers(words)
     name = words[start].value.rsplit("/", 1)[-1].lower()
@@ -180,15 +180,31 @@ def _reads_only(words: tuple[Word, ...]) -> str | None:
 _STRIP = "/=:'\"(),;<>{}[] \t\n"
 
 
-def _reader(words: tuple[Word, ...]) -> bool:
+def reader(words: tuple[Word, ...]) -> bool:
     """A program that writes no file it names (``_READERS``, find without its writing
     options, git's reading subcommands), past plain wrappers."""
     start = past_wrappers(words)
     name = words[start].value.rsplit("/", 1)[-1].lower()
     values = [w.value for w in words[start + 1:]]
+    if name in _READER_OUTPUTS and any(_names_output(v, _READER_OUTPUTS[name]) for v in values):
+        return False  # (less -o ~/.bashrc f: its log file; tree -o x: its listing)
     return name in _READERS or (name == "find" and not any(
         v.startswith(("-fprint", "-fls", "-exec", "-ok")) for v in values)) or (
-        name == "git" and _git_subcommand(values) in _GIT_READS)
+        name == "git" and _git_subcommand(values) in _GIT_READS and not any(
+            v == "--output" or v.startswith("--output=") for v in values))  # (diff, log, show)
+
+
+# readers that write a file one of their options names (the option, glued or bundled)
+_READER_OUTPUTS = {"less": ("-o", "-O", "--log-file", "--LOG-FILE"), "tree": ("-o",)}
+
+
+def _names_output(value: str, options: tuple[str, ...]) -> bool:
+    """Whether ``value`` is one of ``options`` (``-o x``, ``-ox``, ``--log-file=x``), or a
+    bundle of short options holding one of their letters (``-Ro x``)."""
+    if value.startswith(options):
+        return True
+    return value[:1] == "-" and value[1:2] != "-" and any(
+        o[1] in value[1:] for o in options if len(o) == 2)
 
 
 _HOOK_NAME = re.compile(r"[a-z0-9-]+")
@@ -273,7 +289,7 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
         elif (named := _reads_only(words)) is not None:
             return _reason(named)
         elif command and (docs.get(id(words)) or (
-                k < len(parsed.fed) and parsed.fed[k] == "|")) and not _reader(words) and (
+                k < len(parsed.fed) and parsed.fed[k] == "|")) and not reader(words) and (
                 found := _inside(command)):
             # a program that is no reader fed a document or a pipe, the line naming such a
             # file (`python3 <<EOF open('.bashrc','a') ...`, `echo "..." | node`): its code
@@ -298,7 +314,7 @@ def _dotglob_word(parsed: ParsedCommand) -> str | None:
         if (found := next((t for t in targets if GLOBBY.search(t)), None)) is not None:
             return found
     for words in parsed.words + parsed.nested_words:
-        if words and not _reader(words) and words[0].value not in ("shopt", "set") and (
+        if words and not reader(words) and words[0].value not in ("shopt", "set") and (
                 found := next((w.value for w in words[1:] if GLOBBY.search(w.value)),
                               None)) is not None:
             return found

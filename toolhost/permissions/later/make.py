@@ -18,6 +18,7 @@ import os
 import re
 from contextvars import ContextVar
 
+from toolhost.permissions.bash.budget import line_fact, scan_line
 from toolhost.permissions.bash.forms import command_forms
 from toolhost.permissions.bash.shell_builtins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.later.judge import Judge, Unprovable, first_unproven
@@ -32,6 +33,7 @@ from toolhost.permissions.later.makefile import (
     parsed_makefiles,
     read_text,
 )
+from toolhost.permissions.later.where import MOVES
 from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["ALIKES", "MAKES", "make_reason"]
@@ -47,7 +49,6 @@ _DEPTH: ContextVar[int] = ContextVar("make_depth", default=0)
 _INHERITED: ContextVar[tuple[dict[str, str], bool, frozenset[str] | None]] = ContextVar(
     "make_inherited", default=({}, False, frozenset()))
 _MAX_DEPTH = 3
-_MOVES = frozenset({"cd", "pushd", "popd"})
 _ENV_CHANGERS = frozenset({"export", "source", ".", "set", "eval", "declare", "typeset",
                            "readonly", "local"})
 _ASSIGNED = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]*)\+?=")
@@ -94,18 +95,20 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
               unprovable: Unprovable) -> str | None:
     if not all(w.plain for w in words):
         return "one of its words is not known before it runs"
-    if _MAKE_ENV.search(command) or os.environ.get("MAKEFILES") or any(
-            _MAKE_ENV.search(w.value) for s in segments for w in s):  # (MAKE''FILES=x)
+    if os.environ.get("MAKEFILES") or line_fact(parsed, "make_env", lambda: bool(
+            _MAKE_ENV.search(command) or any(_MAKE_ENV.search(w.value) for s in segments
+                                             for w in s))):  # (MAKE''FILES=x)
         return "the line names a variable that changes what make reads"
     where, files, goals, raw_given, env_wins, evals = make_options(list(args))
     if evals:
         return "it evaluates make text given on the line"
     outer_given, outer_wins, outer_env = _INHERITED.get()
-    env_set = _env_names(segments, command)
+    env_set = line_fact(parsed, "make_env_names", lambda: _env_names(segments, command))
     env_set = None if env_set is None or outer_env is None else env_set | outer_env
     given = {**outer_given, **_given(raw_given, env_set, command)}
     env_wins = env_wins or outer_wins
-    moved = any(w.value in _MOVES for s in segments for w in s)
+    moved = line_fact(parsed, "moves", lambda: any(w.value in MOVES for s in segments
+                                                   for w in s))
     if moved and not os.path.isabs(where):
         return "it runs after a cd: which Makefile it reads is not known"
     where = os.path.normpath(os.path.join(cwd, os.path.expanduser(where)))
@@ -132,6 +135,7 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
             break  # no Makefile: make stops (its built-in rules take only names below)
         path = os.path.join(where, os.path.expanduser(name))
         base = os.path.basename(path).lower()
+        scan_line(parsed)  # (for each Makefile of each make)
         if any(base in w.value.lower() for s in segments if s is not words for w in s) or any(
                 base in os.path.basename(f).lower() for _, out, _ in parsed.writes for f in out):
             return f"the line may write {name!r} before make reads it"

@@ -25,10 +25,12 @@ import shlex
 from contextvars import ContextVar
 from functools import lru_cache
 
+from toolhost.permissions.bash.budget import line_fact, scan_line
 from toolhost.permissions.bash.forms import command_forms
 from toolhost.permissions.later.judge import Judge, Unprovable, first_unproven
 from toolhost.permissions.later.makefile import read_text
 from toolhost.permissions.later.package_files import SHELLISH, install_reason, rc_reason
+from toolhost.permissions.later.where import MOVES
 from toolhost.permissions.shell.parse import ParsedCommand, Word
 
 __all__ = ["RUNNERS", "scripts_reason"]
@@ -68,7 +70,6 @@ _QUIET = re.compile(r"-[sqdDEOP]|-dd|-ddd|--silent|--quiet|--verbose|--if-presen
 # moves it to another package (npm_config_script_shell=/tmp/x npm test)
 _CONFIG_ENV = re.compile(r"(?i)\b(?:npm_config_|yarn_|pnpm_config_|bun_config_|npm_package_"
                          r"|COREPACK_)\w*|\bBUN_\w*")
-_MOVES = frozenset({"cd", "pushd", "popd"})
 _FOLDER_OPTIONS = {"npm": ("--prefix", "-C"), "pnpm": ("-C", "--dir"), "yarn": ("--cwd",),
                    "yarnpkg": ("--cwd",), "bun": ("--cwd",)}
 _FEEDERS = frozenset({"xargs", "parallel", "find"})  # (they add words to the runner's)
@@ -130,10 +131,11 @@ def _one_runner(words: tuple[Word, ...], form: tuple[str, ...],
     odd = next((a for a in options if not _QUIET.fullmatch(a)), None)
     if odd is not None:
         return f"its option {odd[:40]!r} may change which package or shell runs the scripts"
-    if any(_CONFIG_ENV.search(w.value) for s in segments for w in s) or _environment_names():
+    if line_fact(parsed, "package_env", lambda: any(
+            _CONFIG_ENV.search(w.value) for s in segments for w in s)) or _environment_names():
         return "its configuration is set from the environment (a shell or package it names)"
-    if (where is None or not os.path.isabs(where)) and any(
-            w.value in _MOVES for s in segments for w in s):
+    if (where is None or not os.path.isabs(where)) and line_fact(
+            parsed, "moves", lambda: any(w.value in MOVES for s in segments for w in s)):
         return "it runs after a cd: which package.json it reads is not known"
     root = _package_root(os.path.join(cwd, os.path.expanduser(where or ".")),
                          stop_at_modules=program == "npm")
@@ -142,6 +144,7 @@ def _one_runner(words: tuple[Word, ...], form: tuple[str, ...],
     why = rc_reason(root)
     if why is not None:
         return why
+    scan_line(parsed)  # (for each runner)
     if any("package.json" in w.value for s in segments if s is not words for w in s) or any(
             os.path.basename(f) == "package.json" for _, out, _ in parsed.writes for f in out):
         return "the line may write package.json before it is read"

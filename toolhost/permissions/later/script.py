@@ -23,11 +23,13 @@ from __future__ import annotations
 import os
 import re
 
+from toolhost.permissions.bash.budget import scan_line
 from toolhost.permissions.bash.programs import SHELLS
 from toolhost.permissions.bash.shell_builtins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.fileread import read_regular
 from toolhost.permissions.later.files import past_wrappers
 from toolhost.permissions.later.judge import Judge
+from toolhost.permissions.later.where import MOVES
 from toolhost.permissions.later.words import unplain_lines
 from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, Word, parse_command
 
@@ -39,7 +41,6 @@ _DEPTH = 3
 _LEADS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "(",
                     "time", "exec", "command", "builtin", "-p"})
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # X=1 bash s.sh
-_MOVES = frozenset({"cd", "pushd", "popd"})
 _SHELL_ARG_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 
 # programs whose own code may write the script a later segment runs
@@ -135,7 +136,7 @@ def script_reason(parsed: ParsedCommand, cwd: str, judge: Judge | None,
     """Why a shell script ``parsed`` runs cannot be proven (None: it runs none, or each one
     read meets no deny or ask Bash rule and its programs are proven)."""
     segments = parsed.words + parsed.nested_words
-    moved = any(w.value in _MOVES for words in segments for w in words)  # (fail closed)
+    moved = any(w.value in MOVES for words in segments for w in words)  # (fail closed)
     for words in segments:
         for word, as_program in _scripts(words):
             if not word.plain:
@@ -145,6 +146,7 @@ def script_reason(parsed: ParsedCommand, cwd: str, judge: Judge | None,
                 return (f"it runs the script {word.raw!r} after a cd: which file that is "
                         "is not known")
             base = os.path.basename(os.path.normpath(path))
+            scan_line(parsed)  # (each script looks at the whole line)
             coders = [c for c in segments if c is not words and _interprets(c)]
             if any(base in w.value for c in coders for w in c[1:]):
                 return (f"it runs {word.raw!r}, which a program's own code on the line may "

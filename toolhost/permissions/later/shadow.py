@@ -24,6 +24,7 @@ from toolhost.permissions.bash.forms import command_forms
 from toolhost.permissions.bash.fresh_files import may_write
 from toolhost.permissions.bash.python_args import python_run
 from toolhost.permissions.later.judge import Judge
+from toolhost.permissions.later.where import MOVES
 from toolhost.permissions.shell.parse import ParsedCommand
 
 __all__ = ["modules_in", "shadow_reason"]
@@ -50,7 +51,7 @@ def shadow_reason(forms: list[tuple[str, ...]], cwd: str, judge: Judge,
             scripts.append(script)
     if not (wanted or scripts) or not judge([None]):
         return None
-    if any(f[0] in ("cd", "pushd", "popd") for f in forms if f):
+    if any(f[0] in MOVES for f in forms if f):
         return "after a cd, the directory python imports modules from first is not known"
     if parsed is not None and may_write(parsed, _program(forms)):
         return ("the line may write a module into the directory python imports from first "

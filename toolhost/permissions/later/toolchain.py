@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 from toolhost.permissions.later.judge import Judge
+from toolhost.permissions.later.where import MOVES
 
 __all__ = ["PROXIES", "toolchain_reason"]
 
@@ -24,7 +25,6 @@ PROXIES = frozenset({"cargo", "rustc", "rustdoc", "rustfmt", "cargo-fmt", "cargo
                      "cargo-miri", "rls", "rustup"})
 _FILES = ("rust-toolchain.toml", "rust-toolchain")
 _LIMIT = 4096
-_MOVES = frozenset({"cd", "pushd", "popd"})
 
 
 def toolchain_reason(forms: list[tuple[str, ...]], text: str, cwd: str,
@@ -38,7 +38,7 @@ def toolchain_reason(forms: list[tuple[str, ...]], text: str, cwd: str,
     if any(w[:1] == "+" and "/" in w for f in runs for w in f[1:]) or (
             "RUSTUP_TOOLCHAIN=" in text):
         return "it names a rust toolchain by a path, whose programs run in place of cargo's"
-    if any(f[0] in _MOVES for f in forms if f):
+    if any(f[0] in MOVES for f in forms if f):
         return "after a cd, the rust-toolchain file rustup reads there is not known"
     found = _toolchain_file(cwd)
     if found is None:
