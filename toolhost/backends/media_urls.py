@@ -8,6 +8,11 @@ it is a plain path. A value also chooses the demuxer through ``-f {{ v }}``: ``l
 the next input a filter graph (``movie=`` reads any file). :func:`media_url` finds the first
 argument where a value does either; ``argv`` refuses the call. A literal start (``./{{ name }}``
 or ``file:{{ name }}``) keeps the value a path.
+
+Media players open their operands the same way: mpv's ``av://lavfi:GRAPH`` and ``lavf://``
+(any ffmpeg protocol), ``edl://`` and ``memory://``, ``ytdl://`` (runs yt-dlp), mplayer's
+``ffmpeg://`` and ``mf://``, vlc's ``screen://`` and ``http:``; and vlc reads an operand
+starting with ``:`` as an option of the item before it (``:sout=#file{dst=...}`` writes a file).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Sequence
 __all__ = ["media_url"]
 
 _FFMPEG = re.compile(r"^(ffmpeg|ffprobe|ffplay)([-_.]?\d+(\.\d+)*)?$")
+_PLAYER = re.compile(r"^(mpv|mplayer2?|mencoder|[cnqrs]?vlc)([-_.]?\d+(\.\d+)*)?(\.com)?$")
 # ffmpeg's url_find_protocol: the longest start of URL_SCHEME_CHARS, then ':' (a name with a
 # letter: "00:01:02" is a time; two characters: "C:" is a drive), or subfile's ',' form
 _SCHEME = re.compile(r"^(?=[A-Za-z0-9+.-]*[A-Za-z])[A-Za-z0-9+.-]{2,}:|^subfile,",
@@ -40,7 +46,7 @@ def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | 
     starts = _programs(out, valued, cwd, search)
     if not starts:
         return None
-    first = min(starts)
+    first, name = min(starts)
     for index, begin in valued:
         if index <= first:
             continue
@@ -49,9 +55,18 @@ def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | 
         lead = len(text) - len(text.lstrip())
         if found is not None and begin < lead + found.end() \
                 and found.group().rstrip(":,").lower() not in _PLAIN:
+            if name != "ffmpeg":
+                return text, (f"{name} opens it through the {found.group().rstrip(':,')!r} "
+                              "protocol, not as a file (av://lavfi: a filter graph, lavf:// "
+                              "and ffmpeg:// any ffmpeg protocol, http: the network)")
             return text, (f"ffmpeg opens it through the {found.group().rstrip(':,')!r} protocol,"
                           " not as a file (concat:/subfile: read other files, pipe:/fd: a "
                           "descriptor, http:/tcp: the network)")
+        if name == "vlc" and begin == 0 and text.startswith(":"):
+            return text, ("vlc reads an argument starting with ':' as an option of the item "
+                          "before it (:sout=... writes a file)")
+        if name != "ffmpeg":
+            continue
         if out[index - 1] in ("-f", "-format") and text.strip().lower() in _GRAPHS:
             return text, ("it makes ffmpeg read its next input as a filter graph (movie= "
                           "reads any file or URL)")
@@ -59,13 +74,29 @@ def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | 
 
 
 def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | None,
-              search: str | None) -> list[int]:
-    """The indexes the ffmpeg program that runs may be at (through wrappers), by its name
-    or the name a link to it ends at (``ff -> /usr/bin/ffmpeg``)."""
+              search: str | None) -> list[tuple[int, str]]:
+    """(index, family) of each place the ffmpeg program or media player that runs may be at
+    (through wrappers), by its name or the name a link to it ends at (``ff -> ffmpeg``);
+    the family is ``ffmpeg``, ``vlc`` or the player's name."""
     from toolhost.backends.code_args import Token, run_programs
     from toolhost.backends.shebang import program_names
 
     values = {index for index, _ in valued}
     runs = run_programs([Token("", text, k in values) for k, text in enumerate(out)])
-    return [k for k in runs if _FFMPEG.match(_name(out[k]))
-            or any(_FFMPEG.match(_name(n)) for n in program_names(out[k], cwd, search))]
+    found = []
+    for k in runs:
+        for name in (_name(out[k]), *map(_name, program_names(out[k], cwd, search))):
+            family = _family(name)
+            if family is not None:
+                found.append((k, family))
+                break
+    return found
+
+
+def _family(name: str) -> str | None:
+    if _FFMPEG.match(name):
+        return "ffmpeg"
+    player = _PLAYER.match(name)
+    if player is None:
+        return None
+    return "vlc" if player.group(1).endswith("vlc") else player.group(1)
