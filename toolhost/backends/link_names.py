@@ -37,22 +37,28 @@ def link_target(program: str, cwd: str | None, search: str | None) -> str | None
     """The name (as the checks compare names) of the program the symbolic link ``program``
     ends at, found as the spawn finds it (a path with a '/' from ``cwd``, else on
     ``search``); None when it is no link, cannot be found, or keeps its own name."""
-    if "/" in program:
-        path: str | None = os.path.join(cwd, program) if cwd else program
-    else:
-        import shutil  # at call time: it imports bz2 and lzma, which startup does without
-
-        path = shutil.which(program, path=search)
-    if path is None:
-        return None
     try:
-        if not os.path.islink(path):
+        if "/" in program:
+            path: str | None = os.path.join(cwd, program) if cwd else program
+        else:
+            path = _on_path(program, search)
+        if path is None or not os.path.islink(path):
             return None
         real = os.path.realpath(path)
     except (OSError, ValueError):  # a NUL in the name, a name too long, a loop
         return None
     name = program_name(real)
     return None if not name or name in _BY_NAME or name == program_name(program) else name
+
+
+def _on_path(program: str, search: str | None) -> str | None:
+    """The first executable ``program`` on ``search`` (the PATH), as execvp finds it (not
+    ``shutil.which``: it imports bz2 and lzma, which loading a config does without)."""
+    for folder in (search if search is not None else os.defpath).split(os.pathsep):
+        path = os.path.join(folder or ".", program)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def linked_plan(plan: ArgvPlan) -> tuple[ArgvPlan, dict[str, str]] | None:
