@@ -13,6 +13,8 @@ Media players open their operands the same way: mpv's ``av://lavfi:GRAPH`` and `
 (any ffmpeg protocol), ``edl://`` and ``memory://``, ``ytdl://`` (runs yt-dlp), mplayer's
 ``ffmpeg://`` and ``mf://``, vlc's ``screen://`` and ``http:``; and vlc reads an operand
 starting with ``:`` as an option of the item before it (``:sout=#file{dst=...}`` writes a file).
+gawk (``awk`` may be gawk) opens a file operand ``/inet/tcp/LPORT/HOST/RPORT`` (also
+``/inet4/``, ``/inet6/``, ``udp``) as a network connection to that host.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ _PLAYER = re.compile(r"^(mpv|mplayer2?|mencoder|[cnqrs]?vlc)([-_.]?\d+(\.\d+)*)?
 # letter: "00:01:02" is a time; two characters: "C:" is a drive), or subfile's ',' form
 _SCHEME = re.compile(r"^(?=[A-Za-z0-9+.-]*[A-Za-z])[A-Za-z0-9+.-]{2,}:|^subfile,",
                      re.IGNORECASE)
+_AWK = frozenset({"awk", "gawk", "pgawk", "dgawk", "nawk"})
+_INET = ("/inet/", "/inet4/", "/inet6/")  # gawk's network "files"
 _PLAIN = frozenset({"file"})  # the protocol of a path without a prefix
 _GRAPHS = frozenset({"lavfi"})  # demuxers whose input is a filter graph
 
@@ -51,6 +55,12 @@ def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | 
         if index <= first:
             continue
         text = out[index]
+        if name == "awk":
+            inet = next((p for p in _INET if text.startswith(p)), None)
+            if inet is not None and begin < len(inet):
+                return text, ("gawk opens '/inet/tcp/LPORT/HOST/RPORT' as a network "
+                              "connection to that host, not as a file")
+            continue
         found = _SCHEME.match(text.lstrip())
         lead = len(text) - len(text.lstrip())
         if found is not None and begin < lead + found.end() \
@@ -77,7 +87,7 @@ def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | 
               search: str | None) -> list[tuple[int, str]]:
     """(index, family) of each place the ffmpeg program or media player that runs may be at
     (through wrappers), by its name or the name a link to it ends at (``ff -> ffmpeg``);
-    the family is ``ffmpeg``, ``vlc`` or the player's name."""
+    the family is ``ffmpeg``, ``awk``, ``vlc`` or the player's name."""
     from toolhost.backends.code_args import Token, run_programs
     from toolhost.backends.shebang import program_names
 
@@ -96,6 +106,8 @@ def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | 
 def _family(name: str) -> str | None:
     if _FFMPEG.match(name):
         return "ffmpeg"
+    if name in _AWK:
+        return "awk"
     player = _PLAYER.match(name)
     if player is None:
         return None
