@@ -51,7 +51,8 @@ CODE = [
 ]
 
 
-@pytest.mark.parametrize("shape", ["relative", "absolute", "on-path", "wrapped", "chain"])
+@pytest.mark.parametrize("shape", ["relative", "absolute", "on-path", "wrapped", "chain",
+                                   "find-exec"])
 @pytest.mark.parametrize(("real", "rest", "key"), CODE)
 def test_a_link_is_checked_as_its_target_at_load(config: Config, tmp_path: Path, shape: str,
                                                  real: str, rest: list[str], key: str) -> None:
@@ -70,6 +71,10 @@ def test_a_link_is_checked_as_its_target_at_load(config: Config, tmp_path: Path,
     argv = [program, *rest]
     if shape == "wrapped":
         argv, key = ["nice", "-n", "5", *argv], f".argv[{int(key[6:-1]) + 3}]"
+    if shape == "find-exec":
+        if real == "find":
+            pytest.skip("find inside find -exec: the first ';' ends both")
+        argv, key = ["find", ".", "-exec", *argv, ";"], f".argv[{int(key[6:-1]) + 3}]"
     cfg = config({"t": cmd(argv, options=options)})
     with pytest.raises(CompileError) as caught:
         compile_tools(cfg)

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolhost.backends.argv import ArgvPlan, Element
-from toolhost.backends.code_args import program_name, run_chain
+from toolhost.backends.code_args import Token, program_name, run_chain
 from toolhost.backends.command_checks import check_plan, plan_tokens
 from toolhost.config.model import ToolConfig
 
@@ -63,14 +63,14 @@ def _on_path(program: str, search: str | None) -> str | None:
 
 def linked_plan(plan: ArgvPlan) -> tuple[ArgvPlan, dict[str, str]] | None:
     """``plan`` with each program on its way to what runs (argv[0], the program each wrapper
-    runs) named as its link's target, and the names changed (key -> the link's target);
-    None when no program there is such a link."""
+    runs, the program after ``find -exec``) named as its link's target, and the names
+    changed (key -> the link's target); None when no program there is such a link."""
     renamed: dict[str, str] = {}
     current = plan
     for _ in range(_ROUNDS):
         tokens = plan_tokens(current)
         added = False
-        for at in sorted(run_chain(tokens) | {0}):
+        for at in sorted(_program_places(tokens)):
             token = tokens[at]
             if token.value or token.key in renamed:
                 continue
@@ -82,6 +82,19 @@ def linked_plan(plan: ArgvPlan) -> tuple[ArgvPlan, dict[str, str]] | None:
             break
         current = _renamed(plan, renamed)
     return (current, renamed) if renamed else None
+
+
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _program_places(tokens: Sequence[Token]) -> set[int]:
+    """argv[0], the programs wrappers run, and the program after each ``find -exec``."""
+    places = run_chain(tokens) | {0}
+    for at in sorted(places):
+        if program_name(tokens[at].text) == "find":
+            places |= {j + 1 for j in range(at + 1, len(tokens) - 1)
+                       if not tokens[j].value and tokens[j].text in _FIND_RUNS}
+    return places
 
 
 def _renamed(plan: ArgvPlan, names: Mapping[str, str]) -> ArgvPlan:
