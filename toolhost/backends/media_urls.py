@@ -14,7 +14,9 @@ Media players open their operands the same way: mpv's ``av://lavfi:GRAPH`` and `
 ``ffmpeg://`` and ``mf://``, vlc's ``screen://`` and ``http:``; and vlc reads an operand
 starting with ``:`` as an option of the item before it (``:sout=#file{dst=...}`` writes a file).
 gawk (``awk`` may be gawk) opens a file operand ``/inet/tcp/LPORT/HOST/RPORT`` (also
-``/inet4/``, ``/inet6/``, ``udp``) as a network connection to that host.
+``/inet4/``, ``/inet6/``, ``udp``) as a network connection to that host. vim's netrw opens
+``scp://host/f``, ``sftp://``, ``rsync://``, ``ftp://``, ``http://`` (with the user's ssh
+keys); emacs's TRAMP opens ``/ssh:host:f`` and ``/sudo::f`` (as root).
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ _PLAYER = re.compile(r"^(mpv|mplayer2?|mencoder|[cnqrs]?vlc)([-_.]?\d+(\.\d+)*)?
 _SCHEME = re.compile(r"^(?=[A-Za-z0-9+.-]*[A-Za-z])[A-Za-z0-9+.-]{2,}:|^subfile,",
                      re.IGNORECASE)
 _AWK = frozenset({"awk", "gawk", "pgawk", "dgawk", "nawk"})
+_VIM = frozenset({"vim", "vi", "nvim", "gvim", "view", "vimdiff", "rvim", "rview", "gview",
+                  "evim", "vimx", "gvimdiff", "nvim-qt"})
+_EMACS = frozenset({"emacs", "emacsclient", "emacs-nox", "xemacs"})
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_TRAMP = re.compile(r"/[^/:]*:")  # /ssh:host:f, /sudo::f, /host:f
 _INET = ("/inet/", "/inet4/", "/inet6/")  # gawk's network "files"
 _PLAIN = frozenset({"file"})  # the protocol of a path without a prefix
 _GRAPHS = frozenset({"lavfi"})  # demuxers whose input is a filter graph
@@ -55,6 +62,11 @@ def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | 
         if index <= first:
             continue
         text = out[index]
+        if name in ("vim", "emacs"):
+            why = _editor_remote(name, text, begin)
+            if why is not None:
+                return text, why
+            continue
         if name == "awk":
             inet = next((p for p in _INET if text.startswith(p)), None)
             if inet is not None and begin < len(inet):
@@ -103,11 +115,27 @@ def _programs(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | 
     return found
 
 
+def _editor_remote(name: str, text: str, begin: int) -> str | None:
+    """Why vim or emacs would open ``text`` (a value printed from ``begin``) on another
+    host or as root, or None."""
+    found = (_URL if name == "vim" else _TRAMP).match(text)
+    if found is None or begin >= found.end() or text.lower().startswith("file://"):
+        return None
+    if name == "vim":
+        return ("vim's netrw opens it on another host (scp:// and sftp:// with your ssh "
+                "keys, http:// and ftp:// over the network)")
+    return "emacs's TRAMP opens it on another host (/ssh:host:) or as root (/sudo::)"
+
+
 def _family(name: str) -> str | None:
     if _FFMPEG.match(name):
         return "ffmpeg"
     if name in _AWK:
         return "awk"
+    if name in _VIM:
+        return "vim"
+    if name in _EMACS:
+        return "emacs"
     player = _PLAYER.match(name)
     if player is None:
         return None
