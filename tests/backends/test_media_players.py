@@ -32,7 +32,7 @@ PLAYERS = ["mpv", "mplayer", "vlc", "cvlc", "mencoder"]
 async def test_a_value_never_chooses_a_players_protocol(config: Config, tmp_path: Path,
                                                         name: str, value: str) -> None:
     program = _recorder(tmp_path, name)
-    link = tmp_path / "bin" / "play"
+    link = tmp_path / "bin" / "watch-it"
     link.symlink_to(program)
     for argv in ([program, V], [program, "--no-video", V], ["timeout", "5", program, V],
                  [str(link), V]):
