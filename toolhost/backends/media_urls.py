@@ -16,7 +16,8 @@ starting with ``:`` as an option of the item before it (``:sout=#file{dst=...}``
 gawk (``awk`` may be gawk) opens a file operand ``/inet/tcp/LPORT/HOST/RPORT`` (also
 ``/inet4/``, ``/inet6/``, ``udp``) as a network connection to that host. vim's netrw opens
 ``scp://host/f``, ``sftp://``, ``rsync://``, ``ftp://``, ``http://`` (with the user's ssh
-keys); emacs's TRAMP opens ``/ssh:host:f`` and ``/sudo::f`` (as root).
+keys); emacs's TRAMP opens ``/ssh:host:f`` and ``/sudo::f`` (as root). pandoc, xmllint
+and xsltproc fetch an input named ``http://...`` (an internal address as well).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ _AWK = frozenset({"awk", "gawk", "pgawk", "dgawk", "nawk"})
 _VIM = frozenset({"vim", "vi", "nvim", "gvim", "view", "vimdiff", "rvim", "rview", "gview",
                   "evim", "vimx", "gvimdiff", "nvim-qt"})
 _EMACS = frozenset({"emacs", "emacsclient", "emacs-nox", "xemacs"})
+_FETCHERS = frozenset({"pandoc", "xmllint", "xsltproc"})  # inputs may be URLs they fetch
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 _TRAMP = re.compile(r"/[^/:]*:")  # /ssh:host:f, /sudo::f, /host:f
 _INET = ("/inet/", "/inet4/", "/inet6/")  # gawk's network "files"
@@ -62,6 +64,12 @@ def media_url(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | 
         if index <= first:
             continue
         text = out[index]
+        if name == "fetch":
+            url = _URL.match(text)
+            if url is not None and begin < url.end() and not text.lower().startswith("file:"):
+                return text, (f"{_name(out[first])} fetches it over the network, from a host "
+                              "the config never named")
+            continue
         if name in ("vim", "emacs"):
             why = _editor_remote(name, text, begin)
             if why is not None:
@@ -136,6 +144,8 @@ def _family(name: str) -> str | None:
         return "vim"
     if name in _EMACS:
         return "emacs"
+    if name in _FETCHERS:
+        return "fetch"
     player = _PLAYER.match(name)
     if player is None:
         return None
