@@ -114,3 +114,25 @@ async def test_image_tools_never_open_a_value_as_a_command(
     assert not ok.is_error, ok
     assert good in json.loads(ok.text_content) or any(good in a for a in
                                                       json.loads(ok.text_content))
+
+
+@pytest.mark.parametrize("name", ["sox", "play", "rec", "soxi"])
+@pytest.mark.parametrize("value", ["|touch pwned", "http://127.0.0.1/x\"; touch pwned; \"",
+                                   "FTP://h/x", "https:x"])
+@pytest.mark.anyio
+async def test_sox_never_opens_a_value_as_a_command(config: Config, tmp_path: Path,
+                                                    name: str, value: str) -> None:
+    program = _sox_recorder(tmp_path, name)
+    for argv in ([program, "{{ f }}", "out.wav"], ["timeout", "5", program, "-n", "{{ f }}"]):
+        result = await run(config({"t": cmd(argv)}), "t", {"f": value})
+        assert result.is_error and "SoX" in result.text_content, result
+    ok = await run(config({"t": cmd([program, "{{ f }}", "out.wav"])}), "t", {"f": "in.wav"})
+    assert not ok.is_error, ok
+
+
+def _sox_recorder(tmp_path: Path, name: str) -> str:
+    path = tmp_path / "bin" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("#!/bin/sh\necho \"$@\"\n")
+    path.chmod(0o755)
+    return str(path)

@@ -179,3 +179,22 @@ def test_which_git_remotes_name_a_helper(out: list[str], valued: list[tuple[int,
     from toolhost.backends.remote_operands import git_helper
 
     assert git_helper(out, valued) == found
+
+
+@pytest.mark.parametrize("argv", [
+    ["-o", "-F", "{{ out }}"], ["-ovF", "{{ out }}"], ["-o", "--file={{ out }}"],
+    ["-o", "--file", "{{ out }}"], ["-i", "-I", "{{ out }}"], ["-o", "-O{{ out }}"],
+    ["-o", "-F", "backup-{{ out }}"],
+])
+def test_a_value_never_makes_cpios_archive_remote(argv: list[str]) -> None:
+    # GNU cpio reads [USER@]HOST:FILE in -F/-O/-I/--file as a file its remote shell reaches
+    value = "evil.example:x"
+    out = ["cpio", *(a.replace("{{ out }}", value) for a in argv)]
+    valued = [(k, a.index("{{ out }}")) for k, a in enumerate(["cpio", *argv], start=0)
+              if "{{ out }}" in a]
+    assert remote_operand(out, valued) is not None
+    assert remote_operand([*out, "--force-local"], valued) is None
+    local = ["cpio", *(a.replace("{{ out }}", "./x.cpio") for a in argv)]
+    assert remote_operand(local, valued) is None
+    config_host = ["cpio", "-o", "-F", "bk:x"]  # a host the config writes is its own
+    assert remote_operand(config_host, [(3, 3)]) is None

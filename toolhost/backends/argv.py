@@ -32,6 +32,7 @@ from typing import Any
 
 from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
+from toolhost.backends.conn_strings import conn_string
 from toolhost.backends.file_values import file_read, url_scheme
 from toolhost.backends.head_values import head_break
 from toolhost.backends.make_values import make_assignment
@@ -193,6 +194,19 @@ class ArgvPlan:
                 "(the config can write the path with a literal directory: \"./{{ name }}\", "
                 "add --force-local for tar, or set allow_remote: true if the model may choose "
                 "the host)")
+        conn = conn_string(out, state.valued) \
+            if state.valued and not self.allow_remote else None
+        if conn is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(conn[0], 60)!r} a connection string or a server "
+                "address, not a database name: " + (
+                    "libpq reads 'host=', 'port=', 'user=' and 'postgresql://' there, over "
+                    "the config's -h/-p/-U" if conn[1] == "libpq" else
+                    "MongoDB reads 'host/db', 'host:port/db' and 'mongodb://' there"
+                    if conn[1] == "mongo" else
+                    "DuckDB opens 'md:' (MotherDuck), 's3://' and 'https://' databases")
+                + ", so the program would connect to a server the model chose with your "
+                "credentials (set allow_remote: true if the model may choose the server)")
         helper = git_helper(out, state.valued) if state.valued else None
         if helper is not None:
             raise ArgvRefused(

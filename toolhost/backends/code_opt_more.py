@@ -32,6 +32,8 @@ _HOST = ("what of the host the container reaches (a host path it mounts as root,
 _DAEMON = ("the engine it talks to (an ssh:// host it runs ssh to with your keys, or a daemon "
            "the whole request goes to)")
 _KUBECONFIG = "a configuration file (its exec credential plugin runs a command)"
+_KEYS = "a file of key bindings or commands (which run programs)"
+_CONTROL = "an interface or socket that takes commands (lua, http, telnet: which run programs)"
 _FILTER = ("a filter graph (movie= and amovie= read any file or URL, sendcmd= reads commands, "
            "zmq takes them over the network)")
 
@@ -133,6 +135,25 @@ _MORE: dict[str, dict[str, str]] = {
     "ffmpeg": {"-vf": _FILTER, "-af": _FILTER, "-filter": _FILTER, "-filter:v": _FILTER,
                "-filter:a": _FILTER, "-filter_complex": _FILTER, "-lavfi": _FILTER,
                "-filter_script": _SCRIPT, "-filter_complex_script": _SCRIPT},
+    # media players: scripts and filter graphs they run, files of settings or key bindings
+    # (which run commands), a socket or interface that takes commands, a stream output
+    "mpv": {**{f"{dash}{name}": what for dash in ("--", "-") for name, what in (
+        ("script", _SCRIPT), ("scripts", _SCRIPT), ("scripts-append", _SCRIPT),
+        ("scripts-add", _SCRIPT), ("lavfi-complex", _FILTER), ("vf", _FILTER),
+        ("af", _FILTER), ("vf-add", _FILTER), ("af-add", _FILTER), ("vf-append", _FILTER),
+        ("af-append", _FILTER), ("include", _CONF), ("config-dir", DIR),
+        ("input-conf", _KEYS), ("input-ipc-server", _CONTROL), ("input-file", _KEYS),
+        ("ytdl-raw-options", "options of yt-dlp, which it runs (exec= runs a command)"),
+        ("script-opts", "settings of its scripts (ytdl_hook-ytdl_path= is a program)"),
+        ("scripts-toggle", _SCRIPT))}},
+    "mplayer": {"-include": _CONF, "-vf": _FILTER, "-af": _FILTER, "-vf-add": _FILTER,
+                "-af-add": _FILTER, "-input": "its input settings (conf=FILE: key bindings "
+                "that run commands; file=FILE: commands)"},
+    "vlc": {"--sout": "a stream output chain (#file{dst=...} writes any file, #std sends "
+            "to any host)", "--extraintf": _CONTROL, "--intf": _CONTROL, "-I": _CONTROL,
+            "--lua-intf": _SCRIPT, "--lua-config": _SCRIPT, "--config": _CONF,
+            "--sout-file-dst": "a file it writes", "--video-filter": _FILTER,
+            "--audio-filter": _FILTER},
     # psql -v NAME=VALUE: a prompt's `%`CMD`` runs CMD; a pager variable names a program
     "psql": {"--set": "kv-psql", "-v": "kv-psql", "--variable": "kv-psql"},
 }
@@ -142,7 +163,9 @@ ALL_ALIASES = ALIASES | {
     "ghci": "ghc", "apt": "apt-get", "apt-cache": "apt-get", "apt-config": "apt-get",
     "aptitude": "apt-get", "ffprobe": "ffmpeg", "ffplay": "ffmpeg", "podman": "docker",
     "nerdctl": "docker", "gsc": "gs", "gsx": "gs", "ghostscript": "gs", "valkey-cli": "redis-cli",
-    "keydb-cli": "redis-cli", "chg": "hg", "javaw": "java"}
+    "keydb-cli": "redis-cli", "chg": "hg", "javaw": "java", "mplayer2": "mplayer",
+    "mencoder": "mplayer", "cvlc": "vlc", "nvlc": "vlc", "qvlc": "vlc", "rvlc": "vlc",
+    "svlc": "vlc"}
 # git's subcommands whose own options run something: clone/init copy the hooks of a
 # template directory (and run post-checkout), daemon runs its access hook
 ALL_GIT_SHORT = GIT_SHORT | {

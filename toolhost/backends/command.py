@@ -40,6 +40,7 @@ from toolhost.backends.command_cwd import check_cwd, start_error
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.command_paths import repo_paths, repo_values
 from toolhost.backends.convert import bytes_result, read_json
+from toolhost.backends.link_names import LinkGuard, linked_problems
 from toolhost.compile.jsoncut import json_why
 from toolhost.config.model import ToolConfig
 from toolhost.config.repotree import leaves_checkout
@@ -122,6 +123,11 @@ class CommandKind:
         bad_paths += repo_values(plan, origin.file, cwd, tool.params)
         if bad_paths:
             raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in bad_paths])
+        # a program that is a link (myredis -> redis-cli) is checked as what it runs too
+        loaded, linked = linked_problems(plan, tool, names, opts)
+        if linked:
+            raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in linked])
+        links = LinkGuard(plan, tool, names, opts, loaded)
         max_bytes = int(opts.get("max_output_bytes") or DEFAULT_MAX_OUTPUT_BYTES)
         ok_codes = frozenset(opts.get("ok_codes") or (0,))
         parse = str(opts.get("stdout") or "text")
@@ -129,7 +135,7 @@ class CommandKind:
         stderr_to_log = opts.get("stderr") == "log"
 
         invoke = _Run(unset, plan, stdin_t, env_t, env, cwd, max_bytes, ok_codes, parse, mime,
-                      stderr_to_log)
+                      stderr_to_log, links)
         return Binding(invoke=invoke, input_schema=input_schema,
                        output="text" if parse in ("text", "binary") else "structured")
 
@@ -138,21 +144,25 @@ class _Run:
     """A command tool's call. An object rather than a closure: a closure over these is a dozen
     cells per tool, each an object the collector tracks (1,000 tools: 12,000)."""
 
-    __slots__ = ("cwd", "env", "env_t", "max_bytes", "mime", "ok_codes", "parse", "plan",
-                 "stderr_to_log", "stdin_t", "unset")
+    __slots__ = ("cwd", "env", "env_t", "links", "max_bytes", "mime", "ok_codes", "parse",
+                 "plan", "stderr_to_log", "stdin_t", "unset")
 
     def __init__(self, unset: dict[str, None], plan: ArgvPlan,
                  stdin_t: templating.AnyTemplate | None, env_t: dict[str, templating.AnyTemplate],
                  env: dict[str, str], cwd: str | None, max_bytes: int,
                  ok_codes: frozenset[int], parse: str, mime: str | None,
-                 stderr_to_log: bool) -> None:
+                 stderr_to_log: bool, links: LinkGuard) -> None:
         self.unset, self.plan, self.stdin_t, self.env_t = unset, plan, stdin_t, env_t
         self.env, self.cwd, self.max_bytes, self.ok_codes = env, cwd, max_bytes, ok_codes
         self.parse, self.mime, self.stderr_to_log = parse, mime, stderr_to_log
+        self.links = links
 
     async def __call__(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         context = {**self.unset, **arguments}
         stdin_t = self.stdin_t
+        linked = self.links.problem()  # a link made or moved since the load
+        if linked is not None:
+            return ToolResult.error(f"Refused to run the command: {linked}.")
         try:
             argv = self.plan.render(context)
             stdin_text = stdin_t.render(context) if stdin_t is not None else None

@@ -24,7 +24,7 @@ from toolhost.backends.code_filters import safe_form
 from toolhost.backends.code_opt_table import ROUTE, SSH_SENDS
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
 from toolhost.backends.code_redis import REDIS, stdin_is_code
-from toolhost.backends.file_slots import sent_file_slots
+from toolhost.backends.file_slots import sent_file_slots, written_file_slots
 from toolhost.backends.install_slots import install_problems
 from toolhost.backends.make_values import MAKES
 from toolhost.backends.stdin_args import (
@@ -91,6 +91,12 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
             found.append(_code_problem(slot.key, slot.program, slot.what, plan))
         found.extend(_code_channels(plan, opts))
         found.extend(install_problems(tokens, dash_ok=bool(plan.allow_dash)))
+        found.extend((f"a value names the file {program} writes with {option} and another "
+                      "value its text: the model would write any text into any file you "
+                      "can write (a shell's rc file, a git hook: code that runs later)", key,
+                      "write the file (or its directory) or the format in the config; or set "
+                      "unsafe_code_placeholders: true if you have checked it")
+                     for key, program, option, text in written_file_slots(tokens) if text)
     stdin = opts.get("stdin")
     if isinstance(stdin, str) and (printed := printed_names(stdin)):
         found.extend(xargs_problems(tokens, printed <= plan.allow_dash,
@@ -290,6 +296,12 @@ def option_notes(config: HostConfig) -> list[Problem]:
                     "('host:path' in scp, rsync or tar operands): the model chooses the host "
                     "these programs connect to with your ssh keys", key=".allow_remote",
                     hint="remove it unless the model must choose the host"))
+            for key, program, option, _ in written_file_slots(plan_tokens(plan)):
+                notes.append(tool.backend.origin.problem(
+                    f"note: a value names the file {program} truncates and writes with "
+                    f"{option}: the model chooses which of your files is replaced", key=key,
+                    hint="bound the param with a permission rule (when: {PARAM: {path_under: "
+                         "DIR}}), or write the file or its directory in the config"))
             for key, program, option in sent_file_slots(plan_tokens(plan)):
                 notes.append(tool.backend.origin.problem(
                     f"note: a value names the file {program} reads and sends with {option}: "

@@ -7,7 +7,9 @@ name are dropped first). GNU ``ed FILE`` reads ``"!cmd"``'s output (it runs ``cm
 ImageMagick (``convert``, ``magick``, ``identify`` ...) opens ``"|cmd"`` as a pipe and
 reads ``"msl:f"``, ``"ephemeral:f"``, ``"text:f"`` with the coder the prefix names (MSL
 writes files, ephemeral deletes its file); Ghostscript writes ``-sOutputFile=|cmd`` and
-``%pipe%cmd`` to a command. :func:`pipe_operand` finds an argument where the value writes
+``%pipe%cmd`` to a command. SoX (``sox``, ``play``, ``rec``, ``soxi``) opens ``"|cmd"`` with
+``popen`` and fetches an ``http:``/``https:``/``ftp:`` name by running ``wget`` in a shell
+with the URL inside quotes. :func:`pipe_operand` finds an argument where the value writes
 such a start or end, through wrappers; ``argv`` refuses the call.
 """
 
@@ -28,7 +30,9 @@ _MAGICK = frozenset({"convert", "magick", "identify", "mogrify", "composite", "m
 _PERL_SCRIPTS = frozenset({"exiftool"})
 _GS = frozenset({"gs", "gsc", "gsx", "ghostscript", "gswin32c", "gswin64c"})
 _ED = frozenset({"ed"})
-PIPE_PROGRAMS = _MAGICK | _GS | _ED
+_SOX = frozenset({"sox", "play", "rec", "soxi"})
+_SOX_URL = re.compile(r"(?i)(https?|ftp):")
+PIPE_PROGRAMS = _MAGICK | _GS | _ED | _SOX
 # perl's two-argument open reads these first characters as a mode: a pipe, a write, a dup
 _PERL_MODES = "|<>+&"
 # ImageMagick's "CODER:" prefix (two characters at least: "C:" is a Windows drive)
@@ -88,6 +92,12 @@ def _why(name: str, text: str, begin: int) -> str | None:
             return ("ImageMagick reads 'CODER:file' with the coder it names (msl: writes "
                     "files, ephemeral: deletes its file, text: and label:@ read any file)")
         return None
+    if name in _SOX:
+        if begin == 0 and text.startswith("|"):
+            return "SoX opens '|cmd' with popen: it runs cmd in a shell"
+        url = _SOX_URL.match(text)
+        return ("SoX fetches a URL by running wget in a shell with the URL in it"
+                if url is not None and begin < url.end() else None)
     if name in _GS:
         rest = text[begin:].lstrip().lower()
         if rest.startswith(("|", "%pipe%")) and (begin == 0 or text[:begin].endswith("=")):

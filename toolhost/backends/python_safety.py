@@ -11,16 +11,25 @@ A parameter the model fills in with no usable type (no annotation, ``Any`` or ``
 ``params:`` entry in the config gets the schema ``{}``: any JSON value reaches the function
 unchecked. That is a load error too, unless the tool sets ``allow_untyped: true`` (or declares
 the parameter under ``params:``, which gives it a schema).
+
+A function of toolhost itself (``toolhost.cli:main``, a command, the runner, the rule engine)
+loads, but ``validate`` warns (``own_entry_warnings``): ``main(argv)`` lets the model run
+``toolhost call`` on any config without its rules, ``install`` or ``init`` write files. Only
+``toolhost.demo``, the examples' module, is meant to be a tool.
 """
 
 from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["DANGEROUS_MODULES", "dangerous_reason", "untyped_params"]
+if TYPE_CHECKING:
+    from toolhost.config.model import HostConfig
+    from toolhost.errors import Problem
+
+__all__ = ["DANGEROUS_MODULES", "dangerous_reason", "own_entry_warnings", "untyped_params"]
 
 DANGEROUS_MODULES = frozenset({
     "os", "posix", "nt", "subprocess", "builtins", "shutil", "pty", "sys", "importlib",
@@ -93,3 +102,56 @@ def untyped_params(fn: Callable[..., Any], declared: Iterable[str],
         if _untyped(annotation):
             out.append(name)
     return out
+
+
+_OWN = "toolhost"
+_OWN_TOOLS = frozenset({"toolhost.demo"})  # the examples' tools
+
+
+def own_entry_warnings(config: HostConfig) -> list[Problem]:
+    """A warning for each python tool whose function is toolhost's own (by the module the
+    reference names, or the one an imported function was defined in: ``mytools:main`` that
+    is ``toolhost.cli.main``), other than ``toolhost.demo``'s."""
+    warnings: list[Problem] = []
+    for server in config.servers.values():
+        for tool in server.tools.values():
+            if tool.backend.kind != "python":
+                continue
+            ref = _reference(tool.backend.options)
+            if not ref:
+                continue
+            module = _own_module(ref)
+            if module is None:
+                continue
+            warnings.append(tool.backend.origin.problem(
+                f"'{ref}' is toolhost's own code ({module}), not a tool: the model "
+                "would drive toolhost with it (toolhost.cli:main runs any command, `call` "
+                "without the rules, `install` and `init` write files)",
+                hint="write a function of your own with typed parameters for what the tool "
+                     "may do"))
+    return warnings
+
+
+def _reference(options: Any) -> str:
+    ref = options.get("function") if isinstance(options, Mapping) else None
+    return ref if isinstance(ref, str) else ""
+
+
+def _own_module(ref: str) -> str | None:
+    """toolhost's module the function ``ref`` comes from (named, or defined in, when its
+    module is loaded), or None."""
+    import sys
+
+    module_name, _, qualname = ref.partition(":")
+    names = [module_name]
+    target: Any = sys.modules.get(module_name)
+    for part in qualname.split(".") if target is not None else ():
+        target = getattr(target, part, None) if not part.startswith("__") else None
+    defined = getattr(target, "__module__", None) if target is not None else None
+    if isinstance(defined, str):
+        names.append(defined)
+    for name in names:
+        if (name == _OWN or name.startswith(_OWN + ".")) and not any(
+                name == ok or name.startswith(ok + ".") for ok in _OWN_TOOLS):
+            return name
+    return None

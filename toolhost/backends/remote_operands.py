@@ -1,11 +1,12 @@
 """Operands a program reads as another host's: ``tar -cf host:x dir``, ``scp f host:x``,
-``rsync -a f host:x`` (and ``rsync://host/m``, ``scp://host/x``) connect to ``host`` through
+``rsync -a f host:x`` (and ``rsync://host/m``, ``scp://host/x``), ``cpio -o -F host:x``
+(also ``-O``, ``-I``, ``--file``) connect to ``host`` through
 ssh (or tar's remote shell) with the user's keys, and copy files there or from there.
 
 A value that makes such an operand remote lets the model choose a host the files go to (or
 come from). :func:`remote_operand` finds it after the argv is rendered, through wrappers
 (``timeout 5 scp ...``); ``argv`` refuses the call unless the tool sets ``allow_remote:
-true``. ``--force-local`` in a tar argv turns tar's rule off, as it does in tar. A ``:`` the
+true``. ``--force-local`` in a tar or cpio argv turns their rule off, as it does there. A ``:`` the
 config writes itself (``"backup:{{ path }}"``) keeps the host the config's.
 """
 
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 __all__ = ["REMOTE_PROGRAMS", "git_helper", "remote_operand"]
 
 _TARS = frozenset({"tar", "gtar"})
+_CPIO = frozenset({"cpio"})
 # options of scp / rsync whose argument is the next argument (not an operand)
 _ARG_OPTIONS = {
     "scp": frozenset({"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}),
@@ -34,7 +36,7 @@ _ARG_OPTIONS = {
         "--early-input", "--mkpath-mode"}),
 }
 _SHORT_ARG = {"scp": frozenset("cDFiJloPSX"), "rsync": frozenset("efBTM")}
-REMOTE_PROGRAMS = _TARS | frozenset(_ARG_OPTIONS)
+REMOTE_PROGRAMS = _TARS | _CPIO | frozenset(_ARG_OPTIONS)
 
 
 # git's `NAME::ADDRESS` runs the remote helper git-remote-NAME (any program of that name)
@@ -66,6 +68,11 @@ def _remote(out: Sequence[str], valued: Sequence[tuple[int, int]], start: int) -
             return None
         places = [p for k, text in enumerate(args[1:], start=1)
                   for p in _archive_names(args, k, text)]
+    elif name in _CPIO:
+        if "--force-local" in args:
+            return None
+        places = [p for k, text in enumerate(args[1:], start=1)
+                  for p in _archive_names(args, k, text, "FOI")]
     else:
         places = [(k, 0) for k in _operands(args, name)]
     for index, begin in places:
@@ -118,16 +125,22 @@ def _short_takes_next(text: str, letters: frozenset[str]) -> bool:
     return False
 
 
-def _archive_names(out: Sequence[str], k: int, text: str) -> list[tuple[int, int]]:
-    """(index, offset of the file name) of the archive name option ``out[k]`` gives."""
+def _archive_names(out: Sequence[str], k: int, text: str, letters: str = "f"
+                   ) -> list[tuple[int, int]]:
+    """(index, offset of the file name) of the archive name option ``out[k]`` gives
+    (``letters``: the short options naming the archive: tar's ``f``, cpio's ``F``, ``O``,
+    ``I``)."""
     if text == "--":
         return []
-    if text in ("--file", "-f") or (k == 1 and not text.startswith("-") and "f" in text):
+    old_style = letters == "f" and k == 1 and not text.startswith("-") and "f" in text
+    if text == "--file" or (len(text) == 2 and text[0] == "-" and text[1] in letters) \
+            or old_style:
         return [(k + 1, 0)] if k + 1 < len(out) else []
     if text.startswith("--file="):
         return [(k, len("--file="))]
-    if text.startswith("-") and not text.startswith("--") and "f" in text[1:]:
-        at = text.index("f", 1)
+    if text.startswith("-") and not text.startswith("--") and any(c in letters
+                                                                  for c in text[1:]):
+        at = min(text.index(c, 1) for c in letters if c in text[1:])
         return [(k, at + 1)] if at + 1 < len(text) else ([(k + 1, 0)] if k + 1 < len(out)
                                                           else [])
     return []

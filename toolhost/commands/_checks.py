@@ -48,6 +48,9 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
         from toolhost.backends.notes import python_description_notes
 
         pending += python_description_notes(config, compiled)
+        from toolhost.backends.python_safety import own_entry_warnings
+
+        pending += own_entry_warnings(config)  # toolhost.cli:main as a tool
     try:
         findings = review_rules(config, compiled, unsure=unsure)
     finally:
