@@ -420,7 +420,7 @@ def _nearby(path: str, *, config: bool = False) -> str:
     the first hour's other mistakes: the config files that are there, or none (``toolhost
     init``), or no such directory (a command copied from toolhost's own repository, run
     elsewhere)."""
-    import difflib
+    from toolhost.typos import close_matches
 
     folder, name = os.path.split(path)
     try:
@@ -435,7 +435,7 @@ def _nearby(path: str, *, config: bool = False) -> str:
             if ours else "")
     except (OSError, ValueError):
         return ""
-    found = difflib.get_close_matches(name, names, n=1, cutoff=0.7)
+    found = close_matches(name, names, n=1, cutoff=0.7)
     if found:
         return f"did you mean {os.path.join(folder, found[0])}?"
     if not config:

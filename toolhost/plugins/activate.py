@@ -318,12 +318,12 @@ def _satisfies(version: str, spec: SpecifierSet) -> bool:
 
 
 def _missing(req: PluginRequirement, installed: Mapping[str, Any]) -> Problem:
-    import difflib
+    from toolhost.typos import close_matches
 
     # a typo of an installed plugin: suggest it, not `pip install` of a name that may be
     # someone else's package
     others = [p.name for k, p in installed.items() if k != SELF]
-    close = difflib.get_close_matches(req.name, others, n=1, cutoff=0.85)  # not every toolhost-*
+    close = close_matches(req.name, others, n=1, cutoff=0.85)  # not every toolhost-*
     if close:
         return _problem(req, f"plugin '{req.name}' is not installed",
                         hint=f"did you mean '{close[0]}', which is installed?")
