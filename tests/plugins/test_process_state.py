@@ -65,3 +65,19 @@ def test_an_exit_hook_a_plugin_registers_cannot_turn_a_failure_into_success(
     assert done.stderr.count("toolhost: WARNING: an exit hook of plugin 'toolhost-rude' "
                              "failed: PluginError: it called os._exit(0) ") == 2
     assert "Traceback" not in done.stderr
+
+
+def test_a_plugin_closing_stderr_does_not_silence_the_problems(
+        tmp_path: Path, make_plugin: MakePlugin) -> None:
+    make_plugin("toolhost-rude", modules={
+        "rude_plugin": "import os\nos.close(2)\ndef register(registry):\n    pass\n"})
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-rude]\nservers:\n  s:\n    tools:\n"
+                      "      t: {command: [pwd], descripton: a typo}\n")
+    done = subprocess.run([TOOLHOST, "validate", str(config)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL,
+                          env={k: v for k, v in os.environ.items() if k != "TOOLHOST_DEBUG"})
+    assert done.returncode == 1, done.stderr
+    assert "servers.s.tools.t.descripton: unknown key" in done.stderr, done.stderr
+    assert "plugin 'toolhost-rude' changed file descriptor 2 while loading" in done.stderr

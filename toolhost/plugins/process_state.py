@@ -36,13 +36,41 @@ def process_state_kept(plugin: str) -> Iterator[None]:
     streams = (sys.stdin, sys.stderr)
     environ = dict(os.environ)
     mask = _umask()
+    fds = _held((0, 2))
     try:
         yield
     finally:
-        changed = _restore(cwd, limit, streams, environ, mask)
+        changed = _fds_back(fds) + _restore(cwd, limit, streams, environ, mask)
         if changed:
             log.warning("plugin '%s' changed %s while loading: put back (a plugin must not "
                         "change the process it is loaded into)", plugin, ", ".join(changed))
+
+
+def _held(fds: tuple[int, ...]) -> dict[int, int]:
+    """A copy of each of ``fds`` that is open (non-inheritable), to put back if closed."""
+    held = {}
+    for fd in fds:
+        try:
+            held[fd] = os.dup(fd)
+        except OSError:  # not open to begin with: nothing to put back
+            continue
+    return held
+
+
+def _fds_back(held: dict[int, int]) -> list[str]:
+    """Put back the descriptors the block closed or replaced (``os.close(2)`` lost every
+    later problem line); close the copies."""
+    changed = []
+    for fd, copy in held.items():
+        try:
+            same = os.path.sameopenfile(fd, copy)
+        except OSError:  # closed
+            same = False
+        if not same:
+            os.dup2(copy, fd, inheritable=True)
+            changed.append(f"file descriptor {fd}")
+        os.close(copy)
+    return changed
 
 
 def _restore(cwd: str | None, limit: int, streams: tuple[object, object],
