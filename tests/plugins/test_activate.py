@@ -194,6 +194,19 @@ def test_settings_under_a_misspelt_plugin_name_are_refused(make_plugin: MakePlug
     assert problem.hint == "did you mean 'toolhost-greet'?"
 
 
+def test_settings_of_another_installed_plugin_are_no_typo(make_plugin: MakePlugin,
+                                                          tmp_path: Path) -> None:
+    # a person's layer sets up toolhost-greets, which this project does not enable
+    from toolhost.config import load_config
+
+    make_plugin("toolhost-greet", modules={"greet_plugin": SETTINGS})
+    make_plugin("toolhost-greets", modules={"greets_plugin": SETTINGS})
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-greet]\nsettings:\n"
+                      "  toolhost-greets: {root: ./docs}\n")
+    load_config(config, layers=False)  # a near miss of toolhost-greet, and no typo
+
+
 @pytest.mark.parametrize("raised", [
     "class Boom(BaseException):\n    pass\nraise Boom('boom')",
     "raise SystemExit(3)", "raise GeneratorExit('g')", "import sys\nsys.exit('bye')",
