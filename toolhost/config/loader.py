@@ -262,6 +262,7 @@ class _Reader:
         self.files: list[str] = []
         self.seen: set[str] = set()
         self.entries = 0  # extends entries followed in this load (MAX_EXTENDS_ENTRIES)
+        self.pins: set[tuple[str, str, str]] = set()  # {repo, rev} entries (LIMITS.repo_pins)
         self.layer_guards: dict[str, LockGuard] = {}
         self.problems: list[Problem] = []
         self.version_problems: list[Problem] = []
@@ -373,6 +374,13 @@ class _Reader:
                     where = at.origin((*key, wrong[0])) if at is not None else origin
                     self.problems.append(where.problem(wrong[1], hint=wrong[2]))
                     continue
+                self.pins.add((str(base_dir), str(entry["repo"]), str(entry.get("rev"))))
+                if len(self.pins) > LIMITS.repo_pins:  # each is a clone, before any runs
+                    self.problems.append(origin.problem(
+                        f"more than {LIMITS.repo_pins:,} repository pins ({{repo, rev}}) in "
+                        "one load: each is cloned", hint="a config pins a few repositories; "
+                        "raise TOOLHOST_MAX_REPO_PINS if this is meant"))
+                    return
             try:
                 if isinstance(entry, str):
                     entry = expand(entry, self.environ)
