@@ -60,6 +60,11 @@ MISSING = {
     # a close name: the old hint
     ("toolhost.yml", "toolhost.yaml"): "toolhost.yaml: no such file (did you mean "
                                        "toolhost.yml?)",
+    # the name without its suffix: the file meant (it was "use .yaml, .yml or .toml")
+    ("toolhost.yaml", "toolhost"): "toolhost: unknown config format '' (did you mean "
+                                   "toolhost.yaml?)",
+    ("team.toml", "team"): "team: unknown config format '' (did you mean team.toml?)",
+    ("team.toml", "other"): "other: unknown config format '' (use .yaml, .yml or .toml)",
 }
 
 

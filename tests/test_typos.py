@@ -44,3 +44,49 @@ def test_a_choice_at_the_ratio_exactly_is_kept() -> None:
     # 2*2/(3+2) is 0.8 exactly; the length bound in floats (1.2*2 < 0.8*3) left it out
     assert close_matches("___", ["__"], 1, 0.8) == difflib.get_close_matches("___", ["__"], 1, 0.8)
     assert close_matches("___", ["__"], 1, 0.8) == ["__"]
+
+
+def test_every_hint_in_toolhost_goes_through_close_matches() -> None:
+    # a raw difflib.get_close_matches on a config's word (a plugin name, a python: attribute,
+    # a placeholder, a scenario's tool) took ~700 MB for a 15 MB word
+    import pathlib
+
+    import toolhost
+
+    root = pathlib.Path(toolhost.__file__).parent
+    raw = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                 if p.name != "typos.py" and "get_close_matches" in p.read_text("utf-8"))
+    assert raw == []
+
+
+def _peak(call: object) -> tuple[object, int]:
+    tracemalloc.start()
+    try:
+        result = call()  # type: ignore[operator]
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+class _Named:
+    name = "toolhost-files"
+
+
+def test_a_huge_python_attribute_plugin_name_or_placeholder_gets_no_hint_cheaply() -> None:
+    import json
+
+    from toolhost.backends.python_import import _attribute_hint
+    from toolhost.backends.templating import misspelt_placeholder
+    from toolhost.config.model import PluginRequirement
+    from toolhost.plugins.activate import _missing
+
+    word = "dumps" + "x" * 2_000_000  # difflib: ~35 bytes a character
+    hint, peak = _peak(lambda: _attribute_hint(json, word))
+    assert "did you mean" not in str(hint) and peak < 8 * len(word)
+    problem, peak = _peak(lambda: _missing(PluginRequirement("toolhost-" + word),
+                                           {"toolhost-files": _Named()}))
+    assert "did you mean" not in str(problem) and peak < 8 * len(word)
+    found, peak = _peak(lambda: misspelt_placeholder([word], ["dumps"]))
+    assert found is None and peak < 8 * len(word)
+    # a typo still gets its hint
+    assert _attribute_hint(json, "detect_encodnig") == "did you mean 'detect_encoding'?"

@@ -166,3 +166,24 @@ def test_huge_lock_is_refused_without_reading_it(tmp_path: Path) -> None:
         handle.truncate(64 * 1024 * 1024)
     done = toolhost("validate", str(config), cwd=tmp_path)
     assert done.returncode == 1 and "too large for a lock file" in done.stderr
+
+
+@pytest.mark.parametrize("short", [False, True])
+def test_lock_check_warns_of_a_moving_pin_once(tmp_path: Path, make_repo: MakeRepo,
+                                               short: bool) -> None:
+    # `lock --check` loads the config twice (the lock guard, then the upstream check): the
+    # warning about a branch or a short id was printed twice
+    origin, config = team_config(tmp_path, make_repo)
+    rev = git(origin, "rev-parse", "HEAD")[:10] if short else "main"
+    config.write_text(config.read_text().replace("rev: v1.0.0", f"rev: {rev}"))
+    assert toolhost("lock", str(config), cwd=tmp_path).returncode == 0
+    import os
+    import sys
+
+    done = subprocess.run(  # a process of its own: the warning is said once per process
+        [str(Path(sys.executable).parent / "toolhost"), "lock", str(config), "--check"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        env={k: v for k, v in os.environ.items() if k != "TOOLHOST_DEBUG"})
+    assert done.returncode == 0, done.stderr
+    said = "is a short commit id" if short else "is a branch, which moves"
+    assert done.stderr.count(said) == 1, done.stderr

@@ -85,6 +85,25 @@ def test_values_json_loads_would_choke_on_are_located(tmp_path: Path, text: str,
     _one_located_line(done, lock_path(config), expected, "toolhost lock CONFIG")
 
 
+@pytest.mark.parametrize(("text", "language"), [
+    ("toolhost_lock = 1\n[sources]\n", "TOML"),
+    ("# pinned\ntoolhost_lock: 1\nsources: {}\n", "YAML"),
+    ("  toolhost_lock :  1\n", "YAML"),
+])
+def test_a_lock_written_in_a_configs_language_is_told_a_lock_is_json(
+        tmp_path: Path, text: str, language: str) -> None:
+    lock = tmp_path / "x.lock"
+    lock.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        read_lock(lock)
+    (problem,) = caught.value.problems
+    assert "not valid JSON" in problem.message
+    assert problem.hint == (
+        f"this lock is written as {language}, but a lock is the JSON `toolhost lock` writes, "
+        "whatever the config's language; `toolhost lock CONFIG` writes it anew from what the "
+        "config pulls in")
+
+
 def test_read_lock_raises_a_located_config_error(tmp_path: Path) -> None:
     lock = tmp_path / "x.lock"
     os.mkfifo(lock)

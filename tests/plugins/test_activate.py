@@ -175,6 +175,38 @@ def test_an_unknown_setting_is_named_with_a_hint(make_plugin: MakePlugin,
     assert (problem.message, problem.hint) == ("unknown setting", "did you mean 'root'?")
 
 
+@pytest.mark.parametrize("name", ["toolhost-gret", "toolhost_greeet", "Toolhost-Greett"])
+def test_settings_under_a_misspelt_plugin_name_are_refused(make_plugin: MakePlugin,
+                                                           tmp_path: Path, name: str) -> None:
+    # they were ignored: the plugin ran with its defaults (a root of the whole project)
+    from toolhost.config import load_config
+
+    make_plugin("toolhost-greet", modules={"greet_plugin": SETTINGS})
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-greet]\nsettings:\n"
+                      f"  {name}: {{root: ./docs}}\n  toolhost-other: {{x: 1}}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config, layers=False)
+    (problem,) = info.value.problems  # a plugin not enabled at all: left alone
+    assert (problem.line, problem.column, problem.key_path) == (4, 3, f"settings.{name}")
+    assert problem.message == (f"settings for '{name}', which is not an enabled plugin: "
+                               "'toolhost-greet' would run with its defaults")
+    assert problem.hint == "did you mean 'toolhost-greet'?"
+
+
+def test_settings_of_another_installed_plugin_are_no_typo(make_plugin: MakePlugin,
+                                                          tmp_path: Path) -> None:
+    # a person's layer sets up toolhost-greets, which this project does not enable
+    from toolhost.config import load_config
+
+    make_plugin("toolhost-greet", modules={"greet_plugin": SETTINGS})
+    make_plugin("toolhost-greets", modules={"greets_plugin": SETTINGS})
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-greet]\nsettings:\n"
+                      "  toolhost-greets: {root: ./docs}\n")
+    load_config(config, layers=False)  # a near miss of toolhost-greet, and no typo
+
+
 @pytest.mark.parametrize("raised", [
     "class Boom(BaseException):\n    pass\nraise Boom('boom')",
     "raise SystemExit(3)", "raise GeneratorExit('g')", "import sys\nsys.exit('bye')",

@@ -268,3 +268,28 @@ def test_a_missing_file_names_the_files_near_it(tmp_path: Path, make_repo: MakeR
         repo_file(origin.as_uri(), "v1", path, where=AT, cache=tmp_path / "cache")
     message = info.value.problems[0].message
     assert message.endswith(f"has no file {path!r}{near}"), message
+
+
+def test_pins_past_the_limit_are_refused_before_they_are_cloned(
+        tmp_path: Path, make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 1,000 pins of one repository (a tag each) were 1,000 clones: minutes and a full disk
+    from toolhost.config import load_config
+
+    origin = tmp_path / "origin"
+    make_repo(origin, {"base.yaml": "servers: {}\n"}, tag="t0")
+    for i in range(1, 6):
+        git(origin, "tag", f"t{i}")
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nextends:\n" + "".join(
+        f"  - {{repo: ./origin, rev: t{i}, path: base.yaml}}\n" for i in range(6)))
+    monkeypatch.setenv("TOOLHOST_MAX_REPO_PINS", "3")
+    with pytest.raises(ConfigError) as info:
+        load_config(config, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.key_path) == (6, "extends[3]")
+    assert problem.message == ("more than 3 repository pins ({repo, rev}) in one load: each "
+                               "is cloned")
+    cache = tmp_path / "toolhost-cache" / "repos"
+    assert len([p for p in cache.iterdir() if p.is_dir()]) == 3  # the 4th was never cloned
+    monkeypatch.setenv("TOOLHOST_MAX_REPO_PINS", "6")
+    load_config(config, layers=False)

@@ -32,6 +32,18 @@ def test_fragment_by_distribution_and_module_name(make_plugin: MakePlugin) -> No
     assert "frag_plugin" not in sys.modules
 
 
+def test_a_dotted_top_level_name_is_not_imported_to_be_found(make_plugin: MakePlugin) -> None:
+    # find_spec("a.b") imports a: a distribution's top_level.txt naming "frag_evil.sub" ran
+    # frag_evil's code for a pkg: reference, which must find files without importing
+    site = make_plugin("toolhost-frag", modules={
+        "frag_evil/__init__": "raise RuntimeError('imported!')\n"},
+        entry_points={"main": "frag_evil"})
+    (site / "toolhost_frag-1.0.0.dist-info" / "top_level.txt").write_text("frag_evil.sub\n")
+    with pytest.raises(ConfigError, match=r"package 'toolhost-frag' has no file 'x\.yaml'"):
+        resolve_pkg("pkg:toolhost-frag/x.yaml", where=AT)
+    assert "frag_evil" not in sys.modules
+
+
 def test_bad_references_name_the_config_line(make_plugin: MakePlugin) -> None:
     make_plugin("toolhost-frag", modules={"toolhost_frag/__init__": ""},
                 entry_points={"main": "toolhost_frag"})  # no top_level.txt: name -> module

@@ -38,10 +38,10 @@ def _missing_module_hint(module_name: str, exc: ModuleNotFoundError) -> str:
 
 
 def _attribute_hint(obj: Any, part: str) -> str:
-    import difflib
+    from toolhost.typos import close_matches
 
     names = [n for n in dir(obj) if not n.startswith("_") and callable(getattr(obj, n, None))]
-    close = difflib.get_close_matches(part, names, n=1)
+    close = close_matches(part, names, n=1)
     if close:
         return f"did you mean '{close[0]}'?"
     return f"it has: {', '.join(sorted(names)[:10])}" if names else ""

@@ -407,10 +407,10 @@ def misspelt_placeholder(names: Iterable[str], declared: Iterable[str]) -> str |
     strangers = sorted(used - set(declared) - GLOBALS)
     if not (unused and strangers):  # nothing to compare: difflib (~1 ms) is not imported
         return None
-    import difflib
+    from toolhost.typos import close_matches
 
     for name in strangers:
-        close = difflib.get_close_matches(name, unused, n=1)
+        close = close_matches(name, unused, n=1)
         if close:
             return (f"placeholder '{name}' is not a declared param; did you mean "
                     f"'{close[0]}'? (declared: {', '.join(declared)})")

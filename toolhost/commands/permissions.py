@@ -178,10 +178,9 @@ def _read_input(text: str) -> dict[str, Any] | str:
 def _unknown_tool_note(config: HostConfig, name: str) -> str:
     """Rules match the names the CLI asks about (mcp__server__tool, Bash, ...): say so when
     ``name`` is not one of them, since the decision for a misspelt name means nothing."""
-    import difflib
-
     from toolhost.permissions.authoring.lint import BUILTIN_TOOLS
     from toolhost.permissions.gate import declared_tool_names
+    from toolhost.typos import close_matches
 
     declared = declared_tool_names(config)
     external = tuple(f"mcp__{n}__" for n, s in config.servers.items() if s.external is not None)
@@ -197,7 +196,7 @@ def _unknown_tool_note(config: HostConfig, name: str) -> str:
                 "are not filled in (the config's own `defaults:` are); where a rule depends "
                 "on one, give the argument in --input")
     wire = "mcp__" + name.replace(".", "__", 1) if "." in name else ""
-    close = [wire] if wire in declared else difflib.get_close_matches(
+    close = [wire] if wire in declared else close_matches(
         name, [*declared, *BUILTIN_TOOLS], n=1)
     from toolhost.excerpt import cut
 

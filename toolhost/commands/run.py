@@ -223,9 +223,8 @@ def _prompt_from_stdin(fd: int = 0) -> str | None:
 def unknown_scenario_tools(scenario: Scenario, host: Host) -> list[str]:
     """A line per scenario tool call naming a tool the config does not have: most often a
     typo, which the run would only show as the CLI's "No such tool available" result."""
-    import difflib
-
     from toolhost.permissions.authoring.lint import BUILTIN_TOOLS
+    from toolhost.typos import close_matches
 
     known = [t.wire_name for tools in host.tools.values() for t in tools]
     external = tuple(f"mcp__{name}__" for name in host.external)
@@ -235,7 +234,7 @@ def unknown_scenario_tools(scenario: Scenario, host: Host) -> list[str]:
             name = call.tool
             if name in known or name in BUILTIN_TOOLS or name.startswith(external):
                 continue
-            close = difflib.get_close_matches(name, known, n=1)
+            close = close_matches(name, known, n=1)
             if not close and "." in name:  # SERVER.TOOL, as `toolhost call` takes it
                 close = [n for n in known if n == "mcp__" + name.replace(".", "__", 1)]
             hint = (f" (did you mean {close[0]}?)" if close

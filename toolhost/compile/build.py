@@ -61,13 +61,13 @@ class CompiledTools:
 
     def tool(self, server: str, name: str) -> CompiledTool:
         """The tool ``name`` of ``server``; ``KeyError`` with the known names otherwise."""
-        import difflib
-
-        from toolhost.excerpt import cut  # a name typed (100,000 characters) or 10,000 tools:
-        # each part is cut, the line is not that long
+        # a name typed (100,000 characters) or 10,000 tools: each part is cut, the line is
+        # not that long
+        from toolhost.excerpt import cut
+        from toolhost.typos import close_matches
 
         if server not in self.servers:
-            close = difflib.get_close_matches(server, list(self.servers), n=1)
+            close = close_matches(server, list(self.servers), n=1)
             raise KeyError(f"no server '{cut(server, 200)}' (servers: "
                            f"{cut(', '.join(self.servers), 300) or 'none'})"
                            + (f"; did you mean '{close[0]}'?" if close else ""))
@@ -78,7 +78,7 @@ class CompiledTools:
         if pending:  # a required: false upstream that did not start (toolhost.gateway.pending)
             raise ToolUnavailable(f"upstream server '{server}' is not available: {pending}")
         names = [t.name for t in self.servers[server]]
-        close = difflib.get_close_matches(name, names, n=1)
+        close = close_matches(name, names, n=1)
         raise KeyError(f"server '{server}' has no tool '{cut(name, 200)}' (tools: "
                        f"{cut(', '.join(names), 300) or 'none'})"
                        + (f"; did you mean '{close[0]}'?" if close else ""))

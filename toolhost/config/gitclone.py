@@ -85,8 +85,7 @@ def clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
                 run_git(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], cwd=tmp,
                         where=where)
             except ConfigError:
-                raise error(where, f"{plain} has no tag, branch or commit {rev!r}",
-                             hint="check `rev`; `git ls-remote URL` lists tags") from None
+                raise _no_commit(tmp, plain, rev, where) from None
             run_git(["update-ref", "FETCH_HEAD", f"{rev}^{{commit}}"], cwd=tmp, where=where)
         try:  # a tag of a tree or a blob: git's "cannot switch branch" says nothing useful
             run_git(["rev-parse", "-q", "--verify", "FETCH_HEAD^{commit}"], cwd=tmp,
@@ -138,6 +137,31 @@ def _check_out(tmp: Path, where: Origin) -> None:
         info.joinpath("attributes").unlink()
     if proc.returncode != 0:
         raise error(where, f"git checkout failed: {git_message(proc.stderr)}")
+
+
+def _no_commit(tmp: Path, plain: str, rev: str, where: Origin) -> ConfigError:
+    """Why ``rev`` names no commit of the fetched repository: a short id that is the prefix
+    of several commits is said to be that (git's "unknown revision" would read as a typo)."""
+    commits: list[str] = []
+    if _SHA.match(rev) and len(rev) < 40:
+        try:
+            found = run_git(["rev-parse", f"--disambiguate={rev}"], cwd=tmp, where=where)
+        except ConfigError:
+            found = ""
+        for sha in sorted(found.split())[:20]:  # one object a line; trees, blobs are no pin
+            try:
+                kind = run_git(["cat-file", "-t", sha], cwd=tmp, where=where).strip()
+            except ConfigError:
+                continue
+            if kind == "commit":
+                commits.append(sha)
+    if len(commits) > 1:
+        return error(where, f"{plain}: rev {rev!r} is the prefix of {len(commits)} commits "
+                     f"({', '.join(c[:12] for c in commits[:3])}"
+                     f"{', ...' if len(commits) > 3 else ''})",
+                     hint="pin the full 40-character id of the commit you reviewed")
+    return error(where, f"{plain} has no tag, branch or commit {rev!r}",
+                 hint="check `rev`; `git ls-remote URL` lists tags")
 
 
 def _say_cloning(plain: str, rev: str) -> None:

@@ -54,6 +54,10 @@ log = logging.getLogger("toolhost.config")
 _FULL_SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")  # sha1, or sha256 repositories
 
 
+# the pins warned about in this process (a branch, a short id), by where, rev, URL and commit
+_warned: set[tuple[str, str, str, str]] = set()
+
+
 def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
               cache: Path | None = None) -> Path:
     """The local path of ``path`` inside ``url`` at ``rev``, cloning on first use.
@@ -67,11 +71,16 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
     seen = record_id(checkout.path)  # another process cloning it again meanwhile: used
     checkout = clean_or_refetch(checkout, where, refetch=lambda: refetch_repo(
         checkout.remote or checkout.url, checkout.rev, where=where, cache=cache, seen=seen))
-    if checkout.ref == "branch":
+    said = (_where(where), rev, checkout.url, checkout.sha)
+    if checkout.ref in ("branch", "commit") and said in _warned:
+        pass  # one command loads a config more than once (`lock --check`): said once
+    elif checkout.ref == "branch":
+        _warned.add(said)
         log.warning("%s: rev %r of %s is a branch, which moves; pin a tag or a commit "
                     "(cached at %s; `toolhost update` pins the newest tag)",
                     _where(where), rev, checkout.url, checkout.sha[:12])
     elif checkout.ref == "commit" and len(rev) < len(checkout.sha):
+        _warned.add(said)
         log.warning("%s: rev %r of %s is a short commit id: pin the full id %s (a commit "
                     "pushed later with the same prefix makes it ambiguous, and a fresh clone "
                     "then fails; a short id is also fetched with every tag and branch)",

@@ -12,6 +12,7 @@ YAML anchors (``&name``)       10,000       ``TOOLHOST_MAX_YAML_ANCHORS``
 nodes expanded from aliases    100,000      ``TOOLHOST_MAX_YAML_ALIAS_NODES``
 values (scalars, keys, lists)  500,000      ``TOOLHOST_MAX_CONFIG_VALUES`` (per load: load_budget)
 files in one ``extends`` chain 50           ``TOOLHOST_MAX_EXTENDS_CHAIN`` (at most 200)
+repository pins of one load    50           ``TOOLHOST_MAX_REPO_PINS`` (each is a clone)
 tools declared in one config   10,000       ``TOOLHOST_MAX_TOOLS``
 permission rules of a config   10,000       ``TOOLHOST_MAX_RULES``
 characters of one rule         4,096        ``TOOLHOST_MAX_RULE_CHARS``
@@ -172,6 +173,12 @@ class Limits:
     def template_tags(self) -> int:
         # tags ({{ }}, {% %}) of the templates one load parses and compiles: ~0.1 ms each
         return _env_int("TOOLHOST_MAX_TEMPLATE_TAGS", 50_000)
+
+    @property
+    def repo_pins(self) -> int:
+        # distinct {repo, rev} entries of one load: each is a clone on first use (~0.25 s
+        # and a checkout on disk), so 1,000 pins of one repository took minutes
+        return _env_int("TOOLHOST_MAX_REPO_PINS", 50)
 
     @property
     def extends_chain(self) -> int:
@@ -420,7 +427,7 @@ def _nearby(path: str, *, config: bool = False) -> str:
     the first hour's other mistakes: the config files that are there, or none (``toolhost
     init``), or no such directory (a command copied from toolhost's own repository, run
     elsewhere)."""
-    import difflib
+    from toolhost.typos import close_matches
 
     folder, name = os.path.split(path)
     try:
@@ -435,7 +442,7 @@ def _nearby(path: str, *, config: bool = False) -> str:
             if ours else "")
     except (OSError, ValueError):
         return ""
-    found = difflib.get_close_matches(name, names, n=1, cutoff=0.7)
+    found = close_matches(name, names, n=1, cutoff=0.7)
     if found:
         return f"did you mean {os.path.join(folder, found[0])}?"
     if not config:

@@ -238,6 +238,15 @@ def _sibling(beside: Path, stem: str) -> Path | None:
     return None
 
 
+def _misspelt_version_key(data: Mapping[Any, Any]) -> str | None:
+    """A top-level key that is ``toolhost`` misspelt or in another case, if one is."""
+    from toolhost.typos import close_matches
+
+    keys = [k for k in data if isinstance(k, str)][:1000]
+    return next((k for k in keys if k.lower() == "toolhost"), None) or next(
+        (k for k in keys if close_matches(k.lower(), ["toolhost"], n=1, cutoff=0.8)), None)
+
+
 _LFS_POINTER = "version https://git-lfs.github.com/spec/"
 _LFS_HINT = ("this is a Git LFS pointer, not the file: a shared repository's files are read as "
              "its commit stores them, and LFS content (which the commit does not pin) is never "
@@ -253,6 +262,7 @@ class _Reader:
         self.files: list[str] = []
         self.seen: set[str] = set()
         self.entries = 0  # extends entries followed in this load (MAX_EXTENDS_ENTRIES)
+        self.pins: set[tuple[str, str, str]] = set()  # {repo, rev} entries (LIMITS.repo_pins)
         self.layer_guards: dict[str, LockGuard] = {}
         self.problems: list[Problem] = []
         self.version_problems: list[Problem] = []
@@ -292,19 +302,30 @@ class _Reader:
         self.docs.append(doc)
 
     def _check_version(self, doc: Doc, is_main: bool) -> None:
+        toml = doc.file.lower().endswith(".toml")  # the version line as this file writes it
+        sep = " = " if toml else ": "
+        line = f"toolhost{sep}{FORMAT_VERSION}"
         if "toolhost" not in doc.data:
             alias = next((k for k in ("version", "format", "format_version", "schema_version")
                           if k in doc.data), None)
+            typo = _misspelt_version_key(doc.data) if alias is None and is_main else None
             if alias is not None:  # `version: 1`, as other tools' files say it
                 at = doc.marks.get((alias,), Mark(doc.file, 1, 1))
                 self.version_problems.append(Problem(
                     f"missing format version ('{alias}' is not a key of toolhost's format)",
                     doc.file, at.line, at.column, alias,
-                    f"write 'toolhost: {FORMAT_VERSION}' instead of '{alias}: ...'"))
+                    f"write '{line}' instead of '{alias}{sep}...'"))
+            elif typo is not None:  # `tolhost: 1`, `Toolhost: 1`: "add toolhost: 1" would
+                # leave the misspelt key, then refused as unknown
+                at = doc.marks.get((typo,), Mark(doc.file, 1, 1))
+                self.version_problems.append(Problem(
+                    f"missing format version ('{cut(typo, 60)}' is not a key of toolhost's "
+                    "format)", doc.file, at.line, at.column, typo,
+                    f"did you mean 'toolhost'? write '{line}'"))
             elif is_main:
                 self.version_problems.append(Problem(
                     "missing format version", doc.file, 1, 1, "toolhost",
-                    f"add 'toolhost: {FORMAT_VERSION}' at the top of the file; a fragment "
+                    f"add '{line}' at the top of the file; a fragment "
                     "meant to be extended is checked with `toolhost validate --fragment`"))
             return
         version = doc.data["toolhost"]
@@ -319,7 +340,7 @@ class _Reader:
             self.version_problems.append(Problem(
                 f"unsupported format version {version!r}: this toolhost reads version "
                 f"{FORMAT_VERSION}" + (" (a whole number)" if whole else ""), doc.file,
-                mark.line, mark.column, "toolhost", f"write 'toolhost: {FORMAT_VERSION}'"))
+                mark.line, mark.column, "toolhost", f"write '{line}'"))
 
     def _extends(self, doc: Doc, entries: Any, layer: str, chain: tuple[str, ...]) -> None:
         # what the reader refused there (a tag, `0755`, NaN: read as null) it said already
@@ -353,6 +374,13 @@ class _Reader:
                     where = at.origin((*key, wrong[0])) if at is not None else origin
                     self.problems.append(where.problem(wrong[1], hint=wrong[2]))
                     continue
+                self.pins.add((str(base_dir), str(entry["repo"]), str(entry.get("rev"))))
+                if len(self.pins) > LIMITS.repo_pins:  # each is a clone, before any runs
+                    self.problems.append(origin.problem(
+                        f"more than {LIMITS.repo_pins:,} repository pins ({{repo, rev}}) in "
+                        "one load: each is cloned", hint="a config pins a few repositories; "
+                        "raise TOOLHOST_MAX_REPO_PINS if this is meant"))
+                    return
             try:
                 if isinstance(entry, str):
                     entry = expand(entry, self.environ)

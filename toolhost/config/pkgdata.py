@@ -72,7 +72,10 @@ def _package_dirs(name: str) -> list[Path]:
     except md.PackageNotFoundError:
         dist = None
     if dist is not None:
-        modules += [m for m in _top_level(dist) if m not in modules]
+        # top-level names only: find_spec("a.b") imports a, which runs its code (a
+        # top_level.txt can say anything); "a.b" is looked for as a
+        tops = (m.partition(".")[0] for m in _top_level(dist))
+        modules += [m for m in dict.fromkeys(tops) if m.isidentifier() and m not in modules]
     dirs: list[Path] = []
     for module in modules:
         dirs += _dirs_of(module)

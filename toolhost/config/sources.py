@@ -146,8 +146,11 @@ def read_doc(path: Path | str, layer: str, problems: list[Problem],
                                         f": {', '.join(inside)}" if inside else
                                         " (`toolhost init` writes toolhost.yaml)")))
             return None
+        # `toolhost validate toolhost` where toolhost.yaml is: the file meant, named
+        near = [name + s for s in (".yaml", ".yml", ".toml") if os.path.isfile(name + s)]
         problems.append(Problem(f"unknown config format '{Path(path).suffix}'", name,
-                                hint="use .yaml, .yml or .toml"))
+                                hint=f"did you mean {near[0]}?" if near
+                                else "use .yaml, .yml or .toml"))
         return None
     refused: list[Problem] = []
     text = read_bounded(name, refused, locate=lambda whole, at: _path_at(kind, whole, at))

@@ -149,7 +149,8 @@ def read_lock(path: Path) -> Lock | None:
 
         text = _text(path)
         marked = conflict_problem(path, text) if text is not None else None
-        raise ConfigError([marked] if marked else [replace(p, hint=_FIX) for p in problems])
+        raise ConfigError([marked] if marked else [replace(p, hint=_other_format(text) + _FIX)
+                                                   for p in problems])
     lock = _parse(path, read[1], read[0])
     from toolhost.lockfile.values import unknown_keys, value_problems
 
@@ -303,6 +304,18 @@ def _holds_a_lock(path: Path) -> bool:
             return not start.strip() or b'"toolhost_lock"' in start  # (or an empty file)
     except OSError:  # a FIFO, a device, unreadable: nothing toolhost wrote
         return False
+
+
+def _other_format(text: str | None) -> str:
+    """What a lock written as YAML or TOML (by hand, or converted) is told first: a lock is
+    the JSON ``toolhost lock`` writes, whatever the config's own language."""
+    import re
+
+    found = re.search(r"^\s*toolhost_lock\s*([:=])", text or "", re.M)
+    if found is None:
+        return ""
+    return (f"this lock is written as {'YAML' if found[1] == ':' else 'TOML'}, but a lock is "
+            "the JSON `toolhost lock` writes, whatever the config's language; ")
 
 
 def _bad(path: Path, message: str, line: int = 0, column: int = 0, *, key: str = "",

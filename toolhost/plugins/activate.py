@@ -26,9 +26,10 @@ from toolhost.plugins.discovery import (
     installed_version,
     pip_install,
 )
-from toolhost.plugins.exit_guard import exits_refused
+from toolhost.plugins.exit_guard import exit_hooks_guarded, exits_refused
 from toolhost.plugins.interrupt import CtrlC, ctrl_c_noted
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
+from toolhost.plugins.process_state import process_state_kept
 from toolhost.plugins.registry import Registry
 from toolhost.stdout_quiet import prints_to_stderr
 
@@ -172,7 +173,8 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
     try:
         # a plugin that hangs at import holds every load: a person is told which one
         with still_waiting(lambda waited: _still_loading(req, loading, waited)), \
-                exits_refused(), \
+                process_state_kept(plugin.name), exits_refused(), \
+                exit_hooks_guarded(plugin.name), \
                 prints_to_stderr():  # stdout is what `tools --json`, `mcp-config > .mcp.json`
             for ep in plugin.entry_points:  # and `plugins --json` print: a plugin's print
                 run_hook(load_hook(ep), reg, ep.value)  # at import or in register() must
@@ -318,12 +320,12 @@ def _satisfies(version: str, spec: SpecifierSet) -> bool:
 
 
 def _missing(req: PluginRequirement, installed: Mapping[str, Any]) -> Problem:
-    import difflib
+    from toolhost.typos import close_matches
 
     # a typo of an installed plugin: suggest it, not `pip install` of a name that may be
     # someone else's package
     others = [p.name for k, p in installed.items() if k != SELF]
-    close = difflib.get_close_matches(req.name, others, n=1, cutoff=0.85)  # not every toolhost-*
+    close = close_matches(req.name, others, n=1, cutoff=0.85)  # not every toolhost-*
     if close:
         return _problem(req, f"plugin '{req.name}' is not installed",
                         hint=f"did you mean '{close[0]}', which is installed?")

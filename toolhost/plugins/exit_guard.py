@@ -11,7 +11,7 @@ from typing import Any
 
 from toolhost.errors import PluginError
 
-__all__ = ["exits_refused"]
+__all__ = ["exit_hooks_guarded", "exits_refused"]
 
 
 # what ends this process without a handler running: os._exit, and an exec replacing it (the
@@ -20,7 +20,7 @@ _EXITS = ("_exit", "execv", "execve")
 
 
 @contextlib.contextmanager
-def exits_refused() -> Iterator[None]:
+def exits_refused(when: str = "while loading") -> Iterator[None]:
     """While a plugin imports and registers, ``os._exit`` and ``os.execv``/``os.execve``
     (``posix``'s too, and the ``os.exec*`` built on them) from this thread raise instead.
 
@@ -41,7 +41,7 @@ def exits_refused() -> Iterator[None]:
             if os.getpid() != pid or threading.get_ident() != thread:
                 return real(*args)
             said = f"os._exit({args[0]!r})" if name == "_exit" else f"os.{name}({_arg(args)})"
-            raise PluginError(f"it called {said} while loading, which would end toolhost "
+            raise PluginError(f"it called {said} {when}, which would end toolhost "
                               "without a word")
         return refused
 
@@ -52,6 +52,46 @@ def exits_refused() -> Iterator[None]:
     finally:
         for module, name, real in saved:
             setattr(module, name, real)
+
+
+@contextlib.contextmanager
+def exit_hooks_guarded(plugin: str) -> Iterator[None]:
+    """An ``atexit`` hook a plugin registers while it loads runs, at exit, with
+    ``os._exit`` and exec refused too: a hook calling ``os._exit(0)`` made ``toolhost
+    validate`` of a broken config exit 0 (a CI gate passed). What such a hook raises is one
+    warning line naming the plugin, not a traceback."""
+    import atexit
+
+    real = atexit.register
+
+    def register(func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Callable[..., Any]:
+        def guarded() -> None:
+            try:
+                with exits_refused("at exit"):
+                    func(*args, **kwargs)
+            except BaseException as exc:  # a plugin's hook must not decide how toolhost ends
+                import logging
+
+                logging.getLogger("toolhost.plugins").warning(
+                    "an exit hook of plugin '%s' failed: %s: %s", plugin, type(exc).__name__,
+                    _text(exc))
+        real(guarded)
+        return func  # as atexit.register does (it is used as a decorator)
+
+    atexit.register = register
+    try:
+        yield
+    finally:
+        atexit.register = real
+
+
+def _text(exc: BaseException) -> str:
+    from toolhost.excerpt import cut
+
+    try:
+        return cut(str(exc), 300)
+    except Exception:  # a plugin's __str__ is its code too
+        return "(its message could not be shown)"
 
 
 def _arg(args: tuple[Any, ...]) -> str:

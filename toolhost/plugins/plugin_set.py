@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -93,6 +93,7 @@ class PluginSet:
         problems: list[Problem] = []
         owners: dict[str, set[str]] = {}  # a server no config file declares -> its plugins
         landed: dict[str, set[str]] = {}  # plugin -> the mcp__S__T names its tools got
+        problems.extend(_misspelt_settings(config, [r.plugin for r in self.registries]))
         for reg in self.registries:
             problems.extend(_check_settings(reg, config))
             for name, server in reg.servers.items():
@@ -176,6 +177,42 @@ def _block(config: HostConfig, plugin: str) -> Mapping[str, Any]:
         if canonical_name(name) == key:
             return block
     return _EMPTY
+
+
+def _misspelt_settings(config: HostConfig, enabled: Sequence[str]) -> list[Problem]:
+    """A ``settings`` block whose name is a near miss of an enabled plugin's: that plugin
+    would run with its defaults (``toolhost-file: {root: ./docs}`` left toolhost-files
+    reading the whole project). A block for a plugin not enabled at all, or for another
+    installed plugin, is left alone: a person's own layer may set up plugins only some
+    projects enable."""
+    from toolhost.typos import close_matches
+
+    names = {canonical_name(n): n for n in enabled}
+    problems = []
+    installed: set[str] | None = None  # read once, only for a block no enabled plugin has
+    for name in config.settings:
+        if not isinstance(name, str) or canonical_name(name) in names:
+            continue
+        installed = _installed() if installed is None else installed
+        # nearest among every installed plugin: another real plugin's block (toolhost-
+        # gitlab's, set up in a person's layer, next to toolhost-git), or a near miss of
+        # one, is not this one's
+        close = close_matches(canonical_name(name), sorted(installed | set(names)), n=1,
+                              cutoff=0.8)
+        if close and close[0] in names and canonical_name(name) not in installed:
+            where = config.origins.get(f"settings.{name}", UNKNOWN)
+            problems.append(Problem(
+                f"settings for '{name}', which is not an enabled plugin: "
+                f"'{names[close[0]]}' would run with its defaults", file=where.file,
+                line=where.line, column=where.column, key_path=f"settings.{name}",
+                hint=f"did you mean '{names[close[0]]}'?"))
+    return problems
+
+
+def _installed() -> set[str]:
+    from toolhost.plugins.discovery import installed_plugins
+
+    return set(installed_plugins())
 
 
 def _check_settings(reg: Registry, config: HostConfig) -> list[Problem]:

@@ -14,7 +14,6 @@ See docs/running.md for every key. Every mistake is reported with file, line and
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path as FsPath
@@ -23,6 +22,7 @@ from typing import Any
 from toolhost import regex
 from toolhost.errors import ConfigError, Problem
 from toolhost.scripted.yamlpos import Located, Path, load_located, read_located
+from toolhost.typos import close_matches
 
 __all__ = ["Expectation", "Scenario", "ToolCall", "Turn", "load_scenario", "parse_scenario"]
 
@@ -143,7 +143,7 @@ class _Checker:
     def keys(self, value: Mapping[str, Any], allowed: tuple[str, ...], path: Path) -> None:
         for key in value:
             if key not in allowed:
-                close = difflib.get_close_matches(key, allowed, n=1)
+                close = close_matches(key, allowed, n=1)
                 hint = f"did you mean '{close[0]}'?" if close else "allowed: " + ", ".join(allowed)
                 self.err((*path, key), "unknown key", hint)
 
@@ -197,7 +197,7 @@ class _Checker:
         if "stop_reason" in turn:
             stop = self.string(turn["stop_reason"], (*path, "stop_reason"))
             if stop is not None and stop not in STOP_REASONS:
-                close = difflib.get_close_matches(stop, STOP_REASONS, n=1)
+                close = close_matches(stop, STOP_REASONS, n=1)
                 self.err((*path, "stop_reason"), f"unknown stop reason '{stop}'",
                          f"did you mean '{close[0]}'?" if close
                          else "one of: " + ", ".join(STOP_REASONS))

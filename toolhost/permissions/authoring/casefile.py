@@ -17,7 +17,6 @@ A case file is YAML or TOML (the same readers as configs, so errors carry file:l
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -30,6 +29,7 @@ from toolhost.config.sources import read_doc
 from toolhost.config.tree import Doc, mark_for
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
+from toolhost.typos import close_matches
 
 __all__ = ["CASE_KEYS", "Case", "CaseFile", "read_case_file"]
 
@@ -83,7 +83,7 @@ class _Reader:
               ) -> None:
         for key in data:
             if key not in keys:
-                close = difflib.get_close_matches(str(key), keys, n=1)
+                close = close_matches(str(key), keys, n=1)
                 self.problem((*path, key), f"unknown key {cut(str(key), 60)!r} (keys: "
                              + ", ".join(keys) + ")",
                              f"did you mean {close[0]!r}?" if close else "")
@@ -114,7 +114,7 @@ class _Reader:
             ok = False
         expect = item.get("expect")
         if expect not in EXPECT or isinstance(expect, bool):
-            close = difflib.get_close_matches(str(expect), EXPECT, n=1)
+            close = close_matches(str(expect), EXPECT, n=1)
             self.problem((*path, "expect") if "expect" in item else path,
                          f"expect must be allow, deny or ask, got {_kind(expect)}",
                          f"did you mean {close[0]!r}?" if close else "")
