@@ -32,7 +32,9 @@
   ``refuse_calls`` (only tools/call); ``get_404`` (a GET stream answered 404, not 405);
   ``sse_forever`` / ``sse_flood`` (over HTTP: tools/call answered by an SSE stream that
   never ends, of comments / of progress notifications of ``HOSTILE_N`` characters);
-  ``bad_cursor`` (tools/list's nextCursor is an object); ``issues`` (it lists the tools of
+  ``bad_cursor`` (tools/list's nextCursor is an object); ``call_error`` (a tools/call whose
+  ``text`` is ``fail`` is answered a JSON-RPC error, ``it failed``; over HTTP each GET is
+  logged, answered 405: no stream); ``issues`` (it lists the tools of
   ``upstream_server.py`` as the mcp package lists them,
   ``search_issues`` described by ``UPSTREAM_SEARCH_DESCRIPTION`` when set, ``delete_repo``
   and ``echo``, and starts in a fraction of that server's time: for tests whose subject is
@@ -152,6 +154,9 @@ def answer(msg: dict[str, Any]) -> Any:
             return None
         if "deaf_call" in MODES:
             time.sleep(3600)
+        if "call_error" in MODES and (msg["params"].get("arguments") or {}).get("text") == "fail":
+            return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32000,
+                                                             "message": "it failed"}}
         text = (
             "A" * N
             if "huge_result" in MODES
@@ -523,11 +528,11 @@ def http(port: int) -> None:
                 pass
 
         def do_GET(self) -> None:
+            log = os.environ.get("HOSTILE_LOG")
+            if log and MODES & {"get_404", "call_error"} and self.command == "GET":
+                with open(log, "a") as handle:
+                    handle.write(json.dumps({"method": "GET"}) + "\n")
             if "get_404" in MODES and self.command == "GET":  # no GET stream, said wrongly
-                log = os.environ.get("HOSTILE_LOG")
-                if log:
-                    with open(log, "a") as handle:
-                        handle.write(json.dumps({"method": "GET"}) + "\n")
                 self.send_response(404)
                 self.send_header("Content-Length", "0")
                 self.end_headers()

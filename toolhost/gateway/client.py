@@ -446,6 +446,10 @@ class UpstreamConnection:
 
 
 _SSE_ENDED = "SSE stream ended without a response"
+# the mcp client's words for a request a closure ended, and the start of its words for one
+# whose answer's event stream failed or ended ("SSE stream ended without a response", ...)
+_CLOSED = "Connection closed"
+_SSE = "SSE stream "
 
 
 def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire: Wire) -> Any:
@@ -515,11 +519,18 @@ def _is_invalid(exc: BaseException) -> bool:
 
 
 def _is_protocol_error(exc: BaseException) -> bool:
-    """An error the upstream answered (the connection is fine), not a closed connection."""
+    """An error the upstream answered (the connection is fine), not a closed connection.
+    The mcp client says a closed one (or an answer's event stream that broke or ended) with
+    the code -32000, which JSON-RPC also gives servers for errors of their own (and many
+    use): only its own words, with no data, are a closure (an upstream that answers exactly
+    those is started again, as it asked)."""
     from mcp.shared.exceptions import MCPError
     from mcp.types import CONNECTION_CLOSED
 
-    return isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED
+    if not isinstance(exc, MCPError):
+        return False
+    return not (exc.code == CONNECTION_CLOSED and exc.data is None
+                and (exc.message == _CLOSED or exc.message.startswith(_SSE)))
 
 
 def _describe(exc: BaseException) -> str:
