@@ -10,7 +10,7 @@
   and never answers),
   ``hang_resources`` (offers resources, never lists them), ``own_scheme`` (lists the
   resources ``x://r`` and ``toolhost://kb/runbook``, the templates ``x://t/{a}`` and
-  ``toolhost://kb/{id}``), ``hang_read`` (lists a resource
+  ``toolhost://kb/{id}``; a read answers the URI it was asked for), ``hang_read`` (lists a resource
   ``x://r`` and a prompt ``p``, never answers resources/read or prompts/get),
   ``bad_result`` (tools/call answers content no CallToolResult has), ``noise`` (a banner of
   ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``paged`` (tools/list
@@ -109,6 +109,8 @@ def answer(msg: dict[str, Any]) -> Any:
             line: dict[str, Any] = {"method": method}
             if method == "tools/call":
                 line["arguments"] = (msg.get("params") or {}).get("arguments")
+            if method == "resources/read":
+                line["uri"] = (msg.get("params") or {}).get("uri")
             handle.write(json.dumps(line) + "\n")
     if ident is None:
         return None
@@ -172,6 +174,9 @@ def answer(msg: dict[str, Any]) -> Any:
     elif (method == "resources/list" and "hang_resources" in MODES) or (
             method in ("resources/read", "prompts/get") and "hang_read" in MODES):
         return None
+    elif method == "resources/read" and "own_scheme" in MODES:  # what it was asked for
+        uri = (msg.get("params") or {}).get("uri")
+        result = {"contents": [{"uri": uri, "text": f"read {uri}"}]}
     elif method == "resources/list" and "own_scheme" in MODES:
         result = {"resources": [{"uri": "x://r", "name": "r"},
                                 {"uri": "toolhost://kb/runbook", "name": "runbook"}]}

@@ -42,6 +42,7 @@ from toolhost.gateway.elicit_pass import Asker, CallAsks
 from toolhost.gateway.http_caps import capped_http_hooks
 from toolhost.gateway.liblogs import describe_invalid
 from toolhost.gateway.output_check import unchecked
+from toolhost.gateway.sendable import unsendable
 from toolhost.gateway.sift import sifted
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
@@ -142,6 +143,12 @@ class UpstreamConnection:
         ``notifications/cancelled``); this thread then gets ``CallCancelled``. ``unsent``:
         why the call is not to be sent after all, or "" (asked on the connection it would go
         out on, a new one too: an upstream started again may list other tools)."""
+        cannot = unsendable(arguments)
+        if cannot:  # (the mcp client would fail the whole connection writing it)
+            return {"content": [{"type": "text", "text": (
+                f"the call of {name!r} cannot be sent to upstream server '{self.server}': "
+                f"{cannot}")}], "isError": True}
+
         def call(portal: anyio.from_thread.BlockingPortal) -> dict[str, Any]:
             why = unsent() if unsent is not None else ""
             if why:

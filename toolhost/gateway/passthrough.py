@@ -32,6 +32,7 @@ from toolhost.gateway.bounds import MAX_TITLE, bound_entry
 from toolhost.gateway.call_stop import CallStop
 from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError
 from toolhost.gateway.content_cut import cut_contents, cut_messages
+from toolhost.gateway.sendable import unsendable
 
 __all__ = ["list_content", "upstream_content"]
 
@@ -145,6 +146,11 @@ async def _ask(connection: UpstreamConnection, operation: Any) -> Any:
 
 
 async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]]:
+    cannot = unsendable(uri)
+    if cannot:  # (the mcp client would fail the whole connection writing it)
+        raise ResourceError(f"the URI cannot be sent to upstream server "
+                            f"'{connection.server}': {cannot}")
+
     async def operation(client: Any) -> list[dict[str, Any]]:
         result = await client.read_resource(uri)
         return [c.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -264,6 +270,10 @@ class UpstreamPrompt:
                 isinstance(k, str) and isinstance(v, str) for k, v in arguments.items()):
             raise PromptError("'arguments' must be an object of strings", invalid=True)
         name, given = str(self.entry["name"]), dict(arguments)
+        cannot = unsendable(given)
+        if cannot:
+            raise PromptError(f"the arguments of prompt {cut(name, 100)!r} cannot be sent: "
+                              f"{cannot}", invalid=True)
 
         async def operation(client: Any) -> dict[str, Any]:
             result = await client.get_prompt(name, given)
