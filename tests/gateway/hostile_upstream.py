@@ -10,7 +10,9 @@
   and never answers),
   ``hang_resources`` (offers resources, never lists them), ``own_scheme`` (lists the
   resources ``x://r`` and ``toolhost://kb/runbook``, the templates ``x://t/{a}`` and
-  ``toolhost://kb/{id}``; a read answers the URI it was asked for), ``hang_read`` (lists a resource
+  ``toolhost://kb/{id}``; a read answers the URI it was asked for; with ``fat_read``, a
+  text ``t`` whose uri, mimeType and _meta are ``HOSTILE_N`` characters, and a prompt ``p``
+  whose messages are ``t`` with all else around them that long), ``hang_read`` (lists a resource
   ``x://r`` and a prompt ``p``, never answers resources/read or prompts/get),
   ``bad_result`` (tools/call answers content no CallToolResult has), ``noise`` (a banner of
   ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``paged`` (tools/list
@@ -121,7 +123,8 @@ def answer(msg: dict[str, Any]) -> Any:
                 "tools": {},
                 **({"resources": {}} if MODES & {"hang_resources", "big_list", "bigdesc",
                                                  "hang_read", "own_scheme"} else {}),
-                **({"prompts": {}} if MODES & {"big_list", "bigdesc", "hang_read"} else {}),
+                **({"prompts": {}} if MODES & {"big_list", "bigdesc", "hang_read", "fat_read"}
+                   else {}),
             },
             "serverInfo": {"name": "hostile", "version": "1"},
         }
@@ -177,6 +180,21 @@ def answer(msg: dict[str, Any]) -> Any:
     elif method == "resources/read" and "own_scheme" in MODES:  # what it was asked for
         uri = (msg.get("params") or {}).get("uri")
         result = {"contents": [{"uri": uri, "text": f"read {uri}"}]}
+        if "fat_read" in MODES:  # what is said of the text, HOSTILE_N characters each
+            result = {"contents": [{"uri": uri + "U" * N, "mimeType": "text/" + "M" * N,
+                                    "text": "t", "_meta": {"k": "Z" * N}}]}
+    elif method == "prompts/list" and "fat_read" in MODES:
+        result = {"prompts": [{"name": "p"}]}
+    elif method == "prompts/get" and "fat_read" in MODES:  # all but its texts: N each
+        fat = "Z" * N
+        result = {"description": "d", "junk": fat, "messages": [
+            {"role": "user", "junk": fat, "content": {"type": "text", "text": "t",
+                                                      "_meta": {"k": fat}, "junk": fat}},
+            {"role": "user", "content": {"type": "resource", "_meta": {"k": fat},
+                                         "resource": {"uri": "x://r" + fat, "text": "t",
+                                                      "mimeType": fat, "_meta": {"k": fat}}}},
+            {"role": "user", "content": {"type": "resource_link", "uri": "x://l" + fat,
+                                         "name": fat, "description": fat}}]}
     elif method == "resources/list" and "own_scheme" in MODES:
         result = {"resources": [{"uri": "x://r", "name": "r"},
                                 {"uri": "toolhost://kb/runbook", "name": "runbook"}]}

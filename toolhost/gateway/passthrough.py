@@ -32,6 +32,7 @@ from toolhost.gateway.bounds import MAX_TITLE, bound_entry
 from toolhost.gateway.call_stop import CallStop
 from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError
 from toolhost.gateway.content_cut import cut_contents, cut_messages
+from toolhost.gateway.content_shape import shaped_contents, shaped_prompt
 from toolhost.gateway.sendable import unsendable
 
 __all__ = ["list_content", "upstream_content"]
@@ -167,7 +168,7 @@ async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]
     if size > MAX_CONTENT_CHARS:
         raise ResourceError(f"the upstream's answer for {cut(uri, 200)} is {size:,} "
                             f"characters; the limit is {MAX_CONTENT_CHARS:,}")
-    return cut_contents(contents, uri)
+    return cut_contents(shaped_contents(contents), uri)
 
 
 class _ReadThrough:
@@ -286,6 +287,4 @@ class UpstreamPrompt:
         if len(str(answer)) > MAX_CONTENT_CHARS:
             raise PromptError(f"the upstream's prompt {cut(name, 100)!r} is over "
                               f"{MAX_CONTENT_CHARS:,} characters")
-        answer.pop("_meta", None)
-        answer.pop("resultType", None)
-        return cut_messages(answer)
+        return cut_messages(shaped_prompt(answer))
