@@ -98,3 +98,11 @@ def test_a_lone_surrogate_in_a_read_or_a_prompt_is_refused_and_the_connection_ke
     assert read[0]["text"] == "read x://t/ok"
     assert after.get("isError") is not True
     assert _methods(log).count("initialize") == 1
+
+
+def test_a_uri_with_a_lone_surrogate_is_never_subscribed_upstream() -> None:
+    from toolhost.gateway.updates import ResourceUpdates
+
+    updates = ResourceUpdates("h")
+    updates.want(["x://t/a\ud800", "x://t/b"], lambda uri: None, wake=False)
+    assert updates.wanted == frozenset({"x://t/b"})
