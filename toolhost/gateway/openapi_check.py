@@ -21,13 +21,17 @@ __all__ = ["spec_validator"]
 _FOLLOWED = ("allOf", "anyOf", "oneOf")
 
 
-@cache
 def spec_validator(openapi_30: bool) -> Any:
     """openapi-spec-validator's document checker for OpenAPI 3.0 (or 3.1), its schema
-    checker's property collection guarded (ImportError without the package)."""
+    checker's property collection guarded (ImportError without the package: imported at
+    each use, so a package taken away is noticed)."""
     from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
 
-    base: Any = OpenAPIV30SpecValidator if openapi_30 else OpenAPIV31SpecValidator
+    return _guarded(OpenAPIV30SpecValidator if openapi_30 else OpenAPIV31SpecValidator)
+
+
+@cache
+def _guarded(base: Any) -> Any:
     keywords = dict(getattr(base, "keyword_validators", {}) or {})
     checker = keywords.get("schema")
     if not isinstance(checker, type) or not hasattr(checker, "_collect_properties"):
