@@ -2,11 +2,12 @@
 
 Their texts (a content's ``text`` or ``blob``, a message's text) are cut to the tool
 answer's 40,000 characters (``toolhost.gateway.content_cut``), but everything around them
-was passed on as the upstream wrote it: a content's ``mimeType`` and ``_meta``, keys MCP
-does not define (the client library keeps them), a message's content ``_meta``, an embedded
-resource's ``uri``. An upstream could send megabytes to the client (and the model) that way
-beside a one-letter text. So each part keeps the fields MCP defines for it, cut as a listing's
-are (``toolhost.gateway.bounds``), and ``_meta`` goes, as it does from a call's blocks.
+was passed on as the upstream wrote it: a content's ``mimeType`` and ``_meta``, a message's
+content ``_meta``, an embedded resource's ``uri`` and ``mimeType``, a resource link's fields.
+An upstream could send megabytes to the client (and the model) that way beside a one-letter
+text. So each part keeps the fields MCP defines for it (the client library's models drop
+other keys today; this does not rely on it), cut as a listing's are
+(``toolhost.gateway.bounds``), and ``_meta`` goes, as it does from a call's blocks.
 """
 
 from __future__ import annotations
