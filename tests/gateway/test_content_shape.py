@@ -1,6 +1,6 @@
 """What surrounds the texts of an upstream's resource read or prompt is bounded too: a
-content's ``mimeType``, ``_meta`` and keys MCP does not define, a prompt message's content
-``_meta``, an embedded resource's ``uri``, a resource link's fields (before, an upstream
+content's ``mimeType`` and ``_meta``, a prompt message's content ``_meta``, an embedded
+resource's ``uri`` and ``mimeType``, a resource link's fields (before, an upstream
 sent megabytes of them to the client beside a one-letter text the 40,000-character cut
 measured)."""
 
