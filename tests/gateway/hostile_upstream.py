@@ -10,7 +10,9 @@
   and never answers),
   ``hang_resources`` (offers resources, never lists them), ``own_scheme`` (lists the
   resources ``x://r`` and ``toolhost://kb/runbook``, the templates ``x://t/{a}`` and
-  ``toolhost://kb/{id}``), ``hang_read`` (lists a resource
+  ``toolhost://kb/{id}``; a read answers the URI it was asked for; with ``fat_read``, a
+  text ``t`` whose uri, mimeType and _meta are ``HOSTILE_N`` characters, and a prompt ``p``
+  whose messages are ``t`` with all else around them that long), ``hang_read`` (lists a resource
   ``x://r`` and a prompt ``p``, never answers resources/read or prompts/get),
   ``bad_result`` (tools/call answers content no CallToolResult has), ``noise`` (a banner of
   ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``paged`` (tools/list
@@ -32,7 +34,9 @@
   ``refuse_calls`` (only tools/call); ``get_404`` (a GET stream answered 404, not 405);
   ``sse_forever`` / ``sse_flood`` (over HTTP: tools/call answered by an SSE stream that
   never ends, of comments / of progress notifications of ``HOSTILE_N`` characters);
-  ``bad_cursor`` (tools/list's nextCursor is an object); ``issues`` (it lists the tools of
+  ``bad_cursor`` (tools/list's nextCursor is an object); ``call_error`` (a tools/call whose
+  ``text`` is ``fail`` is answered a JSON-RPC error, ``it failed``; over HTTP each GET is
+  logged, answered 405: no stream); ``issues`` (it lists the tools of
   ``upstream_server.py`` as the mcp package lists them,
   ``search_issues`` described by ``UPSTREAM_SEARCH_DESCRIPTION`` when set, ``delete_repo``
   and ``echo``, and starts in a fraction of that server's time: for tests whose subject is
@@ -107,6 +111,8 @@ def answer(msg: dict[str, Any]) -> Any:
             line: dict[str, Any] = {"method": method}
             if method == "tools/call":
                 line["arguments"] = (msg.get("params") or {}).get("arguments")
+            if method == "resources/read":
+                line["uri"] = (msg.get("params") or {}).get("uri")
             handle.write(json.dumps(line) + "\n")
     if ident is None:
         return None
@@ -117,7 +123,8 @@ def answer(msg: dict[str, Any]) -> Any:
                 "tools": {},
                 **({"resources": {}} if MODES & {"hang_resources", "big_list", "bigdesc",
                                                  "hang_read", "own_scheme"} else {}),
-                **({"prompts": {}} if MODES & {"big_list", "bigdesc", "hang_read"} else {}),
+                **({"prompts": {}} if MODES & {"big_list", "bigdesc", "hang_read", "fat_read"}
+                   else {}),
             },
             "serverInfo": {"name": "hostile", "version": "1"},
         }
@@ -152,6 +159,9 @@ def answer(msg: dict[str, Any]) -> Any:
             return None
         if "deaf_call" in MODES:
             time.sleep(3600)
+        if "call_error" in MODES and (msg["params"].get("arguments") or {}).get("text") == "fail":
+            return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32000,
+                                                             "message": "it failed"}}
         text = (
             "A" * N
             if "huge_result" in MODES
@@ -167,6 +177,24 @@ def answer(msg: dict[str, Any]) -> Any:
     elif (method == "resources/list" and "hang_resources" in MODES) or (
             method in ("resources/read", "prompts/get") and "hang_read" in MODES):
         return None
+    elif method == "resources/read" and "own_scheme" in MODES:  # what it was asked for
+        uri = (msg.get("params") or {}).get("uri")
+        result = {"contents": [{"uri": uri, "text": f"read {uri}"}]}
+        if "fat_read" in MODES:  # what is said of the text, HOSTILE_N characters each
+            result = {"contents": [{"uri": uri + "U" * N, "mimeType": "text/" + "M" * N,
+                                    "text": "t", "_meta": {"k": "Z" * N}}]}
+    elif method == "prompts/list" and "fat_read" in MODES:
+        result = {"prompts": [{"name": "p"}]}
+    elif method == "prompts/get" and "fat_read" in MODES:  # all but its texts: N each
+        fat = "Z" * N
+        result = {"description": "d", "junk": fat, "messages": [
+            {"role": "user", "junk": fat, "content": {"type": "text", "text": "t",
+                                                      "_meta": {"k": fat}, "junk": fat}},
+            {"role": "user", "content": {"type": "resource", "_meta": {"k": fat},
+                                         "resource": {"uri": "x://r" + fat, "text": "t",
+                                                      "mimeType": fat, "_meta": {"k": fat}}}},
+            {"role": "user", "content": {"type": "resource_link", "uri": "x://l" + fat,
+                                         "name": fat, "description": fat}}]}
     elif method == "resources/list" and "own_scheme" in MODES:
         result = {"resources": [{"uri": "x://r", "name": "r"},
                                 {"uri": "toolhost://kb/runbook", "name": "runbook"}]}
@@ -523,11 +551,11 @@ def http(port: int) -> None:
                 pass
 
         def do_GET(self) -> None:
+            log = os.environ.get("HOSTILE_LOG")
+            if log and MODES & {"get_404", "call_error"} and self.command == "GET":
+                with open(log, "a") as handle:
+                    handle.write(json.dumps({"method": "GET"}) + "\n")
             if "get_404" in MODES and self.command == "GET":  # no GET stream, said wrongly
-                log = os.environ.get("HOSTILE_LOG")
-                if log:
-                    with open(log, "a") as handle:
-                        handle.write(json.dumps({"method": "GET"}) + "\n")
                 self.send_response(404)
                 self.send_header("Content-Length", "0")
                 self.end_headers()

@@ -123,3 +123,34 @@ def test_an_answer_stream_that_never_ends_fails_that_call_only(
             assert [t["name"] for t in connection.list_tools()] == ["echo"]
         finally:
             connection.close()
+
+
+def _wait_for_get(log: Path) -> None:
+    """Until the client's GET stream was answered (405: the upstream has none)."""
+    deadline = time.monotonic() + 30
+    while not any(json.loads(line)["method"] == "GET"
+                  for line in log.read_text().splitlines()):
+        assert time.monotonic() < deadline, "no GET stream was asked for"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("restarted", [False, True])
+def test_an_error_the_upstream_answered_is_not_given_another_requests_status(
+        tmp_path: Path, restarted: bool) -> None:
+    """A JSON-RPC error answered at HTTP 200 is said without a status: not the 405 of the GET
+    stream the upstream does not offer, nor the 404 of a session started again before
+    (before: 'MCPError: it failed (HTTP 405 Method Not Allowed)'); and it is an error the
+    upstream answered, the session kept (before, its code -32000 read as a closed
+    connection: the session was dropped and started again for the next call)."""
+    log = tmp_path / "log"
+    with _connection("call_error,forgetful", log) as upstream:  # (sessions: a GET stream)
+        upstream.list_tools()
+        _wait_for_get(log)
+        if restarted:
+            upstream.call_tool("echo", {"text": "forget"}, 10)
+            assert "after" in _text(upstream.call_tool("echo", {"text": "after"}, 10))
+        started = _initializes(log)
+        failed = upstream.call_tool("echo", {"text": "fail"}, 10)
+        assert failed["isError"] is True and _text(failed) == "upstream error: it failed"
+        assert "after" in _text(upstream.call_tool("echo", {"text": "after"}, 10))
+        assert _initializes(log) == started

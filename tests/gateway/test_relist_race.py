@@ -175,3 +175,71 @@ async def test_a_call_is_checked_on_the_upstream_started_again_to_send_it(
         await upstream.aclose()
     assert STALE in text(results[-1])
     assert sent(tmp_path) == []
+
+
+def echo_as(**changes: Any) -> list[dict[str, Any]]:
+    """echo listed again with ``changes`` (``properties``: its input's properties)."""
+    properties = changes.pop("properties", {"text": {"type": "string"}})
+    return [{"name": "echo", "description": "echo",
+             "inputSchema": {"type": "object", "properties": properties}, **changes}]
+
+
+# only what is shown changed: the call judged on the old listing is sent
+REWORDED = {
+    "description": echo_as(description="Echo the text back. Now with a longer description."),
+    "title": echo_as(title="Echo"),
+    "annotations.title": echo_as(annotations={"title": "Echo tool"}),
+    "parameter description": echo_as(properties={"text": {
+        "type": "string", "description": "what to echo", "title": "Text",
+        "examples": ["hi"], "$comment": "free text"}}),
+}
+# what the judgement or the answer's check rests on changed: not sent
+CHANGED = {
+    "default": WIPE,
+    "type": echo_as(properties={"text": {"type": "integer"}}),
+    "required": [{**echo_as()[0], "inputSchema": {
+        "type": "object", "properties": {"text": {"type": "string"}}, "required": ["mode"]}}],
+    "a property named description": echo_as(properties={
+        "text": {"type": "string"}, "description": {"type": "string", "default": "wipe"}}),
+    "outputSchema": echo_as(outputSchema={"type": "object"}),
+    "readOnlyHint": echo_as(annotations={"readOnlyHint": True}),
+}
+
+
+@pytest.mark.parametrize("relist", [*REWORDED.values(), *CHANGED.values()],
+                         ids=[*REWORDED, *CHANGED])
+async def test_only_a_changed_judgement_stops_a_call_announced_and_not_followed(
+        tmp_path: Path, relist: list[dict[str, Any]]) -> None:
+    """Reworded descriptions and titles (the tool's, or a parameter's) do not refuse a call
+    in flight; a changed schema, default, output schema or hint does."""
+    from toolhost.config import load_config
+    from toolhost.gateway.compile import compile_upstream
+
+    stale = relist in CHANGED.values()
+    loaded = load_config(config(tmp_path, relist))
+    upstream = await anyio.to_thread.run_sync(compile_upstream, loaded.servers["h"])
+    try:
+        echo = next(t for t in upstream.tools if t.name == "echo")
+        channel = upstream.connection.watch.tools
+        before = channel.count
+        (tmp_path / "trigger").write_text("now")
+        with anyio.fail_after(30):
+            while channel.count == before:
+                await anyio.sleep(0.01)
+        result = await echo.call({"text": "hi"}, CallContext())
+    finally:
+        await upstream.aclose()
+    assert (STALE in text(result)) == stale
+    assert sent(tmp_path) == ([] if stale else [{"text": "hi"}])
+
+
+async def test_a_reworded_description_followed_while_asking_lets_the_call_through(
+        tmp_path: Path) -> None:
+    """Under serve: the upstream rewords echo's description while the person is asked; the
+    call is sent (before, it was refused as changed)."""
+    first, tools, again = await decided_then_relisted(
+        tmp_path, config(tmp_path, REWORDED["description"]))
+    assert not first.is_error and text(first) == 'called echo with {"text": "hi"}'
+    assert [t.description for t in tools] == [REWORDED["description"][0]["description"]]
+    assert again is not None and not again.is_error
+    assert sent(tmp_path) == [{"text": "hi"}, {"text": "hi"}]

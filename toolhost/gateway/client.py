@@ -42,6 +42,7 @@ from toolhost.gateway.elicit_pass import Asker, CallAsks
 from toolhost.gateway.http_caps import capped_http_hooks
 from toolhost.gateway.liblogs import describe_invalid
 from toolhost.gateway.output_check import unchecked
+from toolhost.gateway.sendable import unsendable
 from toolhost.gateway.sift import sifted
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
@@ -142,6 +143,12 @@ class UpstreamConnection:
         ``notifications/cancelled``); this thread then gets ``CallCancelled``. ``unsent``:
         why the call is not to be sent after all, or "" (asked on the connection it would go
         out on, a new one too: an upstream started again may list other tools)."""
+        cannot = unsendable(arguments)
+        if cannot:  # (the mcp client would fail the whole connection writing it)
+            return {"content": [{"type": "text", "text": (
+                f"the call of {name!r} cannot be sent to upstream server '{self.server}': "
+                f"{cannot}")}], "isError": True}
+
         def call(portal: anyio.from_thread.BlockingPortal) -> dict[str, Any]:
             why = unsent() if unsent is not None else ""
             if why:
@@ -446,6 +453,10 @@ class UpstreamConnection:
 
 
 _SSE_ENDED = "SSE stream ended without a response"
+# the mcp client's words for a request a closure ended, and the start of its words for one
+# whose answer's event stream failed or ended ("SSE stream ended without a response", ...)
+_CLOSED = "Connection closed"
+_SSE = "SSE stream "
 
 
 def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire: Wire) -> Any:
@@ -515,11 +526,18 @@ def _is_invalid(exc: BaseException) -> bool:
 
 
 def _is_protocol_error(exc: BaseException) -> bool:
-    """An error the upstream answered (the connection is fine), not a closed connection."""
+    """An error the upstream answered (the connection is fine), not a closed connection.
+    The mcp client says a closed one (or an answer's event stream that broke or ended) with
+    the code -32000, which JSON-RPC also gives servers for errors of their own (and many
+    use): only its own words, with no data, are a closure (an upstream that answers exactly
+    those is started again, as it asked)."""
     from mcp.shared.exceptions import MCPError
     from mcp.types import CONNECTION_CLOSED
 
-    return isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED
+    if not isinstance(exc, MCPError):
+        return False
+    return not (exc.code == CONNECTION_CLOSED and exc.data is None
+                and (exc.message == _CLOSED or exc.message.startswith(_SSE)))
 
 
 def _describe(exc: BaseException) -> str:

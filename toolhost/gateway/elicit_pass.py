@@ -36,6 +36,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolhost.excerpt import cut
+from toolhost.gateway.sendable import unsendable
 
 __all__ = ["MAX_ANSWER_BYTES", "MAX_ASKS_PER_CALL", "MAX_MESSAGE_CHARS", "Asker", "CallAsks",
            "Refused"]
@@ -172,6 +173,9 @@ class Asker:
         result: dict[str, Any] = {"action": answer.action}
         if answer.accepted:
             content = dict(answer.content)
+            cannot = unsendable(content)
+            if cannot:  # (writing it would fail the whole connection)
+                raise Refused(INTERNAL_ERROR, f"the person's answer: {cannot}")
             if len(json.dumps(content, ensure_ascii=False).encode()) > MAX_ANSWER_BYTES:
                 raise Refused(INTERNAL_ERROR, "the person's answer is larger than "
                               f"{MAX_ANSWER_BYTES // 1024} KiB")

@@ -105,8 +105,9 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
                 and "mcp-session-id" in response.request.headers):
             wire.session_lost = True  # the spec's word for an ended session (a GET stream
             # answered 404 is only a server without one: no request of ours was refused)
-        if response.status_code >= 400:
-            wire.http_error = http_error_text(response)
+        if response.request.method == "POST":  # (a GET stream's 405 is no request's)
+            # this answer's status, for the failure it explains; a later success forgets it
+            wire.http_error = http_error_text(response) if response.status_code >= 400 else ""
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         refused = ""
         if encoding not in ("", "identity"):

@@ -34,6 +34,7 @@ from toolhost.config.url_secrets import shown_url
 from toolhost.config.yaml_source import parse_yaml
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
+from toolhost.gateway.openapi_check import spec_validator
 
 __all__ = ["OpenApiDoc", "fetch_cached", "read_document", "resolve_pointer",
            "validate_structure"]
@@ -188,12 +189,11 @@ def validate_structure(doc: OpenApiDoc) -> list[Problem]:
     """openapi-spec-validator's problems with ``doc``, located (at most 10); none, with a
     warning, when it is not installed."""
     try:
-        from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+        validator = spec_validator(doc.openapi_30)
     except ImportError:  # the tools are still built defensively from what is there
         log.warning("%s: openapi-spec-validator is not installed, so the document's structure "
                     "was not checked (pip install 'toolhost[openapi]')", doc.file)
         return []
-    validator = OpenAPIV30SpecValidator if doc.openapi_30 else OpenAPIV31SpecValidator
     problems: list[Problem] = []
     try:
         for error in validator(dict(doc.data)).iter_errors():

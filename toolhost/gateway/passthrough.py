@@ -32,6 +32,8 @@ from toolhost.gateway.bounds import MAX_TITLE, bound_entry
 from toolhost.gateway.call_stop import CallStop
 from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError
 from toolhost.gateway.content_cut import cut_contents, cut_messages
+from toolhost.gateway.content_shape import shaped_contents, shaped_prompt
+from toolhost.gateway.sendable import unsendable
 
 __all__ = ["list_content", "upstream_content"]
 
@@ -145,6 +147,11 @@ async def _ask(connection: UpstreamConnection, operation: Any) -> Any:
 
 
 async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]]:
+    cannot = unsendable(uri)
+    if cannot:  # (the mcp client would fail the whole connection writing it)
+        raise ResourceError(f"the URI cannot be sent to upstream server "
+                            f"'{connection.server}': {cannot}")
+
     async def operation(client: Any) -> list[dict[str, Any]]:
         result = await client.read_resource(uri)
         return [c.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -161,7 +168,7 @@ async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]
     if size > MAX_CONTENT_CHARS:
         raise ResourceError(f"the upstream's answer for {cut(uri, 200)} is {size:,} "
                             f"characters; the limit is {MAX_CONTENT_CHARS:,}")
-    return cut_contents(contents, uri)
+    return cut_contents(shaped_contents(contents), uri)
 
 
 class _ReadThrough:
@@ -264,6 +271,10 @@ class UpstreamPrompt:
                 isinstance(k, str) and isinstance(v, str) for k, v in arguments.items()):
             raise PromptError("'arguments' must be an object of strings", invalid=True)
         name, given = str(self.entry["name"]), dict(arguments)
+        cannot = unsendable(given)
+        if cannot:
+            raise PromptError(f"the arguments of prompt {cut(name, 100)!r} cannot be sent: "
+                              f"{cannot}", invalid=True)
 
         async def operation(client: Any) -> dict[str, Any]:
             result = await client.get_prompt(name, given)
@@ -276,6 +287,4 @@ class UpstreamPrompt:
         if len(str(answer)) > MAX_CONTENT_CHARS:
             raise PromptError(f"the upstream's prompt {cut(name, 100)!r} is over "
                               f"{MAX_CONTENT_CHARS:,} characters")
-        answer.pop("_meta", None)
-        answer.pop("resultType", None)
-        return cut_messages(answer)
+        return cut_messages(shaped_prompt(answer))

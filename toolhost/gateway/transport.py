@@ -70,7 +70,8 @@ class Wire:
         self.ready = False  # initialize answered: an end from now on is news (a warning)
         self.last_words: Callable[[], str] = lambda: ""  # its last stderr lines (stdio)
         self.session_lost = False  # an HTTP upstream answered 404 to the session's id
-        self.http_error = ""  # the last HTTP error status, until a failed request takes it
+        self.http_error = ""  # the status of the last POST answered >= 400, until a failed
+        # request takes it (or a later POST succeeds)
         self.origin = ""  # an HTTP upstream's scheme://host:port, as its failures say it
         self.broke = ""  # how an HTTP upstream's connection failed (http_broke), or ""
         self.refused = ""  # why toolhost last cut an answer's body (HTTP), until taken

@@ -41,6 +41,7 @@ import anyio.to_thread
 from anyio.abc import TaskGroup, TaskStatus
 
 from toolhost.excerpt import cut
+from toolhost.gateway.sendable import unsendable
 
 __all__ = ["MAX_SUBSCRIBED", "ResourceUpdates"]
 
@@ -80,7 +81,8 @@ class ResourceUpdates:
         connection's. Call it outside the connection's thread: when the connection is up it
         waits briefly for that thread to take the news (unless not ``wake``). A connection
         that is down subscribes when it is back."""
-        wanted = frozenset(sorted(set(uris))[:MAX_SUBSCRIBED])
+        # (one JSON text cannot carry would fail the whole connection: never subscribed)
+        wanted = frozenset(sorted(u for u in set(uris) if not unsendable(u))[:MAX_SUBSCRIBED])
         self.callback = callback if wanted else None
         changed, self.wanted = wanted != self.wanted, wanted
         token = self._token
