@@ -54,7 +54,7 @@ PROBE_EVERY = 1.0
 _PROBE = object()  # in the outbox: an SSE comment, no message
 _PROBE_BYTES = b": still working\n\n"
 # when an answer to the call's question comes on a half-closed connection: probes this far
-# apart (0.8 s in all, within client_requests.CHECK_SECONDS), a reset found by the second
+# apart (0.8 s in all, within pending.CHECK_SECONDS), a reset found by the second
 ALIVE_PAUSES = (0.02, 0.05, 0.1, 0.2, 0.4)
 # A write the client takes none of for ``Limits.write_timeout`` (its socket buffers full: it
 # stopped reading) drops the connection and cancels the call. Else a client that stops
