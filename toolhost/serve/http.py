@@ -45,12 +45,12 @@ from toolhost.serve.headers import (
 )
 from toolhost.serve.http_access import AccessLog, note
 from toolhost.serve.http_cors import Cors
-from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_gate import Gate
 from toolhost.serve.http_limits import JsonAnswer
 from toolhost.serve.http_post import Poster, shutting_down
 from toolhost.serve.http_protocol import origin_form
 from toolhost.serve.http_sessions import LegacySessions
+from toolhost.serve.http_state import InFlight
 from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
 from toolhost.serve.metrics import CONTENT_TYPE, Metrics
 from toolhost.serve.session_table import SessionsFull, holder_of

@@ -44,9 +44,10 @@ from toolhost.serve.headers import (
     unsupported_version_header,
 )
 from toolhost.serve.http_access import note_message
-from toolhost.serve.http_exchange import Exchange, InFlight, Session
+from toolhost.serve.http_exchange import Exchange
 from toolhost.serve.http_limits import JsonAnswer, read_body
 from toolhost.serve.http_sessions import LegacySessions
+from toolhost.serve.http_state import InFlight, Session
 from toolhost.serve.http_streams import Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
 from toolhost.serve.param_headers import param_problem

@@ -132,7 +132,7 @@ class Stream:
 
 
 class StreamOwner(Protocol):
-    """A legacy session as its streams are counted (toolhost.serve.http_exchange.Session)."""
+    """A legacy session as its streams are counted (toolhost.serve.http_state.Session)."""
 
     streams: dict[Stream, None]  # its open GET and listen streams, oldest first
 
