@@ -9,6 +9,7 @@ A real ``toolhost serve`` and raw sockets from two loopback addresses (127.0.0.1
 
 from __future__ import annotations
 
+import json
 import socket
 import sys
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ import pytest
 
 from tests.modern import MODERN_META_JSON
 from tests.serve.conftest import http_process
+from tests.serve.gate_tools import release, wait_entered
 from toolhost.serve.http_admission import RECEIVING_BODY, WAITING_HEAD, Seats, holder_of_peer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="second loopback address")
@@ -29,7 +31,7 @@ toolhost: 1
 servers:
   kb:
     tools:
-      nap: {python: "tests.serve.shutdown_tools:nap"}
+      held: {python: "tests.serve.gate_tools:held"}
 permissions: {default: allow}
 """
 LIMIT = 12
@@ -42,13 +44,17 @@ def _body(method: str, params: bytes = b"{}") -> bytes:
 
 
 LIST = _body("tools/list")
-NAP = _body("tools/call", b'{"name":"nap","arguments":{"seconds":3}}')
+
+
+def _held_call(gate: Path) -> bytes:
+    arguments = json.dumps({"name": "held", "arguments": {"gate": str(gate)}}).encode()
+    return _body("tools/call", arguments)
 
 
 def _head(method: str, length: int, *, close: bool = True) -> bytes:
     return (b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
             b"accept: application/json, text/event-stream\r\nmcp-method: " + method.encode()
-            + (b"\r\nmcp-name: nap" if method == "tools/call" else b"")
+            + (b"\r\nmcp-name: held" if method == "tools/call" else b"")
             + (b"\r\nconnection: close" if close else b"")
             + b"\r\ncontent-length: " + str(length).encode() + b"\r\n\r\n")
 
@@ -115,7 +121,7 @@ def test_one_client_holding_every_connection_does_not_keep_another_out(
         try:
             for _ in range(3):  # each time one of the first client's is closed instead
                 answer = _list_from(other, where)
-                assert answer.startswith(b"HTTP/1.1 200 ") and b'"nap"' in answer, answer
+                assert answer.startswith(b"HTTP/1.1 200 ") and b'"held"' in answer, answer
         finally:
             for sock in held:
                 sock.close()
@@ -126,20 +132,26 @@ def test_one_client_holding_every_connection_does_not_keep_another_out(
 
 def test_a_connection_running_a_call_is_never_closed_for_another(tmp_path: Path) -> None:
     other = _second_loopback()
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    call = _held_call(gate)
     with _server(tmp_path) as (where, _log):
-        held = _fill(where, _head("tools/call", len(NAP)) + NAP)
+        held = _fill(where, _head("tools/call", len(call)) + call)
         try:
-            # every connection of the first client is owed an answer: the newcomer is
-            # refused (503, or a reset when its request was sent before the 503 came)
+            wait_entered(gate, LIMIT)  # every connection of the first client runs a call
+            # each is owed an answer: the newcomer is refused (503, or a reset when its
+            # request was sent before the 503 came)
             try:
                 refused = _list_from(other, where)
             except ConnectionResetError:
                 refused = b"HTTP/1.1 503 (reset)"
             assert refused.startswith(b"HTTP/1.1 503 "), refused
+            release(gate)
             for sock in held[:-1]:
                 answer = _answer(sock)
-                assert answer.startswith(b"HTTP/1.1 200 ") and b"slept 3" in answer, answer
+                assert answer.startswith(b"HTTP/1.1 200 ") and b"released" in answer, answer
         finally:
+            release(gate)
             for sock in held:
                 sock.close()
 
