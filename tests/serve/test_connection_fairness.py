@@ -156,6 +156,52 @@ def test_a_connection_running_a_call_is_never_closed_for_another(tmp_path: Path)
                 sock.close()
 
 
+LISTEN = (b'{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":'
+          b'{"toolsListChanged":true},"_meta":' + MODERN_META_JSON + b'}}')
+
+
+def _listen(where: tuple[str, int], source: str) -> tuple[socket.socket, bytes]:
+    """A listen stream from ``source``: its socket and its first bytes (a stream's first
+    event, or the whole busy answer)."""
+    sock = socket.create_connection(where, timeout=20, source_address=(source, 0))
+    sock.sendall(_head("subscriptions/listen", len(LISTEN), close=False) + LISTEN)
+    head = b""
+    while b"}" not in head and (chunk := sock.recv(4096)):
+        head += chunk
+    return sock, head
+
+
+def test_one_client_holding_every_stream_does_not_leave_another_none(tmp_path: Path) -> None:
+    """Streams are at most half the connections (LIMIT // 2 here); one client holding them
+    all has its oldest dropped for another client's, and gets no more itself."""
+    other = _second_loopback()
+    with _server(tmp_path) as (where, log):
+        held: list[socket.socket] = []
+        try:
+            for _ in range(LIMIT // 2):
+                sock, head = _listen(where, "127.0.0.1")
+                held.append(sock)
+                assert b"Server busy" not in head, head
+            sock, head = _listen(where, "127.0.0.1")  # the same client: no more for it
+            held.append(sock)
+            assert b"streams are open" in head, head
+            sock, head = _listen(where, other)
+            held.append(sock)
+            assert head.startswith(b"HTTP/1.1 200 ") and b"Server busy" not in head, head
+            oldest = held[0]  # dropped: its connection closed
+            oldest.settimeout(20)
+            try:
+                while oldest.recv(4096):
+                    pass
+            except ConnectionResetError:
+                pass
+        finally:
+            for sock in held:
+                sock.close()
+    assert "dropping the oldest of the client holding the most (127.0.0.1)" \
+        in log.read_text()
+
+
 def test_the_victim_is_of_the_client_holding_the_most_and_owed_nothing() -> None:
     seats = Seats()
     ranks: dict[str, int | None] = {}
@@ -192,3 +238,26 @@ def test_the_victim_is_of_the_client_holding_the_most_and_owed_nothing() -> None
 def test_a_connection_is_held_by_its_address_an_ipv6_one_by_its_64(
         peer: object, holder: str) -> None:
     assert holder_of_peer(peer) == holder
+
+
+@pytest.mark.anyio
+async def test_streams_take_from_the_client_holding_the_most_and_never_twice_one() -> None:
+    from toolhost.serve.http_streams import Streams
+
+    streams = Streams(4)
+    mine = [streams.open(None, holder="a") for _ in range(4)]
+    assert all(stream is not None for stream in mine)
+    assert streams.open(None, holder="a") is None  # its own newcomer: nobody else to take from
+    theirs = streams.open(None, holder="b")
+    assert theirs is not None and mine[0] is not None and mine[0].dropped
+    assert not any(stream is not None and stream.dropped for stream in mine[1:])
+    # the dropped one counts until its response ends, but is not taken again
+    again = streams.open(None, holder="b")
+    assert again is not None and mine[1] is not None and mine[1].dropped
+    for stream in mine[:2]:
+        assert stream is not None
+        streams.done(stream, None)
+    assert streams.count == 4
+    # a and b hold 2 each now: b's third would leave a less than b, so it is refused
+    assert streams.open(None, holder="b") is None
+    assert not any(stream is not None and stream.dropped for stream in mine[2:])

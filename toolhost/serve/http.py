@@ -277,7 +277,8 @@ class HttpServer:
                 "sessions only; send Mcp-Session-Id"), status_code=405,
                 headers={"allow": "POST"})
         stream = self.streams.open(session, queue=GET_QUEUE,
-                                   expires=getattr(caller, "expires", math.inf))
+                                   expires=getattr(caller, "expires", math.inf),
+                                   holder=holder_of(owner, request.scope.get("client")))
         if stream is None:
             return JsonAnswer(error_response(None, rpc.SERVER_BUSY, self.streams.busy()),
                               status_code=503, headers={"retry-after": "5"})

@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from toolhost.serve.session_table import holder_of
-
 __all__ = ["Seats", "holder_of_peer"]
 
 WAITING_HEAD = 0  # a connection's rank as a victim: closed first
@@ -28,6 +26,8 @@ RECEIVING_BODY = 1  # then these
 
 def holder_of_peer(peer: Any) -> str:
     """The holder of a connection from ``peer`` (``transport.get_extra_info("peername")``)."""
+    from toolhost.serve.session_table import holder_of  # (it imports the streams, which import us)
+
     return holder_of("", peer)
 
 

@@ -224,8 +224,9 @@ class Poster:
         kept = session is not None and session.kept
         stream = None
         if message.get("method") == "subscriptions/listen":
-            stream = self._streams.open(session if kept else None,
-                                        expires=getattr(caller, "expires", math.inf))
+            stream = self._streams.open(
+                session if kept else None, expires=getattr(caller, "expires", math.inf),
+                holder=holder_of(owner_of(caller), request.scope.get("client")))
             if stream is None:
                 release()
                 return JsonAnswer(error_response(request_id, rpc.SERVER_BUSY,
