@@ -82,7 +82,7 @@ async def test_a_cancelled_wait_tells_the_client() -> None:
 
 async def test_a_cancelled_wait_ends_even_when_the_client_stopped_reading(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import toolhost.mcp.client_requests as cr
+    import toolhost.mcp.pending as cr
 
     monkeypatch.setattr(cr, "CANCEL_NOTICE_SECONDS", 0.2)  # 2 s in toolhost: the same bound
     pending = Pending()
@@ -102,7 +102,7 @@ async def test_a_cancelled_wait_ends_even_when_the_client_stopped_reading(
 
 
 async def test_unanswered_requests_cannot_pile_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    import toolhost.mcp.client_requests as cr
+    import toolhost.mcp.pending as cr
 
     assert cr.MAX_PENDING == 1_000
     monkeypatch.setattr(cr, "MAX_PENDING", 50)  # the same cap, smaller: 1,000 tasks cost 2 s

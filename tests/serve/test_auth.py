@@ -135,6 +135,16 @@ def _forged_header(issuer: Issuer, alg: str) -> str:
         {"iss": issuer.url, "aud": AUD, "sub": "x", "exp": now + 60}) + ".AAAA")
 
 
+def _nested(issuer: Issuer, part: int, text: bytes) -> str:
+    """A token whose header (0) or payload (1) is JSON nested ``text`` deep (within the
+    token limit, deeper than Python's JSON reader goes)."""
+    import base64
+
+    parts = issuer.token().split(".")
+    parts[part] = base64.urlsafe_b64encode(text).rstrip(b"=").decode()
+    return ".".join(parts)
+
+
 def _unsigned(issuer: Issuer) -> str:
     now = int(time.time())
     return jwt.encode({"iss": issuer.url, "aud": AUD, "sub": "x", "exp": now + 60}, None,
@@ -162,10 +172,12 @@ def _unsigned(issuer: Issuer) -> str:
     lambda i: jwt.encode({"iss": i.url, "aud": AUD, "sub": "x",
                           "exp": int(time.time()) + 60}, i.keys["k1"], algorithm="RS256",
                          headers={"kid": "k1", "crit": ["urn:x:bound"], "urn:x:bound": 1}),
+    lambda i: _nested(i, 1, b"[" * 8000), lambda i: _nested(i, 1, b'{"a":' * 2000),
+    lambda i: _nested(i, 0, b"[" * 8000),
 ], ids=["expired", "audience", "issuer", "not-yet", "signature", "foreign-key", "garbled",
         "hs256", "alg-none", "huge", "kid-injection", "es256-on-rsa", "eddsa-on-rsa",
         "ps512-on-rs256-key", "unknown-alg", "empty-sub",
-        "unknown-crit"])
+        "unknown-crit", "nested-payload-array", "nested-payload-object", "nested-header"])
 def test_every_bad_token_is_a_401(issuer: Issuer, served: tuple[str, Path], bad: Any) -> None:
     url, _ = served
     status, answer, headers = call(url, "echo", bad(issuer))

@@ -19,7 +19,7 @@ import pytest
 
 from tests.serve.conftest import http_server, server_env
 from tests.serve.test_resource_notifications import touch, write_config
-from toolhost.serve.http_exchange import Session
+from toolhost.serve.http_state import Session
 from toolhost.serve.resource_watch import INTERVAL_ENV
 from toolhost.serve.session_table import SessionsFull, SessionTable, holder_of
 

@@ -20,7 +20,7 @@ from toolhost.compile import compile_tools
 from toolhost.config import load_config
 from toolhost.limits import DEFAULT_LIMITS
 from toolhost.mcp import McpServer
-from toolhost.serve import http_exchange
+from toolhost.serve import http_writes
 from toolhost.serve.http import HttpServer
 from toolhost.serve.http_streams import ABORT_EXTENSION
 
@@ -163,7 +163,7 @@ def test_a_large_event_is_written_in_pieces(core: McpServer) -> None:
 
     anyio.run(server.app, scope, receive, send)
     pieces = [m["body"] for m in written if m["type"] == "http.response.body"]
-    assert max(map(len, pieces)) <= http_exchange.STALL_PIECE < 300_000
+    assert max(map(len, pieces)) <= http_writes.STALL_PIECE < 300_000
     stream = b"".join(pieces)
     assert b"z" * 300_000 in stream and b"big done" in stream
     assert [m.get("more_body", False) for m in written[1:]][-1] is False

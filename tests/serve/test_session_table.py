@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.serve.conftest import HERE, http_server
-from toolhost.serve.http_exchange import Session
+from toolhost.serve.http_state import Session
 from toolhost.serve.session_table import SessionsFull, SessionTable
 
 CONFIG = """\

@@ -8,7 +8,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from toolhost.serve.http_exchange import InFlight
+from toolhost.serve.http_state import InFlight
 from toolhost.serve.shutdown import drain
 
 pytestmark = pytest.mark.anyio

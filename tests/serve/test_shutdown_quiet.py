@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from toolhost.serve import shutdown
-from toolhost.serve.http_exchange import InFlight
+from toolhost.serve.http_state import InFlight
 
 pytestmark = pytest.mark.anyio
 

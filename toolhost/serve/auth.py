@@ -87,6 +87,8 @@ def claims_refusal(token: str, issuer: str, audience: str, now: float) -> str | 
         claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
     except (ValueError, binascii.Error):
         return "not a JWT (its payload is not base64url JSON)"
+    except RecursionError:  # nested deeper than the JSON reader goes (a 500 otherwise)
+        return "not a JWT (its payload is JSON nested too deep)"
     if not isinstance(claims, dict):
         return "not a JWT (its payload is not a JSON object)"
     for claim in ("exp", "iss", "aud", "sub"):

@@ -45,12 +45,12 @@ from toolhost.serve.headers import (
 )
 from toolhost.serve.http_access import AccessLog, note
 from toolhost.serve.http_cors import Cors
-from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_gate import Gate
 from toolhost.serve.http_limits import JsonAnswer
 from toolhost.serve.http_post import Poster, shutting_down
 from toolhost.serve.http_protocol import origin_form
 from toolhost.serve.http_sessions import LegacySessions
+from toolhost.serve.http_state import InFlight
 from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
 from toolhost.serve.metrics import CONTENT_TYPE, Metrics
 from toolhost.serve.session_table import SessionsFull, holder_of
@@ -277,7 +277,8 @@ class HttpServer:
                 "sessions only; send Mcp-Session-Id"), status_code=405,
                 headers={"allow": "POST"})
         stream = self.streams.open(session, queue=GET_QUEUE,
-                                   expires=getattr(caller, "expires", math.inf))
+                                   expires=getattr(caller, "expires", math.inf),
+                                   holder=holder_of(owner, request.scope.get("client")))
         if stream is None:
             return JsonAnswer(error_response(None, rpc.SERVER_BUSY, self.streams.busy()),
                               status_code=503, headers={"retry-after": "5"})

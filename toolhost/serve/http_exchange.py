@@ -1,6 +1,8 @@
 """The ASGI response of one POSTed request of ``toolhost serve --http`` (JSON, or SSE once
-the call sends a notification; a ``subscriptions/listen`` stream is one too), and what a
-legacy session id stands for. ``HttpServer`` (``toolhost.serve.http``) routes to them; a
+the call sends a notification; a ``subscriptions/listen`` stream is one too): the call, the
+watches that cancel it when its client goes, and its questions to the client. How it is
+written is ``toolhost.serve.http_writes``; a legacy session is
+``toolhost.serve.http_state.Session``. ``HttpServer`` (``toolhost.serve.http``) routes to them; a
 session's ``GET`` stream is ``toolhost.serve.http_streams.NotificationStream``.
 """
 
@@ -9,39 +11,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
-from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import anyio
-import anyio.lowlevel
-from anyio.streams.memory import MemoryObjectReceiveStream
 from starlette.responses import Response
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.limits import DEFAULT_LIMITS
-from toolhost.mcp import wire
-from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
+from toolhost.mcp.client_requests import ClientChannel, client_channel
 from toolhost.mcp.jsonrpc import REQUEST_CANCELLED, cancelled_response
 from toolhost.permissions.callers.identity import Caller, as_caller
 from toolhost.serve.base import Handler, error_response, stream_dropped
-from toolhost.serve.budget import Budget
-from toolhost.serve.headers import SESSION_HEADER, http_status_for
+from toolhost.serve.headers import SESSION_HEADER
 from toolhost.serve.http_access import note, note_answer
+from toolhost.serve.http_state import InFlight, Session
 from toolhost.serve.http_streams import (
     HALF_CLOSED_EXTENSION,
-    SSE_HEADERS,
     Stream,
     Streams,
     abort_connection,
     half_closed,
 )
-from toolhost.serve.http_streams import sse_event as _sse_event
+from toolhost.serve.http_writes import PROBE, Writer
 
-__all__ = ["Exchange", "InFlight", "Session"]
+__all__ = ["Exchange"]
 
 log = logging.getLogger("toolhost.serve")
 
@@ -51,89 +47,9 @@ log = logging.getLogger("toolhost.serve")
 # the first with a reset and the next write fails: the call is cancelled, as for a close.
 PROBE_AFTER = 1.0
 PROBE_EVERY = 1.0
-_PROBE = object()  # in the outbox: an SSE comment, no message
-_PROBE_BYTES = b": still working\n\n"
 # when an answer to the call's question comes on a half-closed connection: probes this far
-# apart (0.8 s in all, within client_requests.CHECK_SECONDS), a reset found by the second
+# apart (0.8 s in all, within pending.CHECK_SECONDS), a reset found by the second
 ALIVE_PAUSES = (0.02, 0.05, 0.1, 0.2, 0.4)
-# A write the client takes none of for ``Limits.write_timeout`` (its socket buffers full: it
-# stopped reading) drops the connection and cancels the call. Else a client that stops
-# reading a stream of progress holds the call past its timeout: a sync tool's thread waits to
-# hand over its next notification, is counted stuck, and 8 such calls refuse the tool to
-# everyone. It is measured per piece of this many bytes: a large answer to a slow but reading
-# client takes longer as a whole (uvicorn's send waits for most of it to leave)
-STALL_PIECE = 64 * 1024
-
-
-@dataclass
-class Session:
-    """What a legacy (initialize-era) client's session id stands for."""
-
-    # its open GET and listen streams, oldest first (toolhost.serve.http_streams.Streams)
-    streams: dict[Stream, None] = field(default_factory=dict)
-    running: dict[Any, anyio.CancelScope] = field(default_factory=dict)
-    # ids of its requests accepted and not yet answered: a second request with one of them
-    # is refused -32600, as on stdio (running only holds them once their exchange starts)
-    taken: set[Any] = field(default_factory=set)
-    # The client's capabilities (from initialize) and the requests we sent it (ctx.elicit,
-    # ctx.sample, asks) that it has not answered: it POSTs the answers.
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
-    pending: Pending = field(default_factory=Pending)
-    # requests of this session being answered (Limits.max_in_flight; HttpServer sets it)
-    budget: Budget | None = None
-    last_seen: float = 0.0  # time.monotonic() of its last request or stream (SessionTable)
-    # time.time() its signed id expires at (SessionTokens): past it, the id is unknown here too
-    expires: float = math.inf
-    owner: str = ""  # the caller that started it (sessions.owner_of): nobody else may use it
-    # who holds it, for a fair eviction (session_table): its owner, else its client's address
-    holder: str = ""
-    # False: served for one request without being kept (the table was full of sessions in
-    # use): no settings, streams or questions to the client (toolhost.serve.http_sessions)
-    kept: bool = True
-    unkept_id: str = ""  # its id while not kept (LegacySessions.done_unkept)
-    # taken out of the table (DELETE, expiry, eviction): what a request of it still being
-    # answered sets for it (a subscription, a log level) is forgotten once it is answered
-    gone: bool = False
-
-
-class InFlight:
-    """How many requests are being answered (a graceful shutdown waits for none), how many
-    ever were (``entered``: did one start meanwhile?), and their cancel scopes: what still
-    runs when the grace ends is cancelled (``cancel_all``) and answered with ``reason``."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.entered = 0
-        self.reason: str | None = None  # set by cancel_all: the answer of a cancelled call
-        self._scopes: set[anyio.CancelScope] = set()
-        self._idle = anyio.Event()
-        self._idle.set()
-
-    def enter(self) -> None:
-        self.count += 1
-        self.entered += 1
-        if self.count == 1:
-            self._idle = anyio.Event()
-
-    def track(self, scope: anyio.CancelScope) -> None:
-        self._scopes.add(scope)
-
-    def untrack(self, scope: anyio.CancelScope) -> None:
-        self._scopes.discard(scope)
-
-    def cancel_all(self, reason: str) -> None:
-        """Cancel every request being answered; each answers -32800 with ``reason``."""
-        self.reason = reason
-        for scope in list(self._scopes):
-            scope.cancel()
-
-    def leave(self) -> None:
-        self.count -= 1
-        if self.count == 0:
-            self._idle.set()
-
-    async def wait_idle(self) -> None:
-        await self._idle.wait()
 
 
 class Exchange(Response):
@@ -162,7 +78,6 @@ class Exchange(Response):
         self._session = session
         self._modern = modern
         self._extra = headers
-        self._sse_open = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # A listen stream is no call in flight: it ends when the server closes it, so a
@@ -214,7 +129,7 @@ class Exchange(Response):
                 if gone:
                     break
                 with contextlib.suppress(anyio.WouldBlock):
-                    outbox_send.send_nowait((False, _PROBE))
+                    outbox_send.send_nowait((False, PROBE))
                 await anyio.sleep(pause)
             return not gone
 
@@ -271,42 +186,15 @@ class Exchange(Response):
             await event.wait()
             await anyio.sleep(PROBE_AFTER)
             while True:
-                await outbox_send.send((False, _PROBE))
+                await outbox_send.send((False, PROBE))
                 await anyio.sleep(PROBE_EVERY)
 
-        stalled = False
+        def on_stall() -> None:
+            gone.append("its client stopped reading the response")
+            tg.cancel_scope.cancel()
 
-        async def write(message: Message) -> None:
-            """``send``, unless the client takes nothing for ``--write-timeout``: then the
-            connection is dropped and the exchange cancelled (``stalled``). A large body
-            goes in pieces of STALL_PIECE bytes, each within that time."""
-            body = message.get("body", b"")
-            if message["type"] != "http.response.body" or len(body) <= STALL_PIECE:
-                await write_piece(message)
-                return
-            more = message.get("more_body", False)
-            for start in range(0, len(body), STALL_PIECE):
-                last = start + STALL_PIECE >= len(body)
-                await write_piece({"type": "http.response.body",
-                                   "body": body[start:start + STALL_PIECE],
-                                   "more_body": more if last else True})
-
-        async def write_piece(message: Message) -> None:
-            nonlocal stalled
-            if stalled:
-                return  # its connection is closed
-            with anyio.move_on_after(self._write_timeout) as waited:
-                await send(message)
-            if waited.cancelled_caught:
-                stalled = True
-                gone.append("its client stopped reading the response")
-                log.warning("request %s: its client read nothing for %gs; closing the "
-                            "connection and cancelling the call (--write-timeout)",
-                            cut(repr(request_id), 60), self._write_timeout)
-                abort_connection(scope)
-                tg.cancel_scope.cancel()
-                await anyio.lowlevel.checkpoint()  # (raises: cancelled)
-
+        writer = Writer(send, scope, request_id, self._write_timeout, self._extra,
+                        self._modern, on_stall)
         started = False
         async with anyio.create_task_group() as tg, outbox_send, outbox:
             self._in_flight.track(tg.cancel_scope)
@@ -323,74 +211,26 @@ class Exchange(Response):
                 final, first = await outbox.receive()
                 started = True
                 if final and (self._json_ok or first is None):
-                    await self._send_json(first, write)
+                    await writer.send_json(first)
                 else:
-                    await self._send_sse(first, outbox, write, final=final)
+                    await writer.send_sse(first, outbox, final=final)
             finally:
                 self._in_flight.untrack(tg.cancel_scope)
                 running = self._session.running if self._session is not None else {}
                 if running.get(request_id) is tg.cancel_scope:  # not a newer one's, same id
                     del running[request_id]
                 tg.cancel_scope.cancel()
-        if stalled:  # the answer never reached the client
+        if writer.stalled:  # the answer never reached the client
             note(scope, outcome="cancelled")
-        if stalled or (stream is not None and stream.dropped):
+        if writer.stalled or (stream is not None and stream.dropped):
             return  # its connection is closed: nothing more can be said on it
         reason = self._in_flight.reason
         cancelled = cancelled_response(request_id) if reason is None else \
             error_response(request_id, REQUEST_CANCELLED, reason)
-        if not started or self._sse_open:
+        if not started or writer.sse_open:
             note(scope, outcome="cancelled")
-        if not started:
-            # Cancelled: by a legacy notifications/cancelled (the client may still read this
-            # response: like the official SDK, end it with -32800, never a bodiless reply a
-            # client cannot parse), by the end of a shutdown's grace, or because the client
-            # left (nobody reads it).
-            if self._json_ok:
-                await self._send_json(cancelled, write)
-            else:
-                await self._send_sse(cancelled, None, write, final=True)
-        elif self._sse_open:  # cancelled while its event stream was open: end it answered
-            await write({"type": "http.response.body", "body": _sse_event(cancelled),
-                         "more_body": True})
-            await write({"type": "http.response.body", "body": b""})
-
-    def _with_headers(self, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-        return extra + [(k.encode(), v.encode()) for k, v in self._extra.items()]
-
-    async def _send_json(self, answer: dict[str, Any] | None, send: Send) -> None:
-        if answer is None:  # the core chose not to answer (should not happen for a request)
-            await send({"type": "http.response.start", "status": 202,
-                        "headers": self._with_headers([])})
-            await send({"type": "http.response.body", "body": b""})
-            return
-        body = wire.encode_answer(answer)
-        status = http_status_for(answer) if self._modern else 200
-        await send({"type": "http.response.start", "status": status, "headers": self._with_headers(
-            [(b"content-type", b"application/json"),
-             (b"content-length", str(len(body)).encode())])})
-        await send({"type": "http.response.body", "body": body})
-
-    async def _send_sse(self, first: dict[str, Any],
-                        outbox: MemoryObjectReceiveStream[tuple[bool, Any]] | None, send: Send,
-                        *, final: bool = False) -> None:
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": self._with_headers(list(SSE_HEADERS))})
-        await send({"type": "http.response.body", "body": _event(first), "more_body": True})
-        if final or outbox is None:
-            await send({"type": "http.response.body", "body": b""})
-            return
-        self._sse_open = True  # until its answer is sent: a cancel then still answers
-        async for final, message in outbox:
-            if message is not None:
-                await send({"type": "http.response.body", "body": _event(message),
-                            "more_body": True})
-            if final:
-                break
-        self._sse_open = False
-        await send({"type": "http.response.body", "body": b""})
-
-
-def _event(message: Any) -> bytes:
-    """An outbox item as SSE bytes: a message event, or a probe's comment."""
-    return _PROBE_BYTES if message is _PROBE else _sse_event(message)
+        # Cancelled: by a legacy notifications/cancelled (the client may still read this
+        # response: like the official SDK, end it with -32800, never a bodiless reply a
+        # client cannot parse), by the end of a shutdown's grace, or because the client left
+        # (nobody reads it); a stream cancelled while open is ended answered
+        await writer.end_cancelled(cancelled, started, self._json_ok)

@@ -69,11 +69,7 @@ class Gate:
     def origin_allowed(self, origin: str) -> bool:
         """Whether a browser page of ``origin`` may call: a loopback page, or one named with
         ``--allow-origin`` (exactly)."""
-        try:
-            host = urlsplit(origin).hostname or ""
-        except ValueError:
-            host = ""
-        return host in LOOPBACK or origin in self._allowed_origins
+        return loopback_origin(origin) or origin in self._allowed_origins
 
     def cors_allowed(self, origin: str) -> bool:
         """Whether a browser page of ``origin`` may read answers (CORS): only the origins
@@ -130,3 +126,21 @@ class Gate:
             return JsonAnswer(error_response(None, -32600, f"Unauthorized: {exc}"),
                               status_code=exc.status, headers={"www-authenticate": challenge})
         return caller
+
+
+def loopback_origin(origin: str) -> bool:
+    """Whether ``origin`` is one loopback origin as a browser writes it: ``http(s)://`` and a
+    loopback host, an optional port, nothing else. A list (``http://127.0.0.1:1,
+    http://evil.example``), a path, user info or a bad port is not one: its host was read as
+    the first name in it, and the check passed a value that names another origin too."""
+    if not origin.isascii() or any(c in origin for c in " ,\t@"):
+        return False
+    try:
+        parts = urlsplit(origin)
+        _ = parts.port  # a port that is not a number in range: ValueError
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or parts.path or parts.query \
+            or parts.fragment or "?" in origin or "#" in origin:
+        return False
+    return (parts.hostname or "") in LOOPBACK

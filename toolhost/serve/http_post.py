@@ -44,9 +44,10 @@ from toolhost.serve.headers import (
     unsupported_version_header,
 )
 from toolhost.serve.http_access import note_message
-from toolhost.serve.http_exchange import Exchange, InFlight, Session
+from toolhost.serve.http_exchange import Exchange
 from toolhost.serve.http_limits import JsonAnswer, read_body
 from toolhost.serve.http_sessions import LegacySessions
+from toolhost.serve.http_state import InFlight, Session
 from toolhost.serve.http_streams import Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
 from toolhost.serve.param_headers import param_problem
@@ -223,8 +224,9 @@ class Poster:
         kept = session is not None and session.kept
         stream = None
         if message.get("method") == "subscriptions/listen":
-            stream = self._streams.open(session if kept else None,
-                                        expires=getattr(caller, "expires", math.inf))
+            stream = self._streams.open(
+                session if kept else None, expires=getattr(caller, "expires", math.inf),
+                holder=holder_of(owner_of(caller), request.scope.get("client")))
             if stream is None:
                 release()
                 return JsonAnswer(error_response(request_id, rpc.SERVER_BUSY,

@@ -11,7 +11,9 @@
   (request smuggling), so which one counts is not guessed; so is a head h11 reads by the
   RFC's leave that a proxy may read otherwise (bare LF line ends, obs-fold, a repeated
   ``Content-Length``: ``toolhost.serve.http_heads``);
-* a connection past ``--max-connections`` answered 503 and closed at once;
+* a connection past ``--max-connections`` answered 503 and closed at once, unless a client
+  holding more connections than its own has one waiting for a request (closed instead:
+  ``toolhost.serve.http_admission``);
 * a request h11 cannot read (a bad header byte, two ``Content-Length`` values, a bad chunk)
   answered 400 with a JSON-RPC error naming what is wrong (uvicorn's own answer is the
   plain text "Invalid HTTP request received."), and a chunk announcing more bytes than a
@@ -39,6 +41,7 @@ import time
 from typing import Any
 
 from toolhost.excerpt import cut
+from toolhost.serve.http_admission import RECEIVING_BODY, WAITING_HEAD, Seats, holder_of_peer
 from toolhost.serve.http_chunks import ChunkScan
 from toolhost.serve.http_heads import (
     MAX_HEAD_BYTES,
@@ -133,7 +136,8 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    warned = [-60.0]  # when the last "too many connections" line was logged
+    warned = [-60.0, -60.0]  # when the last "too many connections" lines were logged
+    seats = Seats()  # the open connections by client (a fair admission past the limit)
 
     class HeaderDeadline(H11Protocol):
         _header_timer: asyncio.TimerHandle | None = None
@@ -142,6 +146,7 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
         _chunks = 0  # chunks of the request's body so far
         _body_bytes = 0  # its bytes so far
         _scan: ChunkScan | None = None  # the framing of its body, when chunked (our reading)
+        _holder: str | None = None  # its client, as ``seats`` counts it
 
         def data_received(self, data: bytes) -> None:
             # a new request's head: refused before h11 parses it when it is too large
@@ -224,10 +229,45 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                         self._scan.feed(bytes(self.conn.trailing_data[0]))
                 return event
             self.conn.next_event = noting_why  # type: ignore[method-assign]
-            if max_connections is not None and len(self.connections) > max_connections:
+            self._holder = holder_of_peer(transport.get_extra_info("peername"))
+            seats.take(self._holder, self)
+            if max_connections is not None and len(self.connections) > max_connections \
+                    and not self._make_room():
                 self._refuse()
                 return
             self._arm()
+
+        def _make_room(self) -> bool:
+            """Close a connection of a client holding more than this one's does, one that
+            is owed no answer (``http_admission``); False when there is none."""
+            assert self._holder is not None
+            victim = seats.victim(self._holder, lambda other: other._rank())
+            if victim is None:
+                return False
+            now = time.monotonic()
+            if now - warned[1] >= 60:
+                warned[1] = now
+                log.warning("%d connections are open (toolhost serve --max-connections): "
+                            "closing those of the client holding the most (%s), waiting "
+                            "for a request, to serve other clients", max_connections,
+                            cut(victim._holder or "?", 60))
+            victim._disarm()
+            victim.transport.close()
+            seats.give_back(victim._holder, victim)  # (its connection_lost comes later)
+            self.connections.discard(victim)
+            return True
+
+        def _rank(self) -> int | None:
+            """How readily this connection is closed for another client's (lower first),
+            None: never (its request is being answered, or it is closing already)."""
+            if self.transport.is_closing():
+                return None
+            state, cycle = self.conn.their_state, self.cycle
+            if state is h11.IDLE and (cycle is None or cycle.response_complete):
+                return WAITING_HEAD
+            if state is h11.SEND_BODY and cycle is not None and not cycle.response_started:
+                return RECEIVING_BODY
+            return None
 
         def _refuse(self) -> None:
             now = time.monotonic()
@@ -237,6 +277,12 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                             "--max-connections)", max_connections)
             self.transport.write(_BUSY)
             self.transport.close()
+            # no longer counted (it is closing): else, until it is gone, uvicorn's own
+            # concurrency limit refuses the request of a connection admitted meanwhile
+            self.connections.discard(self)
+            if self._holder is not None:
+                seats.give_back(self._holder, self)
+                self._holder = None
 
         def handle_events(self) -> None:
             super().handle_events()
@@ -281,6 +327,8 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            if self._holder is not None:
+                seats.give_back(self._holder, self)
             super().connection_lost(exc)
 
         def _arm(self) -> None:

@@ -24,8 +24,8 @@ from toolhost.excerpt import cut
 from toolhost.limits import Limits
 from toolhost.serve.base import error_response
 from toolhost.serve.budget import Budget
-from toolhost.serve.http_exchange import Session
 from toolhost.serve.http_limits import JsonAnswer
+from toolhost.serve.http_state import Session
 from toolhost.serve.http_streams import SESSION_ENDED, SESSION_EXPIRED, SHUTTING_DOWN
 from toolhost.serve.session_table import SessionsFull, SessionTable
 from toolhost.serve.sessions import EndedSessions, SessionTokens, same_owner

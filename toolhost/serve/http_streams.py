@@ -35,6 +35,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from toolhost.mcp import wire
+from toolhost.serve.http_admission import WAITING_HEAD, Seats
 
 __all__ = ["ABORT_EXTENSION", "GET_QUEUE", "HALF_CLOSED_EXTENSION", "MAX_SESSION_STREAMS",
            "SESSION_ENDED", "SESSION_EXPIRED", "SHUTDOWN_RETRY_MS", "SHUTTING_DOWN",
@@ -99,6 +100,7 @@ class Stream:
         self.dropped = False
         self.expiry: asyncio.TimerHandle | None = None  # drops it when its token expires
         self.farewell = b""  # a GET stream's last bytes when closed: why it ends
+        self.holder = ""  # its client (Streams: a fair share of the streams)
         self.inbox: MemoryObjectReceiveStream[dict[str, Any]] | None = None
         self._send: MemoryObjectSendStream[dict[str, Any]] | None = None
         if queue:
@@ -132,28 +134,49 @@ class Stream:
 
 
 class StreamOwner(Protocol):
-    """A legacy session as its streams are counted (toolhost.serve.http_exchange.Session)."""
+    """A legacy session as its streams are counted (toolhost.serve.http_state.Session)."""
 
     streams: dict[Stream, None]  # its open GET and listen streams, oldest first
 
 
 class Streams:
     """The streams open on one server: at most ``limit``, and ``MAX_SESSION_STREAMS`` a
-    session (kept in ``session.streams``, oldest first)."""
+    session (kept in ``session.streams``, oldest first). When ``limit`` are open, a client
+    holding more of them than the newcomer's client plus one has its oldest dropped for it
+    (``http_admission``), so one client opening streams from many sessions cannot leave
+    another client none."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.count = 0
+        self._seats = Seats()
+        self._warned = -60.0  # when the last "dropping" line was logged
 
-    def open(self, session: StreamOwner | None, *, queue: int = 0, expires: float = math.inf
-             ) -> Stream | None:
-        """A new stream, or None when the server has ``limit`` open. ``expires`` (seconds
-        since the epoch, its access token's ``exp``): it is dropped then."""
+    def open(self, session: StreamOwner | None, *, queue: int = 0, expires: float = math.inf,
+             holder: str = "") -> Stream | None:
+        """A new stream for a client ``holder`` (``session_table.holder_of``), or None when
+        the server has ``limit`` open and no client holds more than its share. ``expires``
+        (seconds since the epoch, its access token's ``exp``): it is dropped then."""
         if self.count >= self.limit:
-            log.warning("refused a stream: %s are open (half of --max-connections)",
-                        f"{self.count:,}")
-            return None
+            self._seats.take(holder, _NEWCOMER)  # the newcomer counts with its client
+            try:
+                victim = self._seats.victim(holder, _droppable)
+            finally:
+                self._seats.give_back(holder, _NEWCOMER)
+            if victim is None:
+                log.warning("refused a stream: %s are open (half of --max-connections)",
+                            f"{self.count:,}")
+                return None
+            now = time.monotonic()
+            if now - self._warned >= 60:  # one line a minute, however many are dropped
+                self._warned = now
+                log.warning("%s streams are open (half of --max-connections): dropping the "
+                            "oldest of the client holding the most (%s) for other clients'",
+                            f"{self.count:,}", victim.holder or "?")
+            victim.drop()  # (it stops counting once its response has ended)
         stream = Stream(queue)
+        stream.holder = holder
+        self._seats.take(holder, stream)
         if expires != math.inf:
             from toolhost.serve.auth import LEEWAY
 
@@ -175,12 +198,21 @@ class Streams:
         if stream.expiry is not None:
             stream.expiry.cancel()
         self.count -= 1
+        self._seats.give_back(stream.holder, stream)
         if session is not None:
             session.streams.pop(stream, None)
 
     def busy(self) -> str:
         return (f"Server busy: {self.count:,} streams are open (toolhost serve "
                 "--max-connections: at most half of them); try again later")
+
+
+_NEWCOMER = object()  # a stream about to open, counted while a victim is chosen for it
+
+
+def _droppable(stream: Any) -> int | None:
+    """A stream not ending already may be dropped for another client's (``Seats.victim``)."""
+    return None if stream is _NEWCOMER or stream.ended.is_set() else WAITING_HEAD
 
 
 def _expired(stream: Stream) -> None:

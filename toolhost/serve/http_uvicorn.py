@@ -18,9 +18,9 @@ import anyio
 from starlette.types import ASGIApp
 
 from toolhost.limits import Limits
-from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_limits import FD_HEADROOM, raise_fd_limit
 from toolhost.serve.http_protocol import header_deadline_protocol
+from toolhost.serve.http_state import InFlight
 from toolhost.serve.http_streams import Streams
 from toolhost.serve.shutdown import TaskHold, drain
 from toolhost.serve.telemetry_flush import flush_telemetry

@@ -29,7 +29,7 @@ from typing import Any
 
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.serve.base import error_response
-from toolhost.serve.http_exchange import Session
+from toolhost.serve.http_state import Session
 
 __all__ = ["SessionTable", "SessionsFull", "holder_of"]
 

@@ -41,7 +41,7 @@ from typing import Protocol
 
 import anyio
 
-from toolhost.serve.http_exchange import InFlight
+from toolhost.serve.http_state import InFlight
 
 __all__ = ["ANSWER_SECONDS", "DRAIN_SECONDS", "QUIET_ENV", "RESERVE_ENV", "RESERVE_MAX",
            "RESERVE_SHARE", "TaskHold", "drain", "quiet_seconds", "reserve_seconds"]
