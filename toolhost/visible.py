@@ -4,14 +4,18 @@ A terminal obeys what it is sent: an escape sequence clears the screen, moves th
 over lines already shown, or writes the clipboard (OSC 52); a carriage return or a bidi
 override makes a line read as something it is not. ``visible`` writes every such character
 as an escape a person can read (``\\x1b``, ``\\r``, ``\\u202e``): C0 and C1 controls, DEL,
-line and paragraph separators, bidi controls (U+202A-202E, U+2066-2069, U+200E/F, U+061C)
-and every other invisible format character (zero-width spaces, tag characters, ...), and
-lone surrogates. Everything ``toolhost run`` shows people under ``--output text`` and every
-permission question goes through it (``--output json`` is JSON, escaped JSON's way).
+line and paragraph separators, bidi controls (U+202A-202E, U+2066-2069, U+200E/F, U+061C),
+every other invisible format character (zero-width spaces, tag characters, ...), the
+printable characters that show nothing (a combining grapheme joiner, a Hangul filler, a
+variation selector other than the emoji ones), and lone surrogates. Everything ``toolhost
+run`` shows people under ``--output text`` and every permission question goes through it
+(``--output json`` is JSON, escaped JSON's way).
 
 ``lines=True`` keeps newlines and tabs (model text, a block of JSON); ``name`` shows a name
-exactly: also backslashes, and every character that is not plainly printable (spaces other
-than a space, the zero-width joiner), so two different names never look the same.
+exactly, in printable ASCII: a backslash and every other character is written as its escape,
+so two different names never look the same: not a Cyrillic ``а`` in a ``Bаsh`` that is not
+Bash, nor a combining grapheme joiner, a variation selector, a Hangul filler or a blank
+braille cell after it (printable characters that show nothing).
 """
 
 from __future__ import annotations
@@ -37,8 +41,18 @@ def _escape(char: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+# Printable by their category, yet showing nothing: ignorable by default (Unicode's
+# Default_Ignorable_Code_Point) but no format character; the two emoji variation selectors
+# (U+FE0E/F: text or emoji style) stay, as the joiner does
+_BLANK = frozenset(chr(c) for c in (
+    0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F, 0x3164, 0xFFA0,
+    *range(0xFE00, 0xFE0E), *range(0xE0100, 0xE01F0)))
+
+
 def _text(match: re.Match[str]) -> str:
     char = match.group()
+    if char in _BLANK:
+        return _escape(char)
     return _escape(char) if unicodedata.category(char) in _HIDDEN and char != _JOINER \
         else char
 
@@ -49,8 +63,7 @@ def _lines(match: re.Match[str]) -> str:
 
 
 def _name(match: re.Match[str]) -> str:
-    char = match.group()
-    return char if char.isprintable() and char != _JOINER and char != "\\" else _escape(char)
+    return _escape(match.group())
 
 
 _NAME = re.compile(r"[^\x20-\x5b\x5d-\x7e]")  # printable ASCII but the backslash
