@@ -147,10 +147,12 @@ class TerminalInput:
         if self._tty_path:
             watchdog.pastes_marked(self._tty_path if on else None, self._keys.restore)
 
-    def _watch_modes(self) -> None:
+    def _watch_modes(self, *, changing: int = 0) -> None:
         """Tell the watchdog the modes the terminal is left in now, when they are not the
         ones it was found in: after a ``kill -9`` it puts back line mode, echo, the signal
-        keys and ``IUTF8`` (with paste marks or without: ``TERM=dumb`` too)."""
+        keys and ``IUTF8`` (with paste marks or without: ``TERM=dumb`` too). ``changing``:
+        said before those local-mode bits change (and the end-of-input key is turned off
+        for a moment: ``line_mode_off``), whatever the modes are now; said again after."""
         fd = self.read_fd
         try:
             now = termios.tcgetattr(fd)
@@ -158,9 +160,9 @@ class TerminalInput:
             return
         found = self._modes
         bits = termios.ICANON | termios.ECHO | termios.ISIG
-        same = found is None or ((now[0] ^ found[0]) & _IUTF8 == 0 and
-                                 (now[3] ^ found[3]) & bits == 0 and all(
-            now[6][i] == found[6][i] for i in (termios.VEOL, termios.VEOL2)))
+        same = found is None or (not changing and (
+            (now[0] ^ found[0]) & _IUTF8 == 0 and (now[3] ^ found[3]) & bits == 0 and all(
+                now[6][i] == found[6][i] for i in (termios.VEOL, termios.VEOL2))))
         if same:
             if self._watched:
                 self._watched = False
@@ -170,7 +172,7 @@ class TerminalInput:
             self._tty_path = tty_name(fd)
         if self._tty_path:
             self._watched = True
-            watchdog.modes_left(self._tty_path, found, now, _IUTF8, bits)
+            watchdog.modes_left(self._tty_path, found, now, _IUTF8, bits, changing)
 
     def reshow(self) -> bool:
         """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
@@ -193,6 +195,7 @@ class TerminalInput:
             self._mark_pastes(True)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
         if self._answer_flags is not None:  # the answer edited so far, read on as it was
+            self._watch_modes(changing=self._answer_flags)  # first: a kill -9 in its midst
             self._ahead += line_mode_off(self.read_fd, self._answer_flags, self._answer_ctl[3])
             if self._ahead and self._waiting is not None:
                 self._waiting.cancel()  # the answer's read waits for the terminal: keys came

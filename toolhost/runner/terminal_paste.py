@@ -135,8 +135,12 @@ class PasteInput(TerminalInput):
         self._answer_ctl = (_char(cc[termios.VERASE], b"\x7f"), _char(cc[termios.VKILL], b"\x15"),
                             _char(cc[termios.VWERASE], b"\x17"), _char(cc[termios.VEOF], b"\x04"))
         self._answer_saved = (flags, cc[termios.VMIN], cc[termios.VTIME])
+        # the watchdog first: a kill -9 while the modes change (the end-of-input key off
+        # for a moment) is put back too
+        self._watch_modes(changing=flags)
         self._ahead += line_mode_off(fd, flags, self._answer_ctl[3])
         self._answer_flags = flags
+        self._watch_modes()
         return True
 
     def _answer_keys_off(self) -> None:
