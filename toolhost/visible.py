@@ -20,14 +20,13 @@ braille cell after it (printable characters that show nothing).
 
 from __future__ import annotations
 
-import re
 import unicodedata
+from collections.abc import Callable
 
 from toolhost.textstream import StreamWrapper
 
 __all__ = ["InertStream", "visible"]
 
-_SUSPECT = re.compile(r"[^\x20-\x7e]")  # the fast path: printable ASCII is never changed
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _JOINER = "\u200d"  # inside emoji sequences (a family, a flag): kept in text, not in names
 
@@ -49,32 +48,49 @@ _BLANK = frozenset(chr(c) for c in (
     *range(0xFE00, 0xFE0E), *range(0xE0100, 0xE01F0)))
 
 
-def _text(match: re.Match[str]) -> str:
-    char = match.group()
+def _text(char: str) -> str:
     if char in _BLANK:
         return _escape(char)
     return _escape(char) if unicodedata.category(char) in _HIDDEN and char != _JOINER \
         else char
 
 
-def _lines(match: re.Match[str]) -> str:
-    char = match.group()
-    return char if char in "\n\t" else _text(match)
+def _lines(char: str) -> str:
+    return char if char in "\n\t" else _text(char)
 
 
-def _name(match: re.Match[str]) -> str:
-    return _escape(match.group())
+def _name(char: str) -> str:
+    return char if "\x20" <= char <= "\x7e" and char != "\\" else _escape(char)
 
 
-_NAME = re.compile(r"[^\x20-\x5b\x5d-\x7e]")  # printable ASCII but the backslash
+class _Table(dict[int, "str | int"]):
+    """What ``str.translate`` puts for each code point, worked out once per character seen:
+    the work is a lookup in C per character, not a Python call (a 1 MB line of escapes
+    took seconds). Bounded: cleared past ``_SEEN`` characters."""
+
+    def __init__(self, show: Callable[[str], str]) -> None:
+        super().__init__()
+        self.show = show
+
+    def __missing__(self, code: int) -> str | int:
+        if len(self) >= _SEEN:
+            self.clear()
+        shown = self.show(chr(code))
+        value: str | int = code if len(shown) == 1 else shown
+        self[code] = value
+        return value
+
+
+_SEEN = 1 << 16
+_TEXT, _LINES, _NAMES = _Table(_text), _Table(_lines), _Table(_name)
 
 
 def visible(text: str, *, lines: bool = False, name: bool = False) -> str:
     """``text`` with every character that could act on a terminal, or hide from a reader,
     written as a visible escape (see the module docstring); one line unless ``lines``."""
-    if name:
-        return _NAME.sub(_name, text)
-    return _SUSPECT.sub(_lines if lines else _text, text)
+    if text.isascii() and text.isprintable() and (not name or "\\" not in text):
+        return text  # the fast path: printable ASCII is never changed (but a name's "\\")
+    return text.translate(_NAMES if name else _LINES if lines else _TEXT)
 
 
 class InertStream(StreamWrapper):
