@@ -66,3 +66,21 @@ def test_a_multiline_records_lines_are_shown_under_it_indented_and_escaped() -> 
                                                                           + "\n")
     plain = logging.LogRecord("t", logging.INFO, __file__, 1, "m\nforged", None, None)
     assert TextFormatter().format(plain) == "toolhost: INFO: m\\nforged"  # no mark: one line
+
+
+def test_a_text_log_line_and_its_traceback_cannot_act_on_a_terminal() -> None:
+    from toolhost.logformat import TextFormatter
+
+    hostile = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\u009b31m\u202eevil\u202c\u200b\rfake"
+    try:
+        raise ValueError(hostile)
+    except ValueError:
+        record = logging.LogRecord("evil", logging.ERROR, __file__, 1, "said %s", (hostile,),
+                                   sys.exc_info(), sinfo="Stack (most recent call last):\n"
+                                   + hostile)
+    shown = TextFormatter().format(record)
+    assert "\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J\\x9b31m\\u202eevil\\u202c\\u200b\\rfake" in shown
+    assert shown.count("ValueError: \\x1b]52") == 1
+    assert not [c for c in shown if c != "\n" and not c.isprintable()], shown
+    assert "\ttab" in TextFormatter().format(logging.LogRecord(
+        "t", logging.INFO, __file__, 1, "a\ttab", (), None))

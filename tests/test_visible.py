@@ -44,6 +44,28 @@ def test_names_are_shown_exactly() -> None:
     assert visible("x\ud800", name=True) == "x\\ud800"
 
 
+def test_a_name_that_looks_like_another_is_shown_as_what_it_is() -> None:
+    # a Cyrillic a, then printable characters that show nothing after a real "Bash"
+    assert visible("B\u0430sh", name=True) == "B\\u0430sh"
+    for blank in ("\u034f", "\u3164", "\u115f", "\ufe0f", "\u0301", "\u2800", "\U000e0100"):
+        escaped = f"\\u{ord(blank):04x}" if ord(blank) < 0x10000 else f"\\U{ord(blank):08x}"
+        assert visible(f"Bash{blank}", name=True) == f"Bash{escaped}"
+    assert visible("日本", name=True) == "\\u65e5\\u672c"
+    assert visible("ok_name-1", name=True) == "ok_name-1"
+
+
+def test_text_shows_printable_characters_that_show_nothing() -> None:
+    for blank in ("\u034f", "\u3164", "\u115f", "\u1160", "\uffa0", "\u17b4", "\u180b",
+                  "\ufe00", "\U000e0100"):
+        for lines in (False, True):
+            escaped = f"\\u{ord(blank):04x}" if ord(blank) < 0x10000 \
+                else f"\\U{ord(blank):08x}"
+            assert visible(f"rm x{blank}", lines=lines) == f"rm x{escaped}"
+    # emoji keep their style selector and joiner; accents stay
+    assert visible("\u2764\ufe0f \U0001f468\u200d\U0001f469 e\u0301") \
+        == "\u2764\ufe0f \U0001f468\u200d\U0001f469 e\u0301"
+
+
 @given(st.text())
 def test_nothing_harmful_is_left(text: str) -> None:
     for lines in (False, True):

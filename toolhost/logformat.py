@@ -31,7 +31,6 @@ ENV = "TOOLHOST_LOG_FORMAT"
 MULTILINE = "toolhost_multiline"
 _DETAIL_LINES = 200
 TEXT_FORMAT = "toolhost: %(levelname)s: %(message)s"
-_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 _OWN_LINE = re.compile(r"toolhost: (?:(internal error|error|fatal)|(warning)|(note|info)"
                        r"|(debug)): ", re.IGNORECASE)
 _LINE_LEVEL = re.compile(r"^\W*(?:(error|fatal|critical|traceback)|(warn(?:ing)?)|(debug))\b",
@@ -49,21 +48,33 @@ def line_level(text: str) -> int:
 
 
 def escape_controls(text: str) -> str:
-    """``text`` on one line: line breaks and other control characters escaped (``\\n``,
-    ``\\r``, ``\\x1b``, ``\\u2028``); a tab stays."""
-    if text.isprintable() or not _CONTROLS.search(text):  # the first test: C speed
+    """``text`` on one line: line breaks, other control characters and invisible format
+    characters (bidi overrides, zero-width spaces) escaped (``\\n``, ``\\r``, ``\\x1b``,
+    ``\\u2028``, ``\\u202e``: ``toolhost.visible``); a tab stays."""
+    if text.isprintable():  # the first test: C speed
         return text
-    return _CONTROLS.sub(lambda m: {"\n": "\\n", "\r": "\\r"}.get(
-        m.group(), f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
-        else f"\\u{ord(m.group()):04x}"), text)
+    from toolhost.visible import visible
+
+    return "\t".join(visible(part) for part in text.split("\t"))
 
 
 class TextFormatter(logging.Formatter):
     """``toolhost: LEVEL: message``, the message on one line (``escape_controls``); a
-    traceback (``exc_info``) follows as it is."""
+    traceback (``exc_info``) follows on its lines, its control characters escaped."""
 
     def __init__(self) -> None:
         super().__init__(TEXT_FORMAT)
+
+    def formatException(self, ei: Any) -> str:
+        # a traceback quotes its exception's message: what a tool or a server wrote
+        from toolhost.visible import visible
+
+        return visible(super().formatException(ei), lines=True)
+
+    def formatStack(self, stack_info: str) -> str:
+        from toolhost.visible import visible
+
+        return visible(super().formatStack(stack_info), lines=True)
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         if getattr(record, MULTILINE, False) is not True:

@@ -66,3 +66,20 @@ def test_many_short_waits_leave_nothing_behind() -> None:
             with still_waiting(lambda waited: "", 3600.0):
                 pass
         assert len(_CLOCK._due) <= 2 * len(_CLOCK._waits) + 65
+
+
+def test_the_clock_thread_ends_once_no_wait_is_left() -> None:
+    # a daemon thread left in a timed wait woke while the interpreter was ending (a
+    # command's exit under load) and could crash the process with SIGSEGV
+    from toolhost.gateway import waiting
+
+    with waiting.still_waiting(lambda seconds: "", first=3600):
+        thread = waiting._CLOCK._thread
+        assert thread is not None and thread.is_alive()
+    thread.join(30)  # it ends at once; this only bounds a broken one
+    assert not thread.is_alive()
+    with waiting.still_waiting(lambda seconds: "", first=3600):  # a new wait: a new thread
+        again = waiting._CLOCK._thread
+        assert again is not None and again.is_alive()
+    again.join(30)
+    assert not again.is_alive()

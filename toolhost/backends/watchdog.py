@@ -62,7 +62,7 @@ while True:
     for line in lines:
         parts = line.split(b" ")
         if parts[0] == b"M":
-            modes = (parts[1], [int(p) for p in parts[2:]]) if len(parts) == 15 and \
+            modes = (parts[1], [int(p) for p in parts[2:]]) if len(parts) == 16 and \
                 all(p.isdigit() for p in parts[2:]) else None
         elif len(parts) in (2, 4) and parts[0] == b"T":
             tty = parts[1] if parts[1] != b"-" else b""
@@ -78,12 +78,14 @@ if modes is not None:
     # that set its own since is left alone): line mode, echo, the signal keys, IUTF8
     try:
         import termios
-        (path, (im, lm, fi, fl, li, ll, veof, veol, veol2, vmin, vtime, lveol, lveol2)) = modes
+        (path, (im, lm, fi, fl, li, ll, veof, veol, veol2, vmin, vtime, lveol, lveol2,
+                either)) = modes
         fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         m = termios.tcgetattr(fd)
         c = [x if isinstance(x, int) else x[0] for x in m[6]]
-        if (m[0] & im, m[3] & lm, c[termios.VEOL], c[termios.VEOL2]) == \
-                (li & im, ll & lm, lveol, lveol2):
+        cm = lm & ~either  # bits being changed as toolhost died: either way is toolhost's
+        if (m[0] & im, m[3] & cm, c[termios.VEOL], c[termios.VEOL2]) == \
+                (li & im, ll & cm, lveol, lveol2):
             m[0], m[3] = m[0] & ~im | fi & im, m[3] & ~lm | fl & lm
             for i, v in ((termios.VEOF, veof), (termios.VEOL, veol), (termios.VEOL2, veol2),
                          (termios.VMIN, vmin), (termios.VTIME, vtime)):
@@ -218,12 +220,15 @@ def pastes_marked(tty: str | None, keys: tuple[int, int] | None = None) -> None:
 
 
 def modes_left(tty: str | None, found: list[Any] | None = None,
-               left: list[Any] | None = None, iflags: int = 0, lflags: int = 0) -> None:
+               left: list[Any] | None = None, iflags: int = 0, lflags: int = 0,
+               changing: int = 0) -> None:
     """The terminal at path ``tty`` is left in modes other than ``found`` (``termios``
     lists): if toolhost is killed outright while it is ``left`` so, the watchdog puts back
     the ``iflags`` and ``lflags`` bits and the ``VEOF``, ``VEOL``, ``VEOL2``, ``VMIN`` and
-    ``VTIME`` characters it was found with (None: put back now, nothing to do). Signal-handler
-    safe; only once a run has started the watchdog."""
+    ``VTIME`` characters it was found with (None: put back now, nothing to do). ``changing``:
+    the ``lflags`` bits about to change (said before the change: a kill in the midst of it
+    finds them either way, and ``VEOF`` maybe off). Signal-handler safe; only once a run has
+    started the watchdog."""
     if os.name != "posix":
         return
     if tty is None or found is None or left is None or " " in tty or "\n" in tty:
@@ -233,7 +238,7 @@ def modes_left(tty: str | None, found: list[Any] | None = None,
     numbers = [iflags, lflags, found[0], found[3], left[0], left[3],
                *(_cc(found, i) for i in (termios.VEOF, termios.VEOL, termios.VEOL2,
                                          termios.VMIN, termios.VTIME)),
-               _cc(left, termios.VEOL), _cc(left, termios.VEOL2)]
+               _cc(left, termios.VEOL), _cc(left, termios.VEOL2), changing & lflags]
     _send(f"M {tty} {' '.join(str(n) for n in numbers)}\n", start=False)
 
 

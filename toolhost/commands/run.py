@@ -403,7 +403,8 @@ def _exit_status(report: RunReport, *, one_prompt: bool) -> int:
             report.failed_turns == report.failed_interrupted:
         return 0  # interactive: turns the person interrupted are not failures
     if not report.ok and report.stderr.strip() and report.error_subtypes:
-        tail = visible("\n".join(report.stderr.strip().splitlines()[-20:]), lines=True)
+        # split at newlines only: a \r or U+2028 in a line is shown, not taken for a line end
+        tail = visible("\n".join(report.stderr.strip().split("\n")[-20:]), lines=True)
         print(f"toolhost: the Claude CLI's stderr:\n{tail}", file=sys.stderr)
     return 0 if report.ok else 1
 

@@ -63,16 +63,28 @@ class _Clock:
     def remove(self, number: int) -> None:
         with self._cond:
             self._waits.pop(number, None)  # (its heap entry is skipped when due)
-            if len(self._due) > 2 * len(self._waits) + 64:  # many short calls: drop theirs
+            if not self._waits:
+                # no wait left: the thread ends now (``add`` starts another). A daemon
+                # thread left in a timed wait woke while the interpreter was ending (a
+                # command's exit under load) and could crash the process (SIGSEGV)
+                self._due.clear()
+                self._cond.notify()
+            elif len(self._due) > 2 * len(self._waits) + 64:  # many short calls: drop theirs
                 self._due = [entry for entry in self._due if entry[1] in self._waits]
                 heapq.heapify(self._due)
 
     def _run(self) -> None:
         while True:
             with self._cond:
+                if not self._waits:
+                    self._thread = None
+                    return
                 while not self._due or self._due[0][0] > time.monotonic():
                     self._cond.wait(None if not self._due else
                                     max(0.0, self._due[0][0] - time.monotonic()))
+                    if not self._waits:
+                        self._thread = None
+                        return
                 when, number = heapq.heappop(self._due)
                 wait = self._waits.get(number)
                 if wait is None:

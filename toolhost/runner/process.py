@@ -222,7 +222,7 @@ class CliSession:
         if tail:
             # shown on a terminal: what the CLI wrote cannot act on it (``visible``)
             text += "\n--- the CLI's stderr ---\n" + visible(
-                "\n".join(tail.splitlines()[-40:]), lines=True)
+                "\n".join(tail.split("\n")[-40:]), lines=True)
             hint = explain(None, tail)
             if hint:
                 text += "\n" + hint

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import signal
 import sys
 import threading
 import time
@@ -29,8 +27,6 @@ from toolhost.errors import RunnerError, single_error
 from toolhost.host import Host
 from toolhost.permissions.ask import TerminalAsker
 from toolhost.permissions.decision import Asker
-from toolhost.permissions.gate import PermissionGate
-from toolhost.protocol.open_requests import StoppedRequest
 from toolhost.runner.command import RunOptions, build_command
 from toolhost.runner.discovery import find_cli
 from toolhost.runner.gate import RunnerGate, make_gate
@@ -43,14 +39,14 @@ from toolhost.runner.output_failures import OutputWatch
 from toolhost.runner.process import CliSession, open_cli
 from toolhost.runner.redact import RedactingRenderer
 from toolhost.runner.render import Renderer, TextRenderer
+from toolhost.runner.signals import Signals
 from toolhost.runner.terminal import Terminal
-from toolhost.runner.ttyfd import job_control
 from toolhost.scripted import Scenario, ScriptedModel
 
 if TYPE_CHECKING:
     from toolhost.reload import Reloader
 
-__all__ = ["Reload", "RunReport", "run_host"]
+__all__ = ["Reload", "RunReport", "Signals", "run_host"]
 
 Reload = Callable[[str], Host]  # config path -> a freshly loaded host (``load_host``)
 
@@ -394,147 +390,6 @@ async def _gone_between_turns(session: CliSession, signals: Signals,
     if not signals.turn:
         gone.append(failure)
         conversation.cancel()
-
-
-def _say(text: str) -> None:
-    with contextlib.suppress(OSError):
-        print(f"\ntoolhost: {text}", file=sys.stderr, flush=True)
-
-
-class Signals:
-    """The one owner of SIGINT, SIGTERM and SIGHUP during a session (see ``run_host``);
-    SIGCONT (back from Ctrl-Z) shows the prompt being read again."""
-
-    def __init__(self, report: RunReport, terminal: Terminal | None,
-                 gate: PermissionGate | None = None, *,
-                 interrupt_grace: float | None = None) -> None:
-        self.report = report
-        self.interrupt_grace = interrupt_grace  # see ``run_host``
-        self.turns = 0  # turns started: tells an interrupted turn from a later one
-        self.terminal = terminal
-        self.gate = gate  # told why its open questions end unanswered
-        self.scope = anyio.CancelScope()  # the whole session: cancelled to end it
-        self.session: CliSession | None = None
-        self.turn = False
-        self.interrupting = False
-
-    def attach(self, session: CliSession) -> None:
-        """The CLI runs (``initialize`` may not be answered yet): a signal from now on, or
-        one that already came, stops it with the short grace."""
-        self.session = session
-        session.on_gone = self._cli_gone
-        if self.report.interrupted:
-            session.abort()
-
-    def _cli_gone(self, how: str) -> None:
-        """The CLI's output ended: a question still open ends unanswered because the CLI
-        went (its audit line says how), unless a stop already said why."""
-        if self.gate is not None and self.gate.ending is None:
-            self.gate.ending = how
-
-    def turn_started(self) -> None:
-        self.turn, self.interrupting = True, False
-        self.turns += 1
-        if self.terminal is not None:
-            self.terminal.refuse_questions = False
-
-    async def run(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
-        wanted = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCONT]
-        if self.terminal is not None:
-            # Ctrl-Z: the terminal's modes back first (paste marks, and, marks or not, the
-            # line mode and echo a question's answer turned off, IUTF8), set again at fg
-            wanted.append(signal.SIGTSTP)
-        with anyio.open_signal_receiver(*wanted) as received:
-            task_status.started()
-            async with anyio.create_task_group() as tg:
-                async for signum in received:
-                    if signum == signal.SIGCONT:  # back from Ctrl-Z: the open question again
-                        if self.terminal is not None:
-                            self.terminal.reshow()
-                        continue
-                    if signum == signal.SIGTSTP:
-                        # as the default action would: stop, unless no shell could resume
-                        # us (an orphaned group: the kernel discards Ctrl-Z there)
-                        if job_control():
-                            if self.terminal is not None:
-                                self.terminal.suspend()
-                            os.kill(os.getpid(), signal.SIGSTOP)
-                        continue
-                    if signum == signal.SIGINT and self._interrupt(tg):
-                        continue
-                    self._end(signum)
-
-    def _interrupt(self, tg: anyio.abc.TaskGroup) -> bool:
-        """A Ctrl-C that interrupts (a question, a turn); False when it should end the run."""
-        terminal, session = self.terminal, self.session
-        at_question = terminal is not None and terminal.question
-        if not at_question and (not self.turn or self.interrupting):
-            return False
-        self.report.turn_interrupted = True
-        if session is not None and not self.interrupting:
-            self.interrupting = True
-            # started before the question's read is cancelled: the CLI reads the interrupt
-            # before the question's deny, and does not take the deny as the turn going on
-            # (it asked the model again, within the turn the person interrupted)
-            tg.start_soon(session.interrupt)
-            if self.interrupt_grace is not None:
-                tg.start_soon(self._end_unless_turn_ends, self.interrupt_grace, self.turns)
-        if at_question and terminal is not None and terminal.cancel_read():
-            terminal.refuse_questions = True  # the rest of this turn's questions: denied
-            _say("Ctrl-C at the question: the call is denied and the turn interrupted")
-        else:
-            _say("interrupting the turn (Ctrl-C again to quit)")
-        return True
-
-    async def _end_unless_turn_ends(self, grace: float, turn: int) -> None:
-        """The bounded wait after an interrupt: a turn still running ``grace`` seconds
-        later (a CLI that ignores ``interrupt``) ends the session as a second Ctrl-C."""
-        await anyio.sleep(grace)
-        if self.turn and self.turns == turn and not self.report.interrupted:
-            _say(f"the Claude CLI did not end the turn {grace:g} s after the interrupt: "
-                 "stopping it")
-            self._end(signal.SIGINT)
-
-    def hung_up(self) -> None:
-        """The terminal closed (a read saw it hang up): end as at SIGHUP."""
-        if self.terminal is not None:
-            self.terminal.ending = True
-        self._end(signal.SIGHUP)
-
-    def _end(self, signum: int) -> None:
-        if self.report.interrupted:
-            return  # already ending
-        if self.terminal is not None:
-            self.terminal.ending = True  # its open question ends with the session: no news
-        self.report.interrupted = True
-        self.report.signal = signum
-        name = signal.Signals(signum).name
-        if signum != signal.SIGINT:
-            _say(f"{name}: stopping the session")
-        why = f"toolhost is stopping ({name if signum != signal.SIGINT else 'Ctrl-C'})"
-        if self.gate is not None:
-            self.gate.ending = why
-        if self.session is not None:
-            # now, before anything is cancelled and the CLI's stdin closed: every request
-            # still open gets its answer (the CLI is never left waiting): a question a deny
-            # saying what its audit line says, a tool call an error result saying why
-            self.session.control.stop(why, self.gate.unanswered if self.gate else None,
-                                      on_stopped=self._stopped)
-        if self.session is not None:
-            self.session.abort()
-        self.scope.cancel()
-
-    def _stopped(self, stopped: StoppedRequest) -> None:
-        """A tool call the stop answered: its audit line (its allow has one already). One
-        still waiting on a question has none: the gate records that question's deny."""
-        audit = self.gate.audit if self.gate is not None else None
-        if stopped.kind != "call" or stopped.started is False or audit is None:
-            return
-        try:
-            audit.record_stopped(stopped.tool, stopped.arguments, stopped.message,
-                                 tool_use_id=stopped.tool_use_id)
-        except OSError as exc:  # the run is ending: said, never raised into the stop
-            log.error("cannot write the audit log %s: %s", audit.path, exc)
 
 
 def _flushes(shown: Renderer, output: OutputWatch) -> Callable[[bool], None] | None:

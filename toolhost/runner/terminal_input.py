@@ -3,9 +3,9 @@ writes (prompts, paste marks), what was typed ahead, and reading one line.
 
 ``Terminal`` (``terminal.py``) decides what a line read is for (a turn, a question's answer);
 ``terminal_paste.py`` reads pastes; this module holds what both build on: the line read from
-the terminal's own non-blocking descriptor on the event loop (``_read_line``), the keys typed
-before a question or pasted with an answer dropped (``discard_typeahead``,
-``_drop_with_answer``), and the paste marks turned on and off (``_mark_pastes``).
+the terminal's own non-blocking descriptor on the event loop (``_read_line``), the modes it
+is left in (told to the watchdog), and the paste marks turned on and off (``_mark_pastes``).
+What was typed ahead is ``terminal_typeahead.py``'s.
 """
 
 from __future__ import annotations
@@ -27,13 +27,10 @@ from toolhost.runner.line_edit import LineEdit
 from toolhost.runner.signal_keys import ESC, SignalKeys
 from toolhost.runner.ttyfd import (
     canonical,
-    drain,
-    drop,
     foreground,
     hung_up,
     line_mode,
     line_mode_off,
-    pending_with_partial,
     tty_name,
 )
 
@@ -147,10 +144,12 @@ class TerminalInput:
         if self._tty_path:
             watchdog.pastes_marked(self._tty_path if on else None, self._keys.restore)
 
-    def _watch_modes(self) -> None:
+    def _watch_modes(self, *, changing: int = 0) -> None:
         """Tell the watchdog the modes the terminal is left in now, when they are not the
         ones it was found in: after a ``kill -9`` it puts back line mode, echo, the signal
-        keys and ``IUTF8`` (with paste marks or without: ``TERM=dumb`` too)."""
+        keys and ``IUTF8`` (with paste marks or without: ``TERM=dumb`` too). ``changing``:
+        said before those local-mode bits change (and the end-of-input key is turned off
+        for a moment: ``line_mode_off``), whatever the modes are now; said again after."""
         fd = self.read_fd
         try:
             now = termios.tcgetattr(fd)
@@ -158,9 +157,9 @@ class TerminalInput:
             return
         found = self._modes
         bits = termios.ICANON | termios.ECHO | termios.ISIG
-        same = found is None or ((now[0] ^ found[0]) & _IUTF8 == 0 and
-                                 (now[3] ^ found[3]) & bits == 0 and all(
-            now[6][i] == found[6][i] for i in (termios.VEOL, termios.VEOL2)))
+        same = found is None or (not changing and (
+            (now[0] ^ found[0]) & _IUTF8 == 0 and (now[3] ^ found[3]) & bits == 0 and all(
+                now[6][i] == found[6][i] for i in (termios.VEOL, termios.VEOL2))))
         if same:
             if self._watched:
                 self._watched = False
@@ -170,7 +169,7 @@ class TerminalInput:
             self._tty_path = tty_name(fd)
         if self._tty_path:
             self._watched = True
-            watchdog.modes_left(self._tty_path, found, now, _IUTF8, bits)
+            watchdog.modes_left(self._tty_path, found, now, _IUTF8, bits, changing)
 
     def reshow(self) -> bool:
         """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
@@ -193,6 +192,7 @@ class TerminalInput:
             self._mark_pastes(True)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
         if self._answer_flags is not None:  # the answer edited so far, read on as it was
+            self._watch_modes(changing=self._answer_flags)  # first: a kill -9 in its midst
             self._ahead += line_mode_off(self.read_fd, self._answer_flags, self._answer_ctl[3])
             if self._ahead and self._waiting is not None:
                 self._waiting.cancel()  # the answer's read waits for the terminal: keys came
@@ -213,52 +213,6 @@ class TerminalInput:
         elif not on and self._utf8:
             self._utf8 = False
             _set_utf8(self.read_fd, False)
-
-    def discard_typeahead(self) -> int:
-        """Drop what was typed before now (so it cannot answer a question); how many bytes
-        (a line not finished yet included: a turn being typed when a question came)."""
-        overflow = self._overflowed()
-        typed = pending_with_partial(self.read_fd) + len(self._ahead)
-        self._ahead = b""
-        with contextlib.suppress(OSError, termios.error):
-            termios.tcflush(self.read_fd, termios.TCIFLUSH)
-        if overflow or typed >= OVERFLOW:
-            # the buffer was full: a paste larger than it is still being written, and its
-            # next line must not answer this question (nor be a turn)
-            typed += drain(self.read_fd)
-        return typed
-
-    def _overflowed(self) -> bool:
-        """Whether the paste that came with the last answer is larger than the terminal's
-        buffer (the buffer is full now: the terminal is still writing the rest)."""
-        return self._with_answer > 0 and pending_with_partial(self.read_fd) >= OVERFLOW
-
-    async def _settle(self) -> int:
-        """Bytes typed behind a question's answer once they stop coming: a paste a terminal
-        hands over in pieces is counted whole (up to the buffer's size), not as the part
-        that had arrived when its first line was read. Only after an answer that came with
-        more (a person's Enter comes alone): no wait for a typed answer."""
-        count = pending_with_partial(self.read_fd) + len(self._ahead)
-        still = 0.0
-        waited = 0.0
-        while count and count < OVERFLOW and still < 0.1 and waited < 1.0:
-            await anyio.sleep(0.02)
-            waited += 0.02
-            now = pending_with_partial(self.read_fd) + len(self._ahead)
-            still = still + 0.02 if now == count else 0.0
-            count = now
-        return count
-
-    def _drop_with_answer(self, more: str = "") -> None:
-        overflow = self._overflowed()
-        ahead, self._ahead = self._ahead, b""  # read already (``line_mode_off``)
-        dropped = len(ahead) + drop(self.read_fd, self._with_answer - len(ahead))
-        if overflow:  # a paste larger than the terminal's buffer: the rest of it came
-            dropped += drain(self.read_fd)  # later, and is no turn either
-        self._with_answer = 0
-        if dropped:
-            self.write(f"(ignored {dropped} characters that came with the answer to a "
-                       f"question: they are not sent{', ' + more if more else ''})\n")
 
     async def _readable(self) -> bool:
         """Wait until the terminal can be read; False (at once) when it came back to the

@@ -11,7 +11,7 @@ asked again. ESC ends a line at a question (``SignalKeys.off(signals=False)``), 
 is seen by its start mark as it comes, a word pasted with no newline included, never kept
 waiting in the terminal's line for an Enter (``_after_escape``). A terminal that does not
 mark pastes (``TERM=dumb``, ``TOOLHOST_BRACKETED_PASTE=0``) falls back to what came with an
-answer being dropped while it keeps coming (``TerminalInput._drop_with_answer``).
+answer being dropped while it keeps coming (``TypeaheadInput._drop_with_answer``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import anyio
 
 from toolhost.runner import paste as marks
 from toolhost.runner.line_edit import LineEdit
-from toolhost.runner.terminal_input import CANON_LIMIT, TerminalInput
+from toolhost.runner.terminal_input import CANON_LIMIT
+from toolhost.runner.terminal_typeahead import TypeaheadInput
 from toolhost.runner.ttyfd import (
     bytewise,
     foreground,
@@ -56,7 +57,7 @@ class _TypedKey(Exception):
         self.signum = signum
 
 
-class PasteInput(TerminalInput):
+class PasteInput(TypeaheadInput):
     """Paste reading for ``Terminal`` (see the module docstring)."""
 
     _at_mark = False  # the line was read up to a paste's start mark (``_after_escape``)
@@ -135,8 +136,12 @@ class PasteInput(TerminalInput):
         self._answer_ctl = (_char(cc[termios.VERASE], b"\x7f"), _char(cc[termios.VKILL], b"\x15"),
                             _char(cc[termios.VWERASE], b"\x17"), _char(cc[termios.VEOF], b"\x04"))
         self._answer_saved = (flags, cc[termios.VMIN], cc[termios.VTIME])
+        # the watchdog first: a kill -9 while the modes change (the end-of-input key off
+        # for a moment) is put back too
+        self._watch_modes(changing=flags)
         self._ahead += line_mode_off(fd, flags, self._answer_ctl[3])
         self._answer_flags = flags
+        self._watch_modes()
         return True
 
     def _answer_keys_off(self) -> None:

@@ -31,13 +31,17 @@ def pending_with_partial(fd: int) -> int:
     """``pending``, a line not finished yet included (a paste's last line, its Enter still
     to come). In line mode the kernel counts whole lines only, so line mode is turned off
     for the count and put back at once (nothing is echoed, read or lost; on Linux what is
-    pending then reads as one line, which ``drop`` takes whole)."""
+    pending then reads as one line, which ``drop`` takes whole). Not while whole lines are
+    there to be read: merged into one, a Ctrl-D among them would be a NUL byte inside a line
+    (the kernel counts a Ctrl-D as nothing): then the whole lines, and at least 1."""
     try:
         modes = termios.tcgetattr(fd)
     except (OSError, termios.error):
         return pending(fd)
     if not modes[3] & termios.ICANON or not foreground(fd):
         return pending(fd)
+    if _lines_ready(fd):
+        return max(pending(fd), 1)
     raw = [*modes[:6], list(modes[6])]
     raw[3] = modes[3] & ~termios.ICANON
     try:
@@ -49,6 +53,14 @@ def pending_with_partial(fd: int) -> int:
     finally:
         with contextlib.suppress(OSError, termios.error):
             termios.tcsetattr(fd, termios.TCSANOW, modes)
+
+
+def _lines_ready(fd: int) -> bool:
+    """Whether a terminal in line mode has a whole line (or a Ctrl-D) to be read now."""
+    try:
+        return bool(select.select([fd], [], [], 0)[0]) and not hung_up(fd)
+    except (OSError, ValueError):
+        return False
 
 
 # The most a terminal in line mode holds of what is typed and not read (Linux: 4 KiB)
@@ -87,15 +99,18 @@ def drain(fd: int, *, quiet: float = DRAIN_QUIET) -> int:
             whole = pending(fd)
             if whole > 0:  # whole lines: a read returns at once, even on a blocking fd
                 chunk = os.read(fd, min(whole, 65536))
-                if not chunk:
+                if not chunk and hung_up(fd):
                     break
-                dropped += len(chunk)
+                dropped += len(chunk) or 1  # b"": a Ctrl-D between lines, dropped too
                 continue
             if select.select([fd], [], [], quiet)[0]:
-                if pending(fd) > 0 or pending_with_partial(fd) > 0:
-                    time.sleep(0.01)  # more is coming (a line not finished yet)
+                if pending(fd) > 0:
                     continue
-                break  # readable with nothing typed: hung up
+                if hung_up(fd):
+                    break  # readable with nothing typed: hung up
+                # a Ctrl-D alone on its line: the kernel counts it as nothing (b"" read)
+                dropped += len(os.read(fd, 65536)) or 1
+                continue
             # quiet: the paste is over; a last line without its Enter goes too
             partial = pending_with_partial(fd)
             if partial:
