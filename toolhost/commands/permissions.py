@@ -229,6 +229,7 @@ def _check(args: argparse.Namespace) -> int:
     from toolhost.errors import shown  # a rule's text is the config's: shown, never obeyed
     from toolhost.permissions.callers.check import caller_rules, describe_caller
     from toolhost.permissions.callers.identity import as_caller
+    from toolhost.permissions.resource_rules import read_forms
 
     tool_input = _read_input(args.input)
     caller = _read_caller(args)
@@ -248,7 +249,14 @@ def _check(args: argparse.Namespace) -> int:
         print(f"toolhost permissions check: note: the working directory {cwd!r} does not "
               "exist; relative paths are decided as if it did", file=sys.stderr)
     with as_caller(caller):
-        decision = policy.decide(args.tool, tool_input)
+        for form in read_forms(args.tool, tool_input):  # (a read: each form, as a host does)
+            decision = policy.decide(args.tool, form)
+            if decision.behavior != "allow":
+                break
+    if form.get("uri") != tool_input.get("uri"):
+        print(f"toolhost permissions check: note: decided on {shown(form['uri'][:200])}, a "
+              f"form of the URI a running host decides the read on", file=sys.stderr)
+        tool_input = dict(form)
     rule = policy.rule_for(decision)
     depends = [] if caller is not None else caller_rules(policy, args.tool, tool_input)
     out: dict[str, Any] = {

@@ -18,9 +18,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from toolhost import regex
-from toolhost.compile.resource_uri import decoded, normalize
+from toolhost.compile.resource_uri import decoded, normalize, resolved
 
-__all__ = ["READ_RESOURCE_TOOL", "canonical_when", "never_matches", "regex_spelling"]
+__all__ = ["READ_RESOURCE_TOOL", "canonical_when", "never_matches", "read_forms",
+           "regex_spelling"]
 
 READ_RESOURCE_TOOL = "ReadMcpResourceTool"
 _LITERAL_OPS = ("equals", "glob")
@@ -176,3 +177,19 @@ def regex_spelling(spec: Any) -> str | None:
         return ("it escapes a character that needs no escape (%7E for ~), and the rules see "
                 "such characters decoded")
     return None
+
+
+def read_forms(tool: str, tool_input: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The inputs a running host decides a resource read on (``serve.guard.read_guard``), for
+    the offline deciders (``permissions check``, ``permissions test``): the URI's normal form
+    (``ServerContent.canonical_uri``), its fully decoded form and what it means decoded with
+    its dot-segments resolved; the read needs every one allowed. So ``x://t/%73ecret`` and
+    ``x://t/a/../secret`` meet a rule on ``x://t/secret`` offline as they do there. Any
+    other call: its input alone."""
+    uri = tool_input.get("uri")
+    if tool != READ_RESOURCE_TOOL or not isinstance(uri, str):
+        return [tool_input]
+    canonical = normalize(uri)
+    final = resolved(canonical)
+    forms = dict.fromkeys((canonical, decoded(canonical), canonical if final is None else final))
+    return [{**tool_input, "uri": form} for form in forms]

@@ -21,6 +21,7 @@ from toolhost.permissions.authoring.casefile import Case
 from toolhost.permissions.conditions import json_equal
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.policy import CompiledPolicy
+from toolhost.permissions.resource_rules import read_forms
 
 __all__ = ["Outcome", "run_case"]
 
@@ -91,7 +92,10 @@ def run_case(policy: CompiledPolicy, case: Case) -> Outcome:
     caller = caller_from_options(case.caller, None, (), ()) if case.caller is not None else None
     try:
         with as_caller(caller):
-            decision = policy.decide(case.tool, case.input)
+            for form in read_forms(case.tool, case.input):  # a read: as a running host does
+                decision = policy.decide(case.tool, form)
+                if decision.behavior != "allow":
+                    break
     except RecursionError:
         return Outcome(case, None, "the input nests too deeply to decide")
     got = Outcome(case, decision)
