@@ -124,7 +124,8 @@ class CommandKind:
         if bad_paths:
             raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in bad_paths])
         # a program that is a link (myredis -> redis-cli) is checked as what it runs too
-        loaded, linked = linked_problems(plan, tool, names, opts)
+        loaded, linked = linked_problems(plan, tool, names, opts,
+                                         ctx.shared("command.links", dict))  # one look a load
         if linked:
             raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in linked])
         links = LinkGuard(plan, tool, names, opts, loaded)

@@ -22,10 +22,11 @@ from typing import Any
 
 from toolhost.backends.argv import ArgvPlan, Element
 from toolhost.backends.code_args import Token, program_name, run_chain
+from toolhost.backends.code_wrappers import is_wrapper
 from toolhost.backends.command_checks import check_plan, plan_tokens
 from toolhost.config.model import ToolConfig
 
-__all__ = ["LinkGuard", "link_target", "linked_plan", "linked_problems"]
+__all__ = ["LinkGuard", "Memo", "link_target", "linked_plan", "linked_problems"]
 
 # programs that choose what they are by argv[0]: a link to one is the applet it names
 _BY_NAME = frozenset({"busybox", "toybox", "coreutils", "ccache", "sccache", "distcc", "icecc"})
@@ -33,10 +34,25 @@ _CACHE_SIZE = 64
 _ROUNDS = 8  # a wrapper found through a link may name another linked program: a few rounds
 
 
-def link_target(program: str, cwd: str | None, search: str | None) -> str | None:
+Memo = dict[tuple[str, str | None, str | None], "str | None"]
+
+
+def link_target(program: str, cwd: str | None, search: str | None,
+                memo: Memo | None = None) -> str | None:
     """The name (as the checks compare names) of the program the symbolic link ``program``
     ends at, found as the spawn finds it (a path with a '/' from ``cwd``, else on
-    ``search``); None when it is no link, cannot be found, or keeps its own name."""
+    ``search``); None when it is no link, cannot be found, or keeps its own name.
+    ``memo``: answers already found in this load (a thousand tools naming ``echo`` search
+    the PATH once); a call looks afresh."""
+    if memo is None:
+        return _link_target(program, cwd, search)
+    key = (program, cwd, search)
+    if key not in memo:
+        memo[key] = _link_target(program, cwd, search)
+    return memo[key]
+
+
+def _link_target(program: str, cwd: str | None, search: str | None) -> str | None:
     try:
         if "/" in program:
             path: str | None = os.path.join(cwd, program) if cwd else program
@@ -61,10 +77,15 @@ def _on_path(program: str, search: str | None) -> str | None:
     return None
 
 
-def linked_plan(plan: ArgvPlan) -> tuple[ArgvPlan, dict[str, str]] | None:
+def linked_plan(plan: ArgvPlan, memo: Memo | None = None
+                ) -> tuple[ArgvPlan, dict[str, str]] | None:
     """``plan`` with each program on its way to what runs (argv[0], the program each wrapper
     runs, the program after ``find -exec``) named as its link's target, and the names
     changed (key -> the link's target); None when no program there is such a link."""
+    name = program_name(plan.program)
+    if not is_wrapper(name) and name != "find" \
+            and link_target(plan.program, plan.cwd, plan.search_path, memo) is None:
+        return None  # argv[0] alone runs, and is no link: no tokens to make (most tools)
     renamed: dict[str, str] = {}
     current = plan
     for _ in range(_ROUNDS):
@@ -74,7 +95,7 @@ def linked_plan(plan: ArgvPlan) -> tuple[ArgvPlan, dict[str, str]] | None:
             token = tokens[at]
             if token.value or token.key in renamed:
                 continue
-            target = link_target(token.text, plan.cwd, plan.search_path)
+            target = link_target(token.text, plan.cwd, plan.search_path, memo)
             if target is not None:
                 renamed[token.key] = target
                 added = True
@@ -114,11 +135,11 @@ def _elements(elements: tuple[Element, ...], names: Mapping[str, str]) -> tuple[
 
 
 def linked_problems(plan: ArgvPlan, tool: ToolConfig, names: set[str],
-                    opts: Mapping[str, Any]) -> tuple[frozenset[tuple[str, str]],
-                                                      list[tuple[str, str, str]]]:
+                    opts: Mapping[str, Any], memo: Memo | None = None
+                    ) -> tuple[frozenset[tuple[str, str]], list[tuple[str, str, str]]]:
     """The names ``linked_plan`` changed (as a key for a cache) and the load-time problems
     of the plan read under them, each saying which program is a link to which."""
-    found = linked_plan(plan)
+    found = linked_plan(plan, memo)
     if found is None:
         return frozenset(), []
     linked, renamed = found
