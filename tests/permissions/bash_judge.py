@@ -40,15 +40,20 @@ ALLOW_LIST = ("echo", "printf", "ls", "cat", "true", "git status", "find")
 TRANSPARENT = ("timeout", "nice", "nohup", "stdbuf", "time")
 
 
-def _policy(rules: list[tuple[Effect, str]], default: Effect) -> Any:
+def _policy(rules: list[tuple[Effect, str]], default: Effect, cwd: str | None = None) -> Any:
     return compile_policy(PermissionsConfig(
-        rules=tuple(RuleConfig(effect=e, tool=t) for e, t in rules), default=default))
+        rules=tuple(RuleConfig(effect=e, tool=t) for e, t in rules), default=default), cwd=cwd)
 
 
 _DENY: Effect = "deny"
 _ALLOW: Effect = "allow"
-DENY_POLICY = _policy([(_DENY, f"Bash({name}:*)") for name in DENIED] + [(_ALLOW, "Bash")],
-                      "allow")
+_DENY_RULES = [(_DENY, f"Bash({name}:*)") for name in DENIED] + [(_ALLOW, "Bash")]
+DENY_POLICY = _policy(_DENY_RULES, "allow")
+
+
+def deny_policy(cwd: str) -> Any:
+    """``DENY_POLICY`` deciding in ``cwd`` (its relative paths, the repository git reads)."""
+    return _policy(_DENY_RULES, "allow", cwd)
 LIST_POLICY = _policy([(_DENY, "Bash(rm:*)")]
                       + [(_ALLOW, f"Bash({name}:*)") for name in ALLOW_LIST], "ask")
 
