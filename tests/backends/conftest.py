@@ -4,6 +4,7 @@ builders are in tests/conftest.py."""
 from __future__ import annotations
 
 import json
+import socket
 import struct
 import sys
 import threading
@@ -148,3 +149,29 @@ def server() -> Iterator[Server]:
 @pytest.fixture
 def png() -> bytes:
     return png_bytes()
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[int, list[bytes]]]:
+    """A port on 127.0.0.1 and the list of connections made to it (each answered with a
+    line, then closed): a tool that must never connect where a value says is watched here."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    got: list[bytes] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            got.append(b"connected")
+            with conn:
+                conn.sendall(b"from the network\n")
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield server.getsockname()[1], got
+    finally:
+        server.close()

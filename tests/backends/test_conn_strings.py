@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,28 +19,6 @@ from .test_ffmpeg_values import _recorder
 pytestmark = pytest.mark.anyio
 DB = "{{ db }}"
 
-
-@pytest.fixture
-def listener() -> Iterator[tuple[int, list[bytes]]]:
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    got: list[bytes] = []
-
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            with conn:
-                got.append(b"connected")
-
-    threading.Thread(target=accept, daemon=True).start()
-    try:
-        yield server.getsockname()[1], got
-    finally:
-        server.close()
 
 
 @pytest.mark.parametrize("value", ["host=127.0.0.1 port={port} dbname=x",

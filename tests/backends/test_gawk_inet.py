@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,30 +24,6 @@ def _gawk() -> str:
         pytest.skip("gawk is not installed")
     return path
 
-
-@pytest.fixture
-def listener() -> Iterator[tuple[int, list[bytes]]]:
-    """A port on 127.0.0.1 and the list of connections made to it (each answered)."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    got: list[bytes] = []
-
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            got.append(b"connected")
-            with conn:
-                conn.sendall(b"from the network\n")
-
-    threading.Thread(target=accept, daemon=True).start()
-    try:
-        yield server.getsockname()[1], got
-    finally:
-        server.close()
 
 
 @pytest.mark.parametrize("shape", ["gawk", "awk-link", "wrapped", "script", "slash-glued"])
