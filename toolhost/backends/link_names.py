@@ -24,6 +24,7 @@ from toolhost.backends.argv import ArgvPlan, Element
 from toolhost.backends.code_args import Token, program_name, run_chain
 from toolhost.backends.code_wrappers import is_wrapper
 from toolhost.backends.command_checks import check_plan, plan_tokens
+from toolhost.backends.shebang import program_path
 from toolhost.config.model import ToolConfig
 
 __all__ = ["LinkGuard", "Memo", "link_target", "linked_plan", "linked_problems"]
@@ -54,10 +55,7 @@ def link_target(program: str, cwd: str | None, search: str | None,
 
 def _link_target(program: str, cwd: str | None, search: str | None) -> str | None:
     try:
-        if "/" in program:
-            path: str | None = os.path.join(cwd, program) if cwd else program
-        else:
-            path = _on_path(program, search)
+        path = program_path(program, cwd, search)
         if path is None or not os.path.islink(path):
             return None
         real = os.path.realpath(path)
@@ -65,16 +63,6 @@ def _link_target(program: str, cwd: str | None, search: str | None) -> str | Non
         return None
     name = program_name(real)
     return None if not name or name in _BY_NAME or name == program_name(program) else name
-
-
-def _on_path(program: str, search: str | None) -> str | None:
-    """The first executable ``program`` on ``search`` (the PATH), as execvp finds it (not
-    ``shutil.which``: it imports bz2 and lzma, which loading a config does without)."""
-    for folder in (search if search is not None else os.defpath).split(os.pathsep):
-        path = os.path.join(folder or ".", program)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
 
 
 def linked_plan(plan: ArgvPlan, memo: Memo | None = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["program_names"]
+__all__ = ["program_names", "program_path"]
 
 _LIMIT = 256  # bytes of the first line read (Linux takes 256 for a #! line)
 _CACHE_SIZE = 512
@@ -28,12 +28,8 @@ def program_names(program: str, cwd: str | None = None, search: str | None = Non
     interpreter of a ``#!`` script. Empty when neither, or it cannot be found or read.
     ``cwd``: the directory a relative ``dir/prog`` is found from; ``search``: the PATH a
     bare name is found on."""
-    if "/" in program:
-        path: str | None = os.path.join(cwd, program) if cwd else program
-    else:
-        import shutil  # at call time: it imports bz2 and lzma, which startup does without
-
-        path = shutil.which(program, path=search)
+    path = program_path(program, cwd, search if search is not None
+                        else os.environ.get("PATH", os.defpath))
     if path is None:
         return ()
     try:
@@ -48,6 +44,20 @@ def program_names(program: str, cwd: str | None = None, search: str | None = Non
         _cache.clear()  # bounded: programs are few; a full table starts over
     _cache[key] = found
     return found
+
+
+def program_path(program: str, cwd: str | None, search: str | None) -> str | None:
+    """Where the spawn finds ``program``: a path with a '/' from ``cwd``, else the first
+    executable file of that name on ``search`` (a PATH; None: the system default), as execvp
+    looks (not ``shutil.which``: it imports bz2 and lzma, which loading a config does
+    without). None when there is none."""
+    if "/" in program:
+        return os.path.join(cwd, program) if cwd else program
+    for folder in (search if search is not None else os.defpath).split(os.pathsep):
+        path = os.path.join(folder or ".", program)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def _linked(path: str) -> str | None:
