@@ -5,6 +5,8 @@ JSON-RPC error; one read after the stop began is answered so without being serve
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,10 +16,12 @@ import pytest
 from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
+from toolhost.protocol import DEFAULT_MAX_LINE_BYTES, ControlSession
 from toolhost.protocol.open_requests import StoppedRequest
+from toolhost.protocol.pipes import PipeLines
 from toolhost.results import ToolResult
 
-from .session_harness import make_tool, running_session
+from .session_harness import FakeCLI, byte_pipe, make_tool, running_session
 
 pytestmark = pytest.mark.anyio
 
@@ -289,3 +293,55 @@ async def test_a_call_cancelled_just_before_the_stop_is_answered_once() -> None:
         await anyio.sleep(0.05)
     assert cli.answers()["c1"] == [{"subtype": "success", "request_id": "c1",
                                     "response": cut_short(1)}]
+
+
+def request_line(request_id: str, request: Mapping[str, Any]) -> bytes:
+    return (json.dumps({"type": "control_request", "request_id": request_id,
+                        "request": dict(request)}) + "\n").encode()
+
+
+async def test_requests_the_cli_wrote_before_the_stop_are_answered_though_never_read() -> None:
+    # The CLI wrote a second question and a tool call just before the signal; the event loop
+    # had not read them yet. The stop answered only what was being served: the CLI waited
+    # for the others until its stdin closed (a flaky CI run of a two-question hang-up).
+    person, slow, noted, told = Person(), Slow(), [], []
+    read_fd, write_fd = os.pipe()
+    session_out, cli_in = byte_pipe()
+    unused_out, unused_in = byte_pipe()  # (this CLI writes into the OS pipe itself)
+    cli = FakeCLI(unused_out, cli_in)
+
+    async def on_message(message: dict[str, Any]) -> None:
+        told.append(message)
+
+    session_in = await PipeLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
+    session = ControlSession(session_in, session_out, servers=slow_server(slow), permission=person,
+                             on_message=on_message)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(cli.collect)
+        tg.start_soon(session.run)
+        os.write(write_fd, request_line("q1", ask("t1")))
+        await person.wait_asked(1)
+        os.write(write_fd, request_line("q2", ask("t2")) + b'{"type": "user"}\n'
+                 + request_line("c", {"subtype": "mcp_message", "server_name": "demo",
+                                      "message": call(7, "c")}) + b'{"type": "contr')
+        # no pause between the writes and the stop: nothing of them read by the loop
+        stopped = session.stop(WHY, stopping, on_stopped=noted.append)
+        assert [(s.request_id, s.kind, s.started) for s in stopped] == [
+            ("q1", "permission", False), ("q2", "permission", None), ("c", "call", None)]
+        assert [(s.request_id, s.tool, s.tool_use_id) for s in noted[1:]] == [
+            ("q2", "mcp__demo__greet", "t2"), ("c", "mcp__demo__slow", "toolu_c")]
+        os.close(write_fd)  # the CLI's output ends: the session stops by itself
+        await cli.wait_for(lambda: {"q1", "q2", "c"} <= cli.answers().keys())
+        with anyio.fail_after(5):
+            while not told:  # the line between them is still read, as it came
+                await anyio.sleep(0.01)
+        await session_out.aclose()
+        await unused_out.aclose()
+        await unused_in.aclose()
+        session_in.aclose()
+    assert cli.answer("q2")["response"] == {"behavior": "deny",
+                                            "message": stopping("mcp__demo__greet")}
+    assert cli.answer("c")["response"] == error_result(
+        7, "The call was not started: toolhost is stopping (SIGTERM).")
+    assert person.asked == ["t1"] and slow.started == [] and told == [{"type": "user"}]
+    assert len(cli.answers()["q1"]) == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -60,7 +61,8 @@ TWO = ASKS.replace('''send({{"type": "control_request", "request_id": "q", "requ
               "input": {{"text": "x"}}, "tool_use_id": "t1"}}}})''', '''for q in ("q", "q2"):
             send({{"type": "control_request", "request_id": q, "request": {{
               "subtype": "can_use_tool", "tool_name": "mcp__s__echo",
-              "input": {{"text": q}}, "tool_use_id": "t" + q}}}})''')
+              "input": {{"text": q}}, "tool_use_id": "t" + q}}}})
+        open(os.environ["FAKE_LOG"] + ".sent", "w").close()  # both are in toolhost's pipe''')
 
 
 @pytest.mark.parametrize("asked", [["q"], ["q", "q2"]], ids=["one", "two"])
@@ -76,6 +78,11 @@ def test_the_terminal_closing_at_a_question_is_nobodys_answer(
         assert "> " in read_until(master, "> ")
         os.write(master, b"save it\n")
         assert "Allow?" in read_until(master, "Allow?")
+        # (q2 may be unread by toolhost yet: the stop answers what the CLI wrote before it)
+        sent = tmp_path / "cli.log.sent"
+        deadline = time.monotonic() + 30
+        while len(asked) > 1 and not sent.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
         os.close(master)  # the terminal closed: a hang-up
         assert process.wait(timeout=30) == 129
     why = "Nobody answered the question about mcp__s__echo: toolhost is stopping (SIGHUP)."

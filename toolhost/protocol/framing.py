@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -144,6 +145,15 @@ class SplitLines:
     def buffered(self) -> bool:
         """Whether a whole line is already here (the next ``receive_line`` won't wait)."""
         return bool(self._lines.ready)
+
+    def take_lines(self, take: Callable[[bytes], bool]) -> None:
+        """Remove the whole lines read and not yet received that ``take`` says yes to (it
+        sees each once, in order); the others stay queued, in order."""
+        ready = self._lines.ready
+        kept = [line for line in ready if not isinstance(line, bytes) or not take(line)]
+        if len(kept) != len(ready):
+            ready.clear()
+            ready.extend(kept)
 
 
 class LineReader(SplitLines):

@@ -58,7 +58,9 @@ class StoppedRequest:
     ``"other"``; ``tool``: the tool's name as the model sees it (``mcp__<server>__<tool>``
     for a call); ``arguments`` and ``tool_use_id`` as the CLI sent them. ``started``, of a
     call: True when its tool had started, False when its guard was still deciding (a
-    permission question: the gate records that deny), None when it was never served."""
+    permission question: the gate records that deny), None when it was never served; of a
+    permission question: False when it was being decided (the gate records its deny), None
+    when it was never served (nothing recorded it)."""
 
     request_id: str
     kind: str
@@ -90,7 +92,8 @@ def _answer(request_id: str, request: Any, why: str, deny: Callable[[str], str],
         return (succeeded(request_id, {"behavior": "deny", "message": message}),
                 StoppedRequest(request_id, "permission", tool,
                                tool_input if isinstance(tool_input, Mapping) else {},
-                               use_id if isinstance(use_id, str) else None, message))
+                               use_id if isinstance(use_id, str) else None, message,
+                               None if start is None else False))
     message = stopped_call_text(why)
     rpc_message = request.get("message") if isinstance(request, Mapping) else None
     if not isinstance(rpc_message, Mapping) or "method" not in rpc_message \

@@ -54,6 +54,7 @@ class PipeLines(SplitLines, asyncio.Protocol):
         self._queued = 0  # bytes in the queue (of whole lines)
         self._paused = False
         self._eof = False
+        self._fd = -1  # the pipe's descriptor (``read_now``), set by ``open``
 
     @classmethod
     async def open(cls, fd: int, max_line_bytes: int) -> PipeLines:
@@ -65,6 +66,7 @@ class PipeLines(SplitLines, asyncio.Protocol):
         except BaseException:
             pipe.close()
             raise
+        protocol._fd = pipe.fileno()
         return protocol
 
     # -- asyncio.Protocol ---------------------------------------------------------------
@@ -160,6 +162,27 @@ class PipeLines(SplitLines, asyncio.Protocol):
             self._paused = False
             self._transport.resume_reading()
         return lines.pop()
+
+    def read_now(self, limit: int = PAUSE_BYTES) -> None:
+        """Queue what the pipe holds at this moment (at most ``limit`` bytes), without
+        waiting and without offering it ``inline``: a stopping host answers what the writer
+        sent before the stop began, though the event loop had not read it yet."""
+        transport = self._transport
+        fd = self._fd
+        if self._eof or transport is None or transport.is_closing() or fd < 0 \
+                or os.get_blocking(fd):  # (the loop makes it non-blocking: never a wait here)
+            return
+        got = 0
+        while got < limit:
+            try:
+                data = os.read(fd, min(65536, limit - got))
+            except OSError:  # BlockingIOError: nothing more now
+                return
+            if not data:
+                self._end()
+                return
+            got += len(data)
+            self._lines.feed(data)
 
     def aclose(self) -> None:
         """Stop reading and close the pipe."""

@@ -124,6 +124,34 @@ class RequestLines(ControlSender):
                 except Exception:  # a renderer's bug never stops the session
                     log.exception("on_message failed for a %r message", kind)
 
+    def _take_waiting_requests(self) -> list[tuple[str, Any]]:
+        """The control requests the CLI has written and nobody has taken yet (read, or in
+        the pipe now), taken out of the queue: a stopping host answers them unserved. Other
+        lines, and requests it cannot answer (no id, one already being served), stay."""
+        reader = self._reader
+        if isinstance(reader, PipeLines):
+            reader.read_now()
+        taken: list[tuple[str, Any]] = []
+        scopes = self._tasks.scopes
+
+        def take(line: bytes) -> bool:
+            if line.find(b'"control_request"') < 0:
+                return False
+            try:
+                message = wire.decode(line, self._limits)
+            except wire.WireError:
+                return False
+            if not isinstance(message, dict) or message.get("type") != "control_request":
+                return False
+            request_id = message.get("request_id")
+            if not isinstance(request_id, str) or not request_id or request_id in scopes:
+                return False
+            taken.append((request_id, message.get("request")))
+            return True
+
+        reader.take_lines(take)
+        return taken
+
     async def _refuse(self, head: bytes, why: str) -> None:
         # A control request we could not read still gets its one answer (an error), so
         # the CLI never waits for it; other lines are only logged.

@@ -227,9 +227,14 @@ class ControlSession(RequestLines):
         stdin is closed (the CLI is never left without an answer): an open permission
         question with a deny, ``deny(tool_name)``; a tools/call with an error result saying
         it was cancelled before it ended, and ``why``. Their own answers, if any come, are
-        dropped; a request read from now on gets the same answer without being served.
-        See ``toolhost.protocol.open_requests``."""
-        return self._open.stop(why, deny, on_stopped=on_stopped)
+        dropped; a request read from now on gets the same answer without being served, and
+        so do the requests the CLI wrote before the stop and nobody has taken yet (read, or
+        in the pipe now). See ``toolhost.protocol.open_requests``."""
+        stopped = self._open.stop(why, deny, on_stopped=on_stopped)
+        for request_id, request in self._take_waiting_requests():
+            if (answered := self._open.answer(request_id, request)) is not None:
+                stopped.append(answered)
+        return stopped
 
     def _answer_cancelled(self, request_id: str, request: Mapping[str, Any]) -> None:
         # Written without a pause (this task is being cancelled: it cannot await), or by a

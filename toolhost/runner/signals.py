@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.abc
 
+from toolhost.permissions.decision import Decision
 from toolhost.permissions.gate import PermissionGate
 from toolhost.protocol.open_requests import StoppedRequest
 from toolhost.runner.process import CliSession
@@ -159,13 +160,19 @@ class Signals:
         self.scope.cancel()
 
     def _stopped(self, stopped: StoppedRequest) -> None:
-        """A tool call the stop answered: its audit line (its allow has one already). One
-        still waiting on a question has none: the gate records that question's deny."""
+        """A request the stop answered: a tool call's audit line (its allow has one already),
+        a question's deny when nothing asked it (the CLI wrote it, the stop came before it
+        was served). One still being decided has its line from the gate."""
         audit = self.gate.audit if self.gate is not None else None
-        if stopped.kind != "call" or stopped.started is False or audit is None:
+        if stopped.kind == "other" or stopped.started is False or audit is None:
             return
         try:
-            audit.record_stopped(stopped.tool, stopped.arguments, stopped.message,
-                                 tool_use_id=stopped.tool_use_id)
+            if stopped.kind == "permission":
+                audit.record(stopped.tool, stopped.arguments, Decision(
+                    "deny", stopped.message, answered_by="nobody (question ended)"),
+                    tool_use_id=stopped.tool_use_id)
+            else:
+                audit.record_stopped(stopped.tool, stopped.arguments, stopped.message,
+                                     tool_use_id=stopped.tool_use_id)
         except OSError as exc:  # the run is ending: said, never raised into the stop
             log.error("cannot write the audit log %s: %s", audit.path, exc)
