@@ -132,10 +132,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     who.add_argument("--auth-groups-claim", default="groups", metavar="CLAIM", action=Once,
                      help="the claim of --caller holding the groups, as for serve "
                      "(default: groups; a.b is a nested claim)")
-    for name, text in (("list", "every rule in evaluation order with its origin"),
-                       ("lint", "rules that never match, are shadowed, or allow too much")):
-        cmd = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".",
-                             formatter_class=formatter)
+    for name, text, more in (
+            ("list", "every rule in evaluation order with its origin",
+             "Deny rules first, then ask, then allow, each with the file:line that wrote it "
+             "(the\nconfig, its extends, a plugin, the user or local layer).\n\nExamples:\n"
+             "  toolhost permissions list team.yaml\n"
+             "  toolhost permissions list team.yaml --no-layers    # the team's rules alone\n"
+             "  toolhost permissions list team.yaml --json | jq '.rules[].rule'"),
+            ("lint", "rules that never match, are shadowed, or allow too much",
+             "Exit 1 when there are findings (a CI gate).\n\nExamples:\n"
+             "  toolhost permissions lint team.yaml\n"
+             "  toolhost permissions lint team.yaml --json")):
+        cmd = sub.add_parser(name, help=text, formatter_class=formatter,
+                             description=text[0].upper() + text[1:] + ".\n\n" + more)
         cmd.add_argument("config", metavar="CONFIG")
         cmd.add_argument("--json", action="store_true", help="print JSON")
     test = sub.add_parser("test", help="run policy test files (tool, input, expected decision)",
