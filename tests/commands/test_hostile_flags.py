@@ -104,3 +104,17 @@ def test_install_file_in_a_directory_that_is_there_is_written(tmp_path: Path) ->
                                                       "XDG_CONFIG_HOME": str(tmp_path / "xdg")})
     assert done.returncode == 0, done.stderr
     assert "demo" in (tmp_path / "conf" / "x.json").read_text()
+
+
+@pytest.mark.parametrize(("args", "missing"), [
+    (["run"], "required: CONFIG ("), (["call"], "required: config, tool ("),
+    (["call", "c.yaml"], "required: tool"), (["install"], "required: client, config"),
+])
+def test_a_missing_argument_names_only_what_is_required(tmp_path: Path, args: list[str],
+                                                        missing: str) -> None:
+    # `toolhost run` said "required: CONFIG, -- CLI_ARGS" and `call` "config, tool,
+    # key=value": both may be left out
+    done = run_cli(args, cwd=tmp_path)
+    _usage_error(done, missing)
+    assert "CLI_ARGS" not in done.stderr.splitlines()[-1]
+    assert "key=value" not in done.stderr.splitlines()[-1]
