@@ -50,3 +50,4 @@ def test_a_fragment_named_by_a_secret_still_loads(tmp_path: Path) -> None:
     proc = _validate(config)
     assert proc.returncode == 0, proc.stderr
     assert SECRET not in proc.stdout + proc.stderr
+
