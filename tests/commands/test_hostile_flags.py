@@ -118,3 +118,10 @@ def test_a_missing_argument_names_only_what_is_required(tmp_path: Path, args: li
     _usage_error(done, missing)
     assert "CLI_ARGS" not in done.stderr.splitlines()[-1]
     assert "key=value" not in done.stderr.splitlines()[-1]
+
+
+def test_update_takes_one_rev(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\n")
+    _usage_error(run_cli(["update", str(config), "--rev", "v1", "--rev", "v2"], cwd=tmp_path),
+                 "argument --rev", "given twice")
