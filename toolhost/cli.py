@@ -225,7 +225,11 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
     if exited is not None:
         raise SystemExit(1) if lost is not None and exited.code in (0, None) else exited
-    return max(code, 1) if lost is not None else code
+    code = max(code, 1) if lost is not None else code
+    loaded = sys.modules.get("toolhost.plugins.process_state")  # (only when plugins loaded)
+    if argv is None and loaded is not None:  # a plugin's thread must not hold the exit
+        loaded.leave_plugin_threads(code)
+    return code
 
 
 def _chosen(argv: Sequence[str]) -> str | None:

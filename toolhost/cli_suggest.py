@@ -59,7 +59,19 @@ class SuggestingParser(argparse.ArgumentParser):
         return parsed
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith(_REQUIRED):
+            message = self._only_required(message)
         super().error(message + self._hint(message))
+
+    def _only_required(self, message: str) -> str:
+        """argparse's list of missing arguments without the positionals that may be left
+        out (``run``'s ``-- CLI_ARGS``, ``call``'s ``key=value``): named there, they read
+        as required too."""
+        optional = {str(a.metavar if a.metavar is not None else a.dest) for a in self._actions
+                    if not a.option_strings and a.nargs in ("*", "?", argparse.REMAINDER)}
+        names = message[len(_REQUIRED):].split(", ")
+        kept = [name for name in names if name not in optional]
+        return _REQUIRED + ", ".join(kept) if kept else message
 
     def _hint(self, message: str) -> str:
         choice = _CHOICE.search(message)

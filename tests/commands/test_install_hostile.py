@@ -142,8 +142,9 @@ def test_a_symlink_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
 def test_a_place_it_cannot_read_or_write_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     _refused(_install(tmp_path, str(tmp_path / "file" / "x.json")),
-             "x.json: cannot read: Not a directory")
-    _refused(_install(tmp_path, "/proc/self/nope/x.json"), "cannot write", "as it was")
+             "file is not a directory", "nothing was written")
+    _refused(_install(tmp_path, "/proc/self/nope/x.json"), "/proc/self/nope does not exist")
+    _refused(_install(tmp_path, "/proc/self/x.json"), "cannot write", "as it was")
 
 
 def test_the_dry_run_diff_shows_the_files_text_escaped(tmp_path: Path) -> None:

@@ -186,3 +186,9 @@ def test_json_argument_errors_name_the_flag(tmp_path: Path) -> None:
         json_argument("--x", "[")
     with pytest.raises(JsonArgumentError, match=r"^--x @.*nope.json: .*no such file"):
         json_argument("--x", f"@{tmp_path / 'nope.json'}")
+
+
+def test_an_at_sign_alone_says_a_file_is_missing(tmp_path: Path) -> None:
+    # `--json @$ARGS` with ARGS unset said "--json @: : no such file"
+    with pytest.raises(JsonArgumentError, match=r"^--x @: no file named after the @"):
+        json_argument("--x", "@")

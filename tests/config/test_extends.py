@@ -116,7 +116,9 @@ def test_a_fragment_that_is_no_config_file_is_located_at_its_entry(
 
 
 @pytest.mark.parametrize("url", ["https://example.com/team.yaml", "git+ssh://git@host/x.toml",
-                                 "file:///etc/team.yaml", "HTTP://EXAMPLE.COM/a.yml"])
+                                 "file:///etc/team.yaml", "HTTP://EXAMPLE.COM/a.yml",
+                                 "git@github.com:team/config.yaml",  # git's scp-like form
+                                 "me@host.example:team.toml"])
 def test_a_url_in_extends_is_named_a_url_with_how_to_share_a_config(
         write: Any, kinds: Any, url: str) -> None:
     # read as a path it was "no such file: https:/example.com/team.yaml", its // squeezed
@@ -126,3 +128,9 @@ def test_a_url_in_extends_is_named_a_url_with_how_to_share_a_config(
     (problem,) = info.value.problems
     assert problem.line == 3 and f"{url} is a URL" in problem.message
     assert "{repo: URL, rev: TAG-OR-COMMIT, path: FILE}" in problem.hint
+
+
+def test_a_file_named_like_a_git_address_is_still_a_file(write: Any, kinds: Any) -> None:
+    write("me@host:x.yaml", "servers: {}\n")
+    main = write("main.yaml", "toolhost: 1\nextends: ['me@host:x.yaml']\n")
+    load_config(main, kinds=kinds, layers=False)

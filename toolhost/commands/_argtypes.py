@@ -13,8 +13,8 @@ import re
 
 from toolhost.limits import parse_size
 
-__all__ = ["MAX_SECONDS", "MIN_INTERVAL", "interval", "port", "positive_int", "seconds",
-           "server_key", "server_key_problem", "size"]
+__all__ = ["MAX_SECONDS", "MIN_INTERVAL", "Once", "interval", "non_empty", "port",
+           "positive_int", "seconds", "server_key", "server_key_problem", "size"]
 
 MAX_SECONDS = 86400 * 365
 MIN_INTERVAL = 0.05  # a shorter poll interval is a busy loop of stat calls
@@ -120,3 +120,27 @@ def port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
     return value
+
+
+class Once(argparse.Action):
+    """A flag that holds one value and is given at most once: a second one is a usage error
+    (exit 2) instead of silently replacing the first, for flags whose value is the thing
+    decided or run (``permissions check --input``, ``run -p``), where the one dropped is
+    as likely the one meant."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        given: set[str] = namespace.__dict__.setdefault("_given_once", set())
+        if self.dest in given:
+            parser.error(f"argument {'/'.join(self.option_strings)}: given twice; give it "
+                         "once (the second would silently replace the first)")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
+def non_empty(text: str) -> str:
+    """A name argument that may not be empty (``''`` from an unset shell variable)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"empty: {text!r} names nothing (an unset shell "
+                                         "variable?)")
+    return text

@@ -61,6 +61,9 @@ def json_argument(flag: str, value: str, *, stdin: bool = False) -> Any:
     what ``-`` reads from stdin. JsonArgumentError, naming the flag, if it cannot be used."""
     if stdin and value == "-":
         return json_text(f"{flag} -", _read_stdin(flag))
+    if value == "@":  # `--json @$FILE` with FILE unset
+        raise JsonArgumentError(f"{flag} @: no file named after the @ (write @FILE, e.g. "
+                                "@args.json)")
     if value.startswith("@"):
         from toolhost.errors import Problem
 

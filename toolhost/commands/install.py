@@ -73,6 +73,14 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.commands.mcp_config import checked_entry
 
     path = Path(args.file) if args.file else client_file(args.client, args.scope)
+    if args.file and not os.path.isdir(path.parent or "."):
+        from toolhost.errors import ToolhostError
+
+        # a client's directory exists once the client has run: a missing one is a typo
+        # (~/.claude/ for ~/.claud/), which would be created and "added" to in silence
+        what = "is not a directory" if os.path.lexists(path.parent) else "does not exist"
+        raise ToolhostError(f"--file {args.file}: {path.parent} {what}; nothing was written "
+                            "(check the path, or create the directory first)")
     if args.uninstall:
         from toolhost.commands._uninstall import uninstall
 

@@ -34,10 +34,12 @@ Examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", help="the config file (YAML or TOML)")
-    parser.add_argument("--server", "-s", action="append", default=[], metavar="NAME",
-                        help="server(s) to serve (repeatable; default: the only one)")
-    parser.add_argument("--all", action="store_true", dest="all_servers",
-                        help="serve every toolhost server of the config")
+    # --all with --server would serve every server, not the ones named
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--server", "-s", action="append", default=[], metavar="NAME",
+                       help="server(s) to serve (repeatable; default: the only one)")
+    which.add_argument("--all", action="store_true", dest="all_servers",
+                       help="serve every toolhost server of the config")
     parser.add_argument("--name", metavar="KEY", type=server_key,
                         help="the entry's key (default: the server's name, or 'toolhost')")
     parser.add_argument("--watch", action="store_true",

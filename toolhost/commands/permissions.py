@@ -8,6 +8,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from toolhost.commands._argtypes import Once, non_empty
+
 if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
     from toolhost.permissions.authoring.casefile import Case
@@ -103,35 +105,46 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "  toolhost permissions check team.yaml mcp__db__drop --caller "
         "'{\"sub\": \"ana\", \"scope\": \"tools:read-only\"}'")
     check.add_argument("config", metavar="CONFIG")
-    check.add_argument("tool", metavar="TOOL_NAME",
+    check.add_argument("tool", metavar="TOOL_NAME", type=non_empty,
                        help="the name the CLI asks about: mcp__SERVER__TOOL for the config's "
                        "tools (not SERVER.TOOL), Bash, Read, Edit, WebFetch, ... for built-ins")
-    check.add_argument("--input", default="{}", metavar="JSON",
+    check.add_argument("--input", default="{}", metavar="JSON", action=Once,
                        help="the call's arguments as a JSON object; @FILE reads a file, "
                        "- reads stdin (default: {}); at most 16 MiB, nested at most 256 deep, "
                        "no NaN or Infinity")
     check.add_argument("--json", action="store_true", help="print a JSON object")
-    check.add_argument("--cwd", help="working directory relative paths resolve against "
+    check.add_argument("--cwd", action=Once,
+                       help="working directory relative paths resolve against "
                        "(default: run.cwd of the config, else the current directory)")
     check.add_argument("--exit-code", action="store_true",
                        help="exit 0 for allow, 10 for deny, 11 for ask, 12 when the decision "
                        "depends on a caller none was given for")
     who = check.add_argument_group(
         "the caller (rules with callers:; without one the call is decided as on stdio)")
-    who.add_argument("--caller", metavar="JSON", help="the caller as an access token's claims "
-                     "(sub, groups, scope/scp), read as serve reads a token; @FILE reads a file")
-    who.add_argument("--caller-sub", metavar="SUB", help="the caller's subject")
+    who.add_argument("--caller", metavar="JSON", action=Once,
+                     help="the caller as an access token's claims (sub, groups, scope/scp), "
+                     "read as serve reads a token; @FILE reads a file")
+    who.add_argument("--caller-sub", metavar="SUB", action=Once, help="the caller's subject")
     who.add_argument("--caller-group", action="append", default=[], metavar="GROUP",
                      help="a group of the caller (repeat for more)")
     who.add_argument("--caller-scope", action="append", default=[], metavar="SCOPE",
                      help="a scope of the caller (repeat for more)")
-    who.add_argument("--auth-groups-claim", default="groups", metavar="CLAIM",
+    who.add_argument("--auth-groups-claim", default="groups", metavar="CLAIM", action=Once,
                      help="the claim of --caller holding the groups, as for serve "
                      "(default: groups; a.b is a nested claim)")
-    for name, text in (("list", "every rule in evaluation order with its origin"),
-                       ("lint", "rules that never match, are shadowed, or allow too much")):
-        cmd = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".",
-                             formatter_class=formatter)
+    for name, text, more in (
+            ("list", "every rule in evaluation order with its origin",
+             "Deny rules first, then ask, then allow, each with the file:line that wrote it "
+             "(the\nconfig, its extends, a plugin, the user or local layer).\n\nExamples:\n"
+             "  toolhost permissions list team.yaml\n"
+             "  toolhost permissions list team.yaml --no-layers    # the team's rules alone\n"
+             "  toolhost permissions list team.yaml --json | jq '.rules[].rule'"),
+            ("lint", "rules that never match, are shadowed, or allow too much",
+             "Exit 1 when there are findings (a CI gate).\n\nExamples:\n"
+             "  toolhost permissions lint team.yaml\n"
+             "  toolhost permissions lint team.yaml --json")):
+        cmd = sub.add_parser(name, help=text, formatter_class=formatter,
+                             description=text[0].upper() + text[1:] + ".\n\n" + more)
         cmd.add_argument("config", metavar="CONFIG")
         cmd.add_argument("--json", action="store_true", help="print JSON")
     test = sub.add_parser("test", help="run policy test files (tool, input, expected decision)",

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from types import FrameType
 from typing import TYPE_CHECKING, TextIO, cast
 
-from toolhost.commands._argtypes import interval, positive_int
+from toolhost.commands._argtypes import Once, interval, positive_int
 
 if TYPE_CHECKING:
     from toolhost.host import Host
@@ -77,9 +77,9 @@ See docs/running.md for scenario files and everything the runner does.
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", metavar="CONFIG", help="the toolhost config (YAML or TOML)")
-    parser.add_argument("-p", "--prompt", help="run this one prompt and exit (`-p -`: read "
-                        "the prompt from stdin)")
-    parser.add_argument("--script", metavar="SCENARIO",
+    parser.add_argument("-p", "--prompt", action=Once, help="run this one prompt and exit "
+                        "(`-p -`: read the prompt from stdin)")
+    parser.add_argument("--script", metavar="SCENARIO", action=Once,
                         help="play the model from this scenario file (see docs/running.md)")
     parser.add_argument("--cli", metavar="PATH", help="the Claude CLI to run (default: "
                         "$TOOLHOST_CLI, then `claude` on PATH, then the one bundled in "

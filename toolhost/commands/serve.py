@@ -66,10 +66,12 @@ down).
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", help="the config file (YAML or TOML)")
-    parser.add_argument("--server", "-s", action="append", default=[], metavar="NAME",
-                        help="server to serve (repeatable; default: the only one)")
-    parser.add_argument("--all", action="store_true", dest="all_servers",
-                        help="serve every toolhost server of the config (names prefixed)")
+    # --all with --server would serve every server, not the ones named
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--server", "-s", action="append", default=[], metavar="NAME",
+                       help="server to serve (repeatable; default: the only one)")
+    which.add_argument("--all", action="store_true", dest="all_servers",
+                       help="serve every toolhost server of the config (names prefixed)")
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio",
                         help="stdio (default) or Streamable HTTP")
     parser.add_argument("--host", default="127.0.0.1",

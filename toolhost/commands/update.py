@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolhost.commands._argtypes import Once
 from toolhost.commands._update_tags import (  # noqa: F401 - kept importable from here
     newer,
     newest_tag,
@@ -56,7 +57,8 @@ Examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", metavar="CONFIG", help="the config file to edit")
-    parser.add_argument("--rev", help="pin this tag or commit instead of the newest tag")
+    parser.add_argument("--rev", action=Once,
+                        help="pin this tag or commit instead of the newest tag")
     parser.add_argument("--repo", action="append", metavar="URL",
                         help="only update this repo (may be repeated)")
     parser.add_argument("--dry-run", action="store_true",

@@ -222,6 +222,8 @@ def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
     # 490,000 numbers or plain words cost a call and a path each)
     if isinstance(value, dict):
         for key, item in value.items():
+            if type(key) is str and "${" in key and _REFERENCE.search(key):
+                _key_problem((*path, key), walk)
             if isinstance(item, (dict, list)) or (isinstance(item, str) and "$" in item):
                 value[key] = _visit(item, (*path, key), secret or key in SECRET_SECTIONS,
                                     walk)
@@ -230,6 +232,23 @@ def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
             if isinstance(item, (dict, list)) or (isinstance(item, str) and "$" in item):
                 value[index] = _visit(item, (*path, index), secret, walk)
     return value
+
+
+_REFERENCE = re.compile(r"(?<!\$)\$\{")
+
+
+def _key_problem(path: Path, walk: _Walk) -> None:
+    """A ``${...}`` written in a key: keys are never expanded, so ``env: {"${NAME}": x}``
+    would silently set a variable named ``${NAME}``."""
+    from toolhost.excerpt import cut
+
+    doc, problems = walk[0], walk[2]
+    mark = mark_for(doc.marks, path, doc.file)
+    problems.append(Problem(
+        f"{cut(repr(path[-1]), 80)} is a key, and ${{...}} is expanded in values only: "
+        "this key would be the text as written", mark.file, mark.line, mark.column,
+        format_path(path), "write the name itself (a value may use ${...}; $${ is a "
+        "literal ${ in a value)"))
 
 
 def collect_declared_secrets(data: Any, problems: list[Problem] | None = None,

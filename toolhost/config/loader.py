@@ -383,7 +383,7 @@ class _Reader:
                     return
             try:
                 if isinstance(entry, str):
-                    entry = expand(entry, self.environ)
+                    entry = self._expanded(entry)
                 target = resolve_extends(entry, base_dir=base_dir, origin=origin)
                 guard = self._guard_of(layer, chain[0])
                 if guard is not None:
@@ -421,6 +421,16 @@ class _Reader:
                 continue
             self.read(name, fragment_layer, is_main=False, chain=chain, origin=origin)
 
+
+    def _expanded(self, entry: str) -> str:
+        """An extends entry with its ``${...}`` expanded. A secret-named variable's value is
+        hidden from now on: the entry's own problems (no such file, no such package) name
+        the path it made, and are said before the load's other secrets are known."""
+        named: list[str] = []
+        try:
+            return expand(entry, self.environ, secret=named)
+        finally:
+            remember(value for value in named if len(value) <= MAX_SECRET)
 
     def _unresolved(self, entry: Any, origin: Origin, exc: ConfigError, layer: str,
                     root: str) -> list[Problem]:

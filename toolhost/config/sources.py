@@ -42,7 +42,10 @@ def _problem(origin: Origin, message: str, hint: str = "") -> ConfigError:
 
 def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     """A local file, relative to the directory of the file that names it."""
-    if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*://", str(entry)):  # (read as a path: "https:/x")
+    # a URL, or git's scp-like form (git@host:team/config.yaml), which is no file either
+    if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*://", str(entry)) or (  # (a path: "https:/x")
+            re.match(r"[\w.-]+@[a-zA-Z0-9.-]+:(?!/)", str(entry))
+            and not os.path.lexists(base_dir / str(entry))):
         raise _problem(origin, f"extends: {cut(str(entry), 200)} is a URL, and extends names "
                        "files: toolhost fetches no config from a URL",
                        "a shared config is a pinned git repository: "

@@ -45,6 +45,24 @@ _YAML_ITEM = re.compile(r"^\s*- ")
 _BARE_VALUE = re.compile(r"^\s*[A-Za-z0-9_.\"'-]+\s*=\s*([^\s\"'\[{#][^#]*?)\s*(?:#.*)?$")
 
 
+# a line ended by a CR alone (old Mac OS, some editors' "CR" setting): TOML has no such line
+# end, and all the file is "line 1"
+_BARE_CR_HINT = ("the file ends its lines with a bare CR (carriage return); TOML needs LF or "
+                 "CRLF line ends: convert them (e.g. `tr '\\r' '\\n'`)")
+
+
+def _bare_cr_on(text: str, line: int) -> bool:
+    """Whether line ``line`` (1-based, as TOML counts: by LF) holds a CR that ends no CRLF."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return False
+    end = text.find("\n", start)
+    row = text[start:end if end >= 0 else len(text)]
+    return "\r" in (row[:-1] if row.endswith("\r") and end >= 0 else row)
+
+
 def _habit_hint(text: str, line: int) -> str:
     """How to write the line a TOML error points at, when it is written the YAML way
     (``key: value``, ``- item``) or holds a bare word as a value."""
@@ -108,6 +126,7 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
             message += (" (this bracket or string is still open at the end of the file)"
                         if still_open else " (at the end of the file)")
         hint = (surrogate_hint(text, line) if "not a Unicode scalar value" in message
+                else _BARE_CR_HINT if _bare_cr_on(text, line)
                 else _habit_hint(text, line))
         from toolhost.config.conflicts import conflicted  # (only when it failed)
 

@@ -8,19 +8,36 @@ from every command tool; ``sys.stderr = None`` silenced every problem. None of t
 plugin's to decide for the host, so each is restored when the plugin has loaded (whether it
 loaded or failed). Variables a plugin *adds* to the environment are kept: libraries set
 their own defaults at import (``os.environ.setdefault(...)``), which hurt nothing.
+
+The same holds for what would end or stall the host later: a timer (``signal.alarm(1)``
+killed ``validate`` with SIGALRM a second on), a lowered resource limit (``RLIMIT_NOFILE``
+of 5 made the load an internal error), a replaced built-in (``builtins.print``: every
+command printed nothing), a forked child coming back from the import (a second toolhost ran
+the whole command again), and a non-daemon thread (Python waits for it at exit: ``validate``
+never ended). Such a thread is left running, and not waited for: ``leave_plugin_threads``.
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator
+from typing import Any
 
-__all__ = ["process_state_kept"]
+__all__ = ["leave_plugin_threads", "process_state_kept"]
 
 log = logging.getLogger("toolhost.plugins")
+
+# the non-daemon threads a plugin started while it loaded, with the plugin's name
+_THREADS: list[tuple[str, threading.Thread]] = []
+_REAL_EXIT = os._exit  # (exits_refused replaces os._exit while a plugin loads)
+_TIMERS = tuple(getattr(signal, name) for name in ("ITIMER_REAL", "ITIMER_VIRTUAL",
+                                                   "ITIMER_PROF") if hasattr(signal, name))
 
 
 @contextlib.contextmanager
@@ -37,10 +54,16 @@ def process_state_kept(plugin: str) -> Iterator[None]:
     environ = dict(os.environ)
     mask = _umask()
     fds = _held((0, 2))
+    pid, threads, limits = os.getpid(), set(threading.enumerate()), _limits()
+    names = dict(vars(builtins))
+    timers = [signal.getitimer(which) for which in _TIMERS]
     try:
         yield
     finally:
+        if os.getpid() != pid:  # a child the plugin forked, back from the import: it is not
+            _REAL_EXIT(0)  # toolhost, and must not run the command a second time
         changed = _fds_back(fds) + _restore(cwd, limit, streams, environ, mask)
+        changed += _more_back(plugin, threads, limits, names, timers)
         if changed:
             log.warning("plugin '%s' changed %s while loading: put back (a plugin must not "
                         "change the process it is loaded into)", plugin, ", ".join(changed))
@@ -116,3 +139,68 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def _limits() -> dict[int, tuple[int, int]]:
+    """The process's resource limits (none where the platform has no ``resource``)."""
+    try:
+        import resource
+    except ImportError:
+        return {}
+    out = {}
+    for name in dir(resource):
+        if name.startswith("RLIMIT_"):
+            which = getattr(resource, name)
+            with contextlib.suppress(OSError, ValueError):
+                out[which] = resource.getrlimit(which)
+    return out
+
+
+def _more_back(plugin: str, threads: set[threading.Thread], limits: dict[int, tuple[int, int]],
+               names: dict[str, Any], timers: list[tuple[float, float]]) -> list[str]:
+    """Put back timers, resource limits and built-ins; note new non-daemon threads."""
+    changed = []
+    for which, before in zip(_TIMERS, timers, strict=True):
+        if signal.getitimer(which) != before:
+            signal.setitimer(which, *before)
+            changed.append("a timer (signal.alarm or setitimer)")
+    if limits:
+        import resource
+
+        for which, before in limits.items():
+            with contextlib.suppress(OSError, ValueError):
+                if resource.getrlimit(which) != before:
+                    try:
+                        resource.setrlimit(which, before)
+                        changed.append("a resource limit")
+                    except (OSError, ValueError):  # a lowered hard limit cannot be raised
+                        changed.append("a resource limit (which could not be restored)")
+    replaced = [k for k, v in names.items() if vars(builtins).get(k, names) is not v]
+    if replaced:
+        vars(builtins).update({k: names[k] for k in replaced})
+        changed.append("built-ins (" + ", ".join(sorted(replaced)[:5]) + ")")
+    for thread in threading.enumerate():
+        if thread not in threads and not thread.daemon:
+            _THREADS.append((plugin, thread))
+    return list(dict.fromkeys(changed))
+
+
+def leave_plugin_threads(code: int) -> None:
+    """At the end of the process's own command line: when a non-daemon thread a plugin
+    started while loading still runs, Python would wait for it for ever. Say so, run the
+    exit hooks and end with ``code`` instead."""
+    alive = [(plugin, thread) for plugin, thread in _THREADS if thread.is_alive()]
+    if not alive:
+        return
+    for plugin, thread in alive:
+        log.warning("plugin '%s' left a thread running (%s, started while it loaded, not a "
+                    "daemon thread): toolhost exits without waiting for it", plugin,
+                    thread.name)
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        with contextlib.suppress(Exception):
+            if stream is not None:
+                stream.flush()
+    _REAL_EXIT(code)

@@ -1,0 +1,127 @@
+"""Command lines that contradict themselves are refused (argparse's exit 2, one line) instead
+of silently doing something other than what was asked: ``--all`` with ``--server`` served
+every server; a second ``permissions check --input`` (or ``--caller``, ``--cwd``) decided a
+call other than the first; a second ``run -p`` dropped the first prompt; an empty
+TOOL_NAME (an unset shell variable) was checked as a tool. ``install --file`` into a
+directory that does not exist (a typo) created the whole chain and said "added"."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.inproc import run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = str(ROOT / "examples" / "configs" / "demo.yaml")
+CONFIG = "toolhost: 1\nservers:\n  a:\n    tools: {t: {command: [echo, a]}}\n" \
+         "  b:\n    tools: {t: {command: [echo, b]}}\n"
+
+
+def _usage_error(done: subprocess.CompletedProcess[str], *said: str) -> None:
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    assert done.stdout == "", done.stdout
+    last = done.stderr.strip().splitlines()[-1]
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    for part in said:
+        assert part in last, last
+
+
+@pytest.mark.parametrize("command", [
+    ["mcp-config", "{config}"],
+    ["install", "claude-code", "{config}", "--dry-run", "--file", "{dir}/x.json"],
+])
+@pytest.mark.parametrize("flags", [["--all", "--server", "a"], ["-s", "a", "--all"]])
+def test_all_and_server_together_are_refused(tmp_path: Path, command: list[str],
+                                             flags: list[str]) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    args = [w.format(config=config, dir=tmp_path) for w in command]
+    _usage_error(run_cli([*args, *flags], cwd=tmp_path), "not allowed with argument")
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_serve_refuses_all_and_server_together(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    done = subprocess.run([sys.executable, "-m", "toolhost", "serve", str(config), "--all",
+                           "--server", "a"], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL, cwd=tmp_path)
+    _usage_error(done, "not allowed with argument")
+
+
+@pytest.mark.parametrize(("flags", "named"), [
+    (["--input", '{"command": "ls"}', "--input", '{"command": "rm -rf /"}'], "--input"),
+    (["--input={}", "--input={}"], "--input"),
+    (["--caller", '{"sub": "a"}', "--caller", '{"sub": "b"}'], "--caller"),
+    (["--caller-sub", "a", "--caller-sub", "b"], "--caller-sub"),
+    (["--cwd", "/", "--cwd", "/tmp"], "--cwd"),
+])
+def test_permissions_check_takes_each_part_of_the_call_once(tmp_path: Path, flags: list[str],
+                                                          named: str) -> None:
+    done = run_cli(["permissions", "check", DEMO, "Bash", *flags], cwd=tmp_path)
+    _usage_error(done, f"argument {named}", "given twice")
+
+
+@pytest.mark.parametrize("name", ["", " "])
+def test_permissions_check_refuses_an_empty_tool_name(tmp_path: Path, name: str) -> None:
+    _usage_error(run_cli(["permissions", "check", DEMO, name], cwd=tmp_path),
+                 "TOOL_NAME", "empty")
+
+
+def test_one_check_of_each_flag_still_works(tmp_path: Path) -> None:
+    done = run_cli(["permissions", "check", DEMO, "Bash", "--input", '{"command": "ls"}',
+                    "--cwd", str(tmp_path), "--caller-sub", "a"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("flags", [["-p", "one", "-p", "two"], ["-p", "x", "--prompt", "y"],
+                                   ["--script", "a.yaml", "--script", "b.yaml"]])
+def test_run_takes_one_prompt_and_one_script(tmp_path: Path, flags: list[str]) -> None:
+    _usage_error(run_cli(["run", DEMO, *flags], cwd=tmp_path), "given twice")
+
+
+@pytest.mark.parametrize("where", ["missing/x.json", "a/b/c/x.json", "file.txt/x.json"])
+def test_install_file_in_a_directory_that_is_not_there_is_refused(tmp_path: Path,
+                                                                  where: str) -> None:
+    (tmp_path / "file.txt").write_text("")
+    done = run_cli(["install", "claude-code", DEMO, "--all", "--name", "demo", "--file", where],
+                   cwd=tmp_path, env={"HOME": str(tmp_path),
+                                      "XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nothing was written" in lines[0], lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
+
+
+def test_install_file_in_a_directory_that_is_there_is_written(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    done = run_cli(["install", "claude-code", DEMO, "--all", "--name", "demo", "--file",
+                    "conf/x.json"], cwd=tmp_path, env={"HOME": str(tmp_path),
+                                                      "XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    assert done.returncode == 0, done.stderr
+    assert "demo" in (tmp_path / "conf" / "x.json").read_text()
+
+
+@pytest.mark.parametrize(("args", "missing"), [
+    (["run"], "required: CONFIG ("), (["call"], "required: config, tool ("),
+    (["call", "c.yaml"], "required: tool"), (["install"], "required: client, config"),
+])
+def test_a_missing_argument_names_only_what_is_required(tmp_path: Path, args: list[str],
+                                                        missing: str) -> None:
+    # `toolhost run` said "required: CONFIG, -- CLI_ARGS" and `call` "config, tool,
+    # key=value": both may be left out
+    done = run_cli(args, cwd=tmp_path)
+    _usage_error(done, missing)
+    assert "CLI_ARGS" not in done.stderr.splitlines()[-1]
+    assert "key=value" not in done.stderr.splitlines()[-1]
+
+
+def test_update_takes_one_rev(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\n")
+    _usage_error(run_cli(["update", str(config), "--rev", "v1", "--rev", "v2"], cwd=tmp_path),
+                 "argument --rev", "given twice")
