@@ -9,6 +9,7 @@ processes (the hostile raw JSON-RPC one, over stdio and over Streamable HTTP).""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import os
@@ -206,3 +207,41 @@ async def test_a_question_goes_only_to_the_call_it_belongs_to() -> None:
     with calls.running(None):  # a call that came from no MCP client
         assert "came from no MCP client" in refused()
     assert "only while a call" in refused()
+
+
+SURROGATES = {
+    "value": ({"name": "A\ud800"}, "the value at name holds a lone surrogate (\\ud800)"),
+    "low": ({"name": "\udfff tail"}, "the value at name holds a lone surrogate (\\udfff)"),
+}
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+@pytest.mark.parametrize(("content", "said"), list(SURROGATES.values()), ids=list(SURROGATES))
+async def test_a_lone_surrogate_in_the_persons_answer_is_refused_and_the_upstream_kept(
+        tmp_path: Path, kind: str, content: dict[str, Any], said: str) -> None:
+    """A raw JSON-RPC client may answer ``"\\ud800"`` (JSON Python reads as text): writing it
+    upstream failed the whole connection, and a stdio upstream was started again. The
+    upstream is answered an error naming the place; the same connection serves on."""
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+
+    log = tmp_path / "log"
+    env = {"HOSTILE_MODE": "elicit", "HOSTILE_LOG": str(log)}
+    with contextlib.ExitStack() as stack:
+        if kind == "stdio":
+            mcp = (f"command: [{sys.executable}, {HOSTILE}], env: "
+                   + json.dumps(env))
+        else:
+            port = stack.enter_context(http_upstream(HOSTILE, **env))
+            mcp = f"url: 'http://127.0.0.1:{port}/mcp'"
+        loaded = load_config(config(tmp_path, mcp), environ=dict(os.environ), layers=False)
+        async with compile_tools(loaded) as compiled:
+            tool = compiled.tool("h", "echo")
+            refused = await call(tool, Person({"action": "accept", "content": content}),
+                                 text="Your name?")
+            after = await call(tool, Person(ACCEPT), text="Again?")
+    got = refused["answers"][0]
+    assert got["code"] == -32603 and said in got["message"], got
+    assert after["answers"] == [ACCEPT]
+    methods = [json.loads(line)["method"] for line in log.read_text().splitlines()]
+    assert methods.count("initialize") == 1, methods  # the first connection never dropped

@@ -102,7 +102,9 @@ def stdio_peer(config: Path, *args: str, extra_env: dict[str, str] | None = None
     try:
         if initialize is not None:
             peer.send(initialize)
-            peer.wait_for(initialize["id"])
+            # the answer comes once the config is compiled and its upstreams started: on
+            # a loaded machine that can take longer than a request's usual wait
+            peer.wait_for(initialize["id"], timeout=60)
             peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         yield peer
     finally:

@@ -10,6 +10,7 @@ A real ``toolhost serve`` and raw sockets from two loopback addresses (127.0.0.1
 from __future__ import annotations
 
 import json
+import selectors
 import socket
 import sys
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from tests.modern import MODERN_META_JSON
 from tests.serve.conftest import http_process
 from tests.serve.gate_tools import release, wait_entered
 from toolhost.serve.http_admission import RECEIVING_BODY, WAITING_HEAD, Seats, holder_of_peer
+from toolhost.serve.http_shares import Shares, share_of
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="second loopback address")
 
@@ -35,6 +37,7 @@ servers:
 permissions: {default: allow}
 """
 LIMIT = 12
+SHARE = share_of(LIMIT)  # what one client may have under way
 
 
 def _body(method: str, params: bytes = b"{}") -> bytes:
@@ -130,30 +133,63 @@ def test_one_client_holding_every_connection_does_not_keep_another_out(
     assert "Traceback" not in text, text[-3000:]
 
 
-def test_a_connection_running_a_call_is_never_closed_for_another(tmp_path: Path) -> None:
+def _answers_of_those_done(socks: list[socket.socket], count: int
+                           ) -> dict[socket.socket, bytes]:
+    """The whole answers of the first ``count`` of ``socks`` to be answered and closed
+    (each asked with ``connection: close``), waiting on their readability."""
+    pending = {sock: b"" for sock in socks}
+    done: dict[socket.socket, bytes] = {}
+    with selectors.DefaultSelector() as selector:
+        for sock in socks:
+            selector.register(sock, selectors.EVENT_READ)
+        while len(done) < count:
+            ready = selector.select(timeout=30)
+            assert ready, f"only {len(done)} of {count} answers came"
+            for key, _events in ready:
+                sock = key.fileobj
+                assert isinstance(sock, socket.socket)
+                chunk = sock.recv(65536)
+                if chunk:
+                    pending[sock] += chunk
+                    continue
+                selector.unregister(sock)
+                done[sock] = pending.pop(sock)
+    return done
+
+
+def test_a_client_running_calls_on_every_connection_leaves_others_a_quarter(
+        tmp_path: Path) -> None:
+    """A connection running a call is never closed for another, so one client sending a
+    call on each connection it can open would hold them all: it has three quarters of them
+    running at most, the rest are answered "server busy" at once, and another client is
+    served; every call run is answered."""
     other = _second_loopback()
     gate = tmp_path / "gate"
     gate.mkdir()
     call = _held_call(gate)
-    with _server(tmp_path) as (where, _log):
-        held = _fill(where, _head("tools/call", len(call)) + call)
+    with _server(tmp_path) as (where, log):
+        held = []
         try:
-            wait_entered(gate, LIMIT)  # every connection of the first client runs a call
-            # each is owed an answer: the newcomer is refused (503, or a reset when its
-            # request was sent before the 503 came)
-            try:
-                refused = _list_from(other, where)
-            except ConnectionResetError:
-                refused = b"HTTP/1.1 503 (reset)"
-            assert refused.startswith(b"HTTP/1.1 503 "), refused
+            for _ in range(LIMIT):
+                sock = socket.create_connection(where, timeout=20)
+                sock.sendall(_head("tools/call", len(call)) + call)
+                held.append(sock)
+            busy = _answers_of_those_done(held, LIMIT - SHARE)
+            assert all(b"Server busy: this client has" in a for a in busy.values()), busy
+            wait_entered(gate, SHARE)
+            for _ in range(3):
+                answer = _list_from(other, where)
+                assert answer.startswith(b"HTTP/1.1 200 ") and b'"held"' in answer, answer
+            assert len(list(gate.glob("entered-*"))) == SHARE
             release(gate)
-            for sock in held[:-1]:
-                answer = _answer(sock)
-                assert answer.startswith(b"HTTP/1.1 200 ") and b"released" in answer, answer
+            ran = _answers_of_those_done([s for s in held if s not in busy], SHARE)
+            assert all(a.startswith(b"HTTP/1.1 200 ") and b"released" in a
+                       for a in ran.values()), ran
         finally:
             release(gate)
             for sock in held:
                 sock.close()
+    assert "refused requests of client 127.0.0.1" in log.read_text()
 
 
 LISTEN = (b'{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":'
@@ -261,3 +297,22 @@ async def test_streams_take_from_the_client_holding_the_most_and_never_twice_one
     # a and b hold 2 each now: b's third would leave a less than b, so it is refused
     assert streams.open(None, holder="b") is None
     assert not any(stream is not None and stream.dropped for stream in mine[2:])
+
+
+def test_a_clients_share_counts_its_requests_and_streams_and_is_given_back() -> None:
+    assert [share_of(n) for n in (1, 2, 3, 4, 8, 1000)] == [1, 2, 3, 3, 6, 750]
+    streams = {"a": 0}
+    shares = Shares(8, lambda holder: streams.get(holder, 0))
+    taken = [shares.take("a", i) for i in range(3)]
+    streams["a"] = 2  # streams count in the share, the requests opening them do not
+    opened = shares.take("a", "listen", count=False)
+    assert all(callable(give) for give in [*taken, opened])
+    streams["a"] = 3
+    refused = shares.take("a", 9)
+    assert isinstance(refused, dict) and refused["id"] == 9
+    assert "this client has 6 requests and streams under way" in refused["error"]["message"]
+    assert callable(shares.take("b", 1))  # another client's share is its own
+    give = taken[0]
+    assert callable(give)
+    give()
+    assert shares.held("a") == 5 and callable(shares.take("a", 10))

@@ -276,9 +276,13 @@ class HttpServer:
                 None, -32600, "Method Not Allowed: GET streams exist for initialize-era "
                 "sessions only; send Mcp-Session-Id"), status_code=405,
                 headers={"allow": "POST"})
+        holder = holder_of(owner, request.scope.get("client"))
+        refused = self._poster.shares.take(holder, None, count=False)
+        if isinstance(refused, dict):  # its share is held by its calls and streams
+            return JsonAnswer(refused, status_code=503, headers={"retry-after": "5"})
         stream = self.streams.open(session, queue=GET_QUEUE,
                                    expires=getattr(caller, "expires", math.inf),
-                                   holder=holder_of(owner, request.scope.get("client")))
+                                   holder=holder)
         if stream is None:
             return JsonAnswer(error_response(None, rpc.SERVER_BUSY, self.streams.busy()),
                               status_code=503, headers={"retry-after": "5"})

@@ -47,6 +47,7 @@ from toolhost.serve.http_access import note_message
 from toolhost.serve.http_exchange import Exchange
 from toolhost.serve.http_limits import JsonAnswer, read_body
 from toolhost.serve.http_sessions import LegacySessions
+from toolhost.serve.http_shares import Shares
 from toolhost.serve.http_state import InFlight, Session
 from toolhost.serve.http_streams import Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
@@ -92,6 +93,8 @@ class Poster:
         # bound on its requests: Session.budget)
         self._budget = Budget(None, limits.max_in_flight_bytes, scope="by this server",
                               flags="toolhost serve --max-in-flight-bytes")
+        # each client's share of the connections answers hold (http_shares)
+        self.shares = Shares(limits.max_connections, streams.held_by)
 
     async def post(self, request: Request, caller: Caller | None = None) -> Response:
         if "content-type" not in request.headers and "origin" in request.headers:
@@ -218,9 +221,19 @@ class Poster:
                 request_id, rpc.INVALID_PARAMS, f"Invalid params: a subscriptions/listen "
                 f"request is at most {MAX_LISTEN_BYTES:,} bytes; this one is {len(body):,}"))
         reservation.release()  # nothing awaits before take counts the same bytes in
-        release = self._take(session, request_id, len(body))
-        if isinstance(release, Response):
-            return release
+        counted_in = self._take(session, request_id, len(body))
+        if isinstance(counted_in, Response):
+            return counted_in
+        share = self.shares.take(holder_of(owner_of(caller), request.scope.get("client")),
+                                 request_id,
+                                 count=message.get("method") != "subscriptions/listen")
+        if isinstance(share, dict):
+            counted_in()
+            return JsonAnswer(share)
+
+        def release() -> None:
+            share()
+            counted_in()
         kept = session is not None and session.kept
         stream = None
         if message.get("method") == "subscriptions/listen":

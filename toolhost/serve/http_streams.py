@@ -202,6 +202,10 @@ class Streams:
         if session is not None:
             session.streams.pop(stream, None)
 
+    def held_by(self, holder: str) -> int:
+        """The streams ``holder`` has open."""
+        return self._seats.count(holder)
+
     def busy(self) -> str:
         return (f"Server busy: {self.count:,} streams are open (toolhost serve "
                 "--max-connections: at most half of them); try again later")
