@@ -218,6 +218,8 @@ class CompiledPolicy:
         """The rules' decision; ``default`` (the policy's unless given) when none decides."""
         default = default or self.default
         unproven = self._unprovable(tool_input) if tool_name == "Bash" else None
+        if unproven == says.FORMS_CUT_REASON:  # (it meets every deny rule: say why, not the rule)
+            return self._unchecked(unproven, default)
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
         for rule in self._plan(tool_name).applicable(tool_input):
