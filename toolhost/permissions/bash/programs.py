@@ -189,6 +189,10 @@ def _short_cluster(letters: str, grammar: _Grammar) -> str | None:
     return "done"
 
 
+# wrappers, shells and find actions looked into, one inside another
+_MAX_DEPTH = 16
+
+
 def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             appended: bool = False) -> Analysis:
     """The steps of one simple command, or the reason it cannot be proven. ``wrapped``: a
@@ -247,7 +251,12 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
         return Analysis(reason="crontab installs the jobs it reads from its input, which run "
                         "later")
     keyword = name == "time" and program.raw == "time" and i == start and not wrapped
-    if name in WRAPPERS and depth < 16:
+    if depth >= _MAX_DEPTH and (name in WRAPPERS or name in SHELLS or name == "find"):
+        # past the depth looked into, its command would be read as its arguments: an allow
+        # rule naming it (``Bash(nice:*)``) would cover whatever it runs (fail closed)
+        return Analysis(reason=f"wrappers, shells and find -exec are nested more than "
+                        f"{_MAX_DEPTH} deep: split it into shorter commands")
+    if name in WRAPPERS:
         end = _time_end(words, i) if keyword else _wrapper_end(name, words, i)
         if isinstance(end, str):
             return Analysis(reason=end)
@@ -269,7 +278,7 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
     if name == "find" and appended:
         return Analysis(reason="xargs appends the words it reads to find, which may add an "
                         "-exec action")
-    if name == "find" and depth < 16:
+    if name == "find":
         found = _find_actions(words, i, depth)
         if isinstance(found, str):
             return Analysis(reason=found)
@@ -284,7 +293,7 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             i + 1].value.startswith(("-", "+")) or _script_reason(name, words[i + 1])):
         return Analysis(reason=f"{name} runs commands from a string or its input, in a "
                         "language other than sh's")
-    if name in SHELLS and depth < 16:
+    if name in SHELLS:
         shell = _shell_string(words, i)
         if isinstance(shell, str):
             return Analysis(reason=shell)
