@@ -3,8 +3,9 @@
 Past 16 levels a wrapper was read as a plain program, so the rest of the line was its
 arguments: ``allow: Bash(nice:*)`` under ``default: deny`` allowed ``nice `` seventeen times
 then ``rm -rf ~`` (also ``env``, ``timeout``, ``sudo``, ``xargs``, ``find . -exec`` seventeen
-deep, sixteen ``nice`` then ``sh -c``). Such a line is now not provable: no allow rule
-proves it, and every deny or ask rule meets it."""
+deep, sixteen ``nice`` then ``sh -c``). What such a wrapper runs is now a step no allow
+rule covers (a whole-tool ``allow: Bash`` still allows it), and the deny and ask rules still
+see through it."""
 
 from __future__ import annotations
 
@@ -53,3 +54,8 @@ def test_a_deny_rule_meets_it(command: str) -> None:
                                      "find . -exec " * 3 + "ls " + "\\; " * 3])
 def test_wrappers_within_the_depth_stay_allowed(command: str) -> None:
     assert policy(ALLOWS, "deny").decide("Bash", {"command": command}).behavior == "allow"
+
+
+def test_a_whole_tool_allow_still_allows_a_deep_harmless_line() -> None:
+    p = policy([("deny", "Bash(rm:*)"), ("allow", "Bash")], "ask")
+    assert p.decide("Bash", {"command": "sudo " * 40 + "ls"}).behavior == "allow"

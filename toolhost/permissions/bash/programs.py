@@ -118,7 +118,7 @@ class Step:
 
     words: tuple[str, ...]
     kind: str  # "assign", "assign_command", "wrapper", "transparent" (a wrapper rules may
-    # skip), "program"
+    # skip), "program", "deep" (a wrapper nested too deep to look into: no allow rule covers it)
     offset: int = 0
     inner: int = 0  # how many of the following steps are the command this one runs
 
@@ -252,10 +252,11 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
                         "later")
     keyword = name == "time" and program.raw == "time" and i == start and not wrapped
     if depth >= _MAX_DEPTH and (name in WRAPPERS or name in SHELLS or name == "find"):
-        # past the depth looked into, its command would be read as its arguments: an allow
-        # rule naming it (``Bash(nice:*)``) would cover whatever it runs (fail closed)
-        return Analysis(reason=f"wrappers, shells and find -exec are nested more than "
-                        f"{_MAX_DEPTH} deep: split it into shorter commands")
+        # past the depth looked into, what it runs would be read as its arguments, and an
+        # allow rule naming it (``Bash(nice:*)``) would cover that: a step no allow rule
+        # covers (deny and ask rules still see through it: bash.forms)
+        steps.append(Step(values[i:], "deep"))
+        return Analysis(tuple(steps))
     if name in WRAPPERS:
         end = _time_end(words, i) if keyword else _wrapper_end(name, words, i)
         if isinstance(end, str):
