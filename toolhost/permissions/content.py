@@ -97,7 +97,7 @@ class BashMatcher:
         fixed, count = self.fixed, 0
         while k < len(steps):
             step = steps[k]
-            if step.kind == "program" or len(fixed) <= step.offset or (
+            if step.kind in ("program", "deep") or len(fixed) <= step.offset or (
                     fixed[:step.offset + 1] != step.words[:step.offset + 1]):
                 break
             if step.kind == "shell":
@@ -119,7 +119,8 @@ class BashMatcher:
                 return False
             if self.whole:  # literal text with wildcards: never through a wrapper
                 return self.regex.fullmatch(parsed.text) and not any(
-                    s.kind in ("wrapper", "shell") for steps in analysis.steps for s in steps)
+                    s.kind in ("wrapper", "shell", "deep") for steps in analysis.steps
+                    for s in steps)
             return any(analysis.steps) and all(
                 cover_steps(steps, [(self, self)]) is not None for steps in analysis.steps)
         if self.whole:
@@ -166,6 +167,8 @@ def cover_steps(steps: tuple[Step, ...],
     k = 0
     while k < len(steps):
         step = steps[k]
+        if step.kind == "deep":  # what it runs was not looked into
+            return None
         text = step.text
         found = next(((m, p) for m, p in matchers if m.regex.fullmatch(text)), None)
         if found is not None:

@@ -23,6 +23,7 @@ from toolhost.permissions.policy_elsewhere import Elsewhere, held_in_place
 from toolhost.permissions.rule_plan import RulePlan, is_bash
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
 from toolhost.permissions.server_wide import SERVER_READS, server_read, server_wide
+from toolhost.permissions.shell_tools import SHELL_TOOLS, judged_as_shell, shell_command
 
 # The shell parser and the content matchers (bash.policy) load with the first rule that has
 # content or the first Bash call: most configs have neither (serve and validate start faster).
@@ -120,7 +121,7 @@ class CompiledPolicy:
         """Whether deciding this call may read files or run git (a Bash command applying a
         patch, unpacking an archive, a git command bringing files): a caller on an event
         loop decides it in a worker thread (``PermissionGate.check``)."""
-        command = tool_input.get("command") if tool_name == "Bash" else None
+        command = tool_input.get("command") if tool_name in ("Bash", *SHELL_TOOLS) else None
         if not isinstance(command, str):
             return False
         from toolhost.permissions.bash.policy import reads_files
@@ -168,16 +169,23 @@ class CompiledPolicy:
         if tool_name in _MOVES_SESSION and (kept := held_in_place(
                 self.rules, self._later.rules, self.cwd)) is not None:
             return says.moved(self._decide(tool_name, tool_input), kept)
-        return self._decide(tool_name, tool_input)
+        decision = self._decide(tool_name, tool_input)
+        ran = decision.updated_input if decision.updated_input is not None else tool_input
+        if (shell := shell_command(tool_name, ran)) is not None:
+            # what the Bash rules (not the default) say of the command it runs, with its own
+            return judged_as_shell(tool_name, decision,
+                                   self._decide("Bash", shell, default="allow"))
+        return decision
 
-    def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+    def _decide(self, tool_name: str, tool_input: Mapping[str, Any],
+                default: str | None = None) -> Decision:
         if tool_name != "Bash":
-            return self._decide_rules(tool_name, tool_input)
+            return self._decide_rules(tool_name, tool_input, default)
         from toolhost.permissions.bash.budget import SPENT_REASON, Spent, one_decision, spent
 
         with one_decision():  # one budget for every check of the line (bash.budget)
             try:
-                decision = self._decide_rules(tool_name, tool_input)
+                decision = self._decide_rules(tool_name, tool_input, default)
                 if not spent():  # (a check may have caught Spent and gone on)
                     return decision
             except Spent:
@@ -185,10 +193,11 @@ class CompiledPolicy:
             except OSError as exc:  # a path a check resolves cannot be read (another
                 # process's /proc/PID/root link): not judged
                 return self._unchecked(f"a path it names cannot be resolved here "
-                                       f"({exc.strerror or exc}: {str(exc.filename)[:80]!r})")
-        return self._unchecked(SPENT_REASON)
+                                       f"({exc.strerror or exc}: {str(exc.filename)[:80]!r})",
+                                       default)
+        return self._unchecked(SPENT_REASON, default)
 
-    def _unchecked(self, reason: str) -> Decision:
+    def _unchecked(self, reason: str, default: str | None = None) -> Decision:
         """A Bash line whose checks could not finish (their budget ran out, a path could not
         be resolved): nothing about it is proven, so the first deny or ask Bash rule meets
         it (no allow rule proves it)."""
@@ -196,7 +205,7 @@ class CompiledPolicy:
             if rule.effect == "deny":
                 return says.unproven(rule, reason)
         ask = next((r for r in self._plan("Bash").rules if r.effect == "ask"), None)
-        if ask is None and self.default == "deny":
+        if ask is None and (default or self.default) == "deny":
             return Decision("deny", f"This command cannot be checked ({reason}), so no rule "
                             "can allow it (the default is deny).", answered_by="default")
         said = f"This command cannot be checked ({reason}), so a person must approve it."
@@ -204,8 +213,13 @@ class CompiledPolicy:
             return Decision("ask", said, answered_by="default")
         return Decision("ask", said, rule=ask.text, origin=ask.origin)
 
-    def _decide_rules(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+    def _decide_rules(self, tool_name: str, tool_input: Mapping[str, Any],
+                      default: str | None = None) -> Decision:
+        """The rules' decision; ``default`` (the policy's unless given) when none decides."""
+        default = default or self.default
         unproven = self._unprovable(tool_input) if tool_name == "Bash" else None
+        if unproven == says.FORMS_CUT_REASON:  # (it meets every deny rule: say why, not the rule)
+            return self._unchecked(unproven, default)
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
         for rule in self._plan(tool_name).applicable(tool_input):
@@ -245,7 +259,7 @@ class CompiledPolicy:
         if unproven is not None:
             if self._bash_deny is not None and not denies_done:
                 return says.unproven(self._bash_deny, unproven)
-            if self.default != "deny":
+            if default != "deny":
                 return Decision("ask", f"This command cannot be checked ({unproven}), so no "
                                 "rule and no default can allow it; a person must approve it.",
                                 answered_by="default")
@@ -254,13 +268,13 @@ class CompiledPolicy:
             if combined is not None:
                 return combined
         message = ""
-        if self.default == "deny":
+        if default == "deny":
             message = f"No permission rule allows {tool_name} (the default is deny)."
         if self._elsewhere.away and (self._elsewhere.covers(tool_name)
                                      or self._elsewhere.moved(tool_name)):
             why = self._elsewhere.unjudged(self._plan(tool_name).rules, tool_name, tool_input)
             message = (message + " " + why).strip()
-        return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
+        return Decision(default, message, answered_by="default")  # type: ignore[arg-type]
 
     def _decision_of(self, rule: CompiledRule) -> Decision:
         """The decision of a matching deny rule, or of an allow rule without a rewrite."""

@@ -7,8 +7,14 @@ from __future__ import annotations
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.rules import CompiledRule
 
-__all__ = ["each_way", "held_search", "moved", "rewrite_failed", "rewritten_around",
-           "unevaluated", "unproven"]
+__all__ = ["FORMS_CUT_REASON", "each_way", "held_search", "moved", "rewrite_failed",
+           "rewritten_around", "unevaluated", "unproven"]
+
+# Why a Bash command read in more ways than ``bash.forms`` tries is not provable: every deny
+# and ask rule meets it, so the decision says this rather than naming the first such rule
+# as if it had matched.
+FORMS_CUT_REASON = ("one of its commands can be read in too many ways (nested wrappers and "
+                    "their options) to check them all: split it into shorter commands")
 
 
 def held_search(rule: CompiledRule) -> Decision:

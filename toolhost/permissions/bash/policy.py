@@ -21,13 +21,14 @@ from toolhost.permissions.bash.handed import handed_reason, local_strings
 from toolhost.permissions.bash.inline_run import inline_run_reason
 from toolhost.permissions.bash.programs import SHELLS, analyze_line
 from toolhost.permissions.bash.runners import is_runner, runner_strings
-from toolhost.permissions.bash.selfrun import self_run_reason
+from toolhost.permissions.bash.selfrun import ran_or_later, self_run_reason
 from toolhost.permissions.content import BashMatcher, cover_steps
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.later.files import quick, run_later_path, run_later_reason
 from toolhost.permissions.later.tasks import may_name_tasks, tasks_reason
 from toolhost.permissions.later.words import later_words_reason
+from toolhost.permissions.policy_says import FORMS_CUT_REASON
 from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
@@ -86,17 +87,22 @@ def unprovable(command: str, cwd: str | None = None,
         if reason is not None:
             return reason
         seen = _unquoted(command, parsed)  # (m''ake x runs make: its words, quotes removed)
+        # what a patch, an archive or git brings: a file run later, or by this line itself
+        later = ran_or_later(parsed, run_later_path) \
+            if _patches(seen) or _unpacks(seen) or _brings(seen) else run_later_path
         if cwd is not None and _patches(seen):
             from toolhost.permissions.later.patch import patched_later
 
-            reason = patched_later(parsed, command, cwd, run_later_path)
+            reason = patched_later(parsed, command, cwd, later)
         if reason is None and cwd is not None and _unpacks(seen):
             from toolhost.permissions.later.archive import unpacked_later
 
-            reason = unpacked_later(parsed, cwd, run_later_path)
+            reason = unpacked_later(parsed, cwd, later)
         if reason is None:  # (a differential run under bash): a command line a
             # program hands a shell, a script the line writes, code that can run a command
             forms = [f for words in parsed.segments + parsed.nested for f in command_forms(words)]
+            if TOO_MANY_FORMS in forms:
+                return FORMS_CUT_REASON
             reason = handed_reason(parsed, text=command) or self_run_reason(parsed) or (
                 inline_run_reason(forms, command)) or later_words_reason(parsed, command)
         if reason is None and judge is not None:  # env -C, git x::, vim -s ...
@@ -142,7 +148,7 @@ def unprovable(command: str, cwd: str | None = None,
         if reason is None and cwd is not None and _brings(seen):
             from toolhost.permissions.later.git import brought_later
 
-            reason = brought_later(parsed, cwd, run_later_path, judge)
+            reason = brought_later(parsed, cwd, later, judge)
         if reason is None and cwd is not None and judge is not None and "git" in seen:
             from toolhost.permissions.git.config_runs import config_reason
 

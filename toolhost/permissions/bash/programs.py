@@ -118,7 +118,7 @@ class Step:
 
     words: tuple[str, ...]
     kind: str  # "assign", "assign_command", "wrapper", "transparent" (a wrapper rules may
-    # skip), "program"
+    # skip), "program", "deep" (a wrapper nested too deep to look into: no allow rule covers it)
     offset: int = 0
     inner: int = 0  # how many of the following steps are the command this one runs
 
@@ -189,6 +189,10 @@ def _short_cluster(letters: str, grammar: _Grammar) -> str | None:
     return "done"
 
 
+# wrappers, shells and find actions looked into, one inside another
+_MAX_DEPTH = 16
+
+
 def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             appended: bool = False) -> Analysis:
     """The steps of one simple command, or the reason it cannot be proven. ``wrapped``: a
@@ -247,7 +251,13 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
         return Analysis(reason="crontab installs the jobs it reads from its input, which run "
                         "later")
     keyword = name == "time" and program.raw == "time" and i == start and not wrapped
-    if name in WRAPPERS and depth < 16:
+    if depth >= _MAX_DEPTH and (name in WRAPPERS or name in SHELLS or name == "find"):
+        # past the depth looked into, what it runs would be read as its arguments, and an
+        # allow rule naming it (``Bash(nice:*)``) would cover that: a step no allow rule
+        # covers (deny and ask rules still see through it: bash.forms)
+        steps.append(Step(values[i:], "deep"))
+        return Analysis(tuple(steps))
+    if name in WRAPPERS:
         end = _time_end(words, i) if keyword else _wrapper_end(name, words, i)
         if isinstance(end, str):
             return Analysis(reason=end)
@@ -269,7 +279,7 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
     if name == "find" and appended:
         return Analysis(reason="xargs appends the words it reads to find, which may add an "
                         "-exec action")
-    if name == "find" and depth < 16:
+    if name == "find":
         found = _find_actions(words, i, depth)
         if isinstance(found, str):
             return Analysis(reason=found)
@@ -284,7 +294,7 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             i + 1].value.startswith(("-", "+")) or _script_reason(name, words[i + 1])):
         return Analysis(reason=f"{name} runs commands from a string or its input, in a "
                         "language other than sh's")
-    if name in SHELLS and depth < 16:
+    if name in SHELLS:
         shell = _shell_string(words, i)
         if isinstance(shell, str):
             return Analysis(reason=shell)

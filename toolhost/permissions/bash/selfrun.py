@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+from collections.abc import Callable
 
 from toolhost.permissions.bash.budget import scan_line
 from toolhost.permissions.bash.programs import SHELLS
@@ -22,7 +23,7 @@ from toolhost.permissions.later.files import PACKAGERS as _PACKAGERS
 from toolhost.permissions.later.files import past_wrappers, reader
 from toolhost.permissions.shell.parse import ParsedCommand, Word
 
-__all__ = ["self_run_reason"]
+__all__ = ["ran_or_later", "self_run_reason"]
 
 # a program that runs its first operand as a script of its language
 _SCRIPTED = SHELLS | {"source", ".", "python", "python2", "python3", "perl", "ruby", "node",
@@ -40,6 +41,22 @@ _QUIET = frozenset({"export", "set", "unset", "local", "declare", "typeset", "re
 # ``xaa``, ``csplit`` ``xx00``, ``git format-patch`` ``0001-*.patch``): the name run is
 # nowhere on the line
 _PREFIXED = frozenset({"split", "gsplit", "csplit", "gcsplit", "format-patch"})
+# programs that write files named and filled by data the rules do not read (an archive
+# ``later.archive`` cannot list, an encoded file, a repository or package fetched over the
+# network): a file the line runs after one may be one of them
+_UNSEEN = frozenset({"7z", "7za", "7zr", "7zz", "unrar", "unar", "lsar", "cpio", "bsdcpio",
+                     "pax", "uudecode", "rpm2cpio", "unsquashfs", "cabextract", "lha",
+                     "unarj", "jar", "dpkg-deb", "ar", "shar", "unshar", "busybox"})
+# the same, as a subcommand of the program before it (``git clone``, ``gh repo clone``)
+# the programs whose files ``later.patch``, ``later.archive`` and ``later.git`` read
+_BRINGERS = frozenset({"git", "tar", "gtar", "bsdtar", "unzip", "patch", "gpatch"})
+_UNSEEN_SUBS = {"git": frozenset({"clone", "am", "submodule", "subtree", "bundle", "pull"}),
+                "gh": frozenset({"clone"}), "glab": frozenset({"clone"}),
+                "hg": frozenset({"clone", "pull", "update", "unbundle"}),
+                "svn": frozenset({"checkout", "co", "export", "update", "up"}),
+                "bzr": frozenset({"branch", "checkout", "pull"}),
+                "pip": frozenset({"download"}), "pip3": frozenset({"download"}),
+                "npm": frozenset({"pack"}), "go": frozenset({"get"})}
 # compilers: what they write is a program, run by its path as one built on the line
 _BUILDERS = frozenset({"cc", "gcc", "g++", "c++", "clang", "clang++", "tcc", "ld", "rustc",
                        "go", "javac", "gfortran", "swiftc", "zig", "nim", "ghc"})
@@ -97,6 +114,12 @@ def self_run_reason(parsed: ParsedCommand) -> str | None:
     if any(_PREFIXED & {w.value.rsplit("/", 1)[-1] for w in words} for words in segments):
         return (f"it runs {runs[0][1].raw!r} after a command that writes files whose names it "
                 "makes up: what it runs may be one of them")
+    first = min(k for k, _w in runs)
+    unseen = next((words for words in segments[:max(first, 1)] if _brings_unseen(words)), None)
+    if unseen is not None:
+        return (f"it runs {runs[0][1].raw!r} after {_name(unseen)!r}, which writes files "
+                "named and filled by data the rules do not read: what it runs may be one of "
+                "them")
     written = _written(parsed)
     if written:
         names = {_norm(t) for t in written}
@@ -139,6 +162,32 @@ def _named_elsewhere(segments: list[tuple[Word, ...]], runs: list[tuple[int, Wor
             return (f"it runs {run.raw!r}, which another command of the line names and may "
                     "write first: what it runs is not on the line as a command")
     return None
+
+
+def _brings_unseen(words: tuple[Word, ...]) -> bool:
+    """Whether ``words`` run a program of ``_UNSEEN`` or ``_UNSEEN_SUBS`` (past wrappers)."""
+    at = past_wrappers(words)
+    names = [w.value.rsplit("/", 1)[-1] for w in words[at:]]
+    if not names:
+        return False
+    subs = _UNSEEN_SUBS.get(names[0])
+    return names[0] in _UNSEEN or (subs is not None and any(n in subs for n in names[1:]))
+
+
+def ran_or_later(parsed: ParsedCommand,
+                 later: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``later`` (a file a later command runs), widened to the files ``parsed`` itself runs
+    (by name, any case, in any directory: fail closed): a patch, an archive or a git command
+    of the line that brings one of them changes what the line goes on to run
+    (``git checkout other && bash run.sh``, ``tar xf a.tar; ./run.sh``, ``git checkout
+    other && make``)."""
+    first = next((k for k, words in enumerate(parsed.words) if _name(words) in _BRINGERS),
+                 0)  # (a run before the first command that may bring files is no matter)
+    ran = frozenset(_norm(w.value).lower() for words in parsed.words[first:] + parsed.nested_words
+                    for w in _runs(words))
+    if not ran:
+        return later
+    return lambda path: later(path) or _norm(path.rstrip("/")).lower() in ran
 
 
 def _name(words: tuple[Word, ...]) -> str:
