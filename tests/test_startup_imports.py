@@ -26,6 +26,8 @@ NOT_FOR_THE_DEMO = {"shutil", "re2", "toolhost.permissions.bash.policy",
                     "toolhost.permissions.content", "toolhost.permissions.bash.programs",
                     "toolhost.permissions.shell.parse", "toolhost.permissions.paths",
                     "toolhost.permissions.urls", "toolhost.permissions.callers.identity"}
+# no lock beside the demo, nothing pulled in: the lock's model and drift report wait
+NO_LOCK = {"toolhost.lockfile.model", "toolhost.lockfile.drift"}
 
 
 def _exist(names: set[str]) -> None:
@@ -71,7 +73,7 @@ def _imported_after(code: str) -> set[str]:
       "bz2", "lzma", "toolhost.redaction.packed", "toolhost.redaction.decoded",
       "toolhost.gateway", "toolhost.gateway.reshape", "difflib",
       "toolhost.permissions.authoring.spec_hints_more",
-      "toolhost.permissions.authoring.spec_hints_paste"}),
+      "toolhost.permissions.authoring.spec_hints_paste", *NO_LOCK}),
     # a config without plugins never looks at the installed distributions
     ("from toolhost.config.loader import load_config; load_config(sys.argv[0])",
      {"jsonschema", "jinja2", "asyncio", "anyio", "tomllib", "importlib.metadata",
@@ -110,7 +112,7 @@ def test_serve_answers_without_what_the_config_does_not_use() -> None:
              "_hashlib",  # OpenSSL (~2.5 ms): the cursors digest with the built-in blake2b
              # no secret: nothing unpacks a blob to look for one
              "bz2", "lzma", "toolhost.redaction.packed", "toolhost.redaction.decoded",
-             }
+             *NO_LOCK}
     _exist(early)
     early &= set(json.loads(out.stderr.splitlines()[-1]))
     assert not early, f"imported before their first use: {sorted(early)}"

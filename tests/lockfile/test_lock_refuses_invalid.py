@@ -46,3 +46,24 @@ def test_lock_still_writes_a_valid_config(tmp_path: Path) -> None:
     config.write_text(HEAD + "      t: {python: 'toolhost.demo:add'}\n")
     write_for(str(config))
     assert lock_path(str(config)).exists()
+
+
+def test_a_lock_read_without_its_model_answers_as_the_model_does(tmp_path: Path) -> None:
+    """``toolhost.lockfile.read_lock`` answers "no lock" itself only when nothing at all is
+    there; a dangling link, a file on the way and a name too long read as the model says."""
+    from toolhost.lockfile import model, where
+
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    (tmp_path / "dangling.lock").symlink_to(tmp_path / "gone")
+    for path in (tmp_path / "none.lock", tmp_path / "no" / "dir.lock",
+                 tmp_path / "file" / "under.lock", tmp_path / ("n" * 300 + ".lock"),
+                 tmp_path / "dangling.lock"):
+        answers = []
+        for read in (where.read_lock, model.read_lock):
+            try:
+                answers.append(("lock", read(path)))
+            except ConfigError as exc:
+                answers.append(("error", str(exc)))
+        assert answers[0] == answers[1], path.name[:20]
+    with pytest.raises(ConfigError, match="does not exist"):
+        where.read_lock(tmp_path / "dangling.lock")

@@ -133,11 +133,14 @@ class HostState:
             if names:
                 changed.append(f"environment ({names})")
             self._envs = _envs[0]
-        streams = (sys.stdin, sys.stdout, sys.stderr)
-        moved = [n for n, a, b in zip(("stdin", "stdout", "stderr"), streams, self._streams,
-                                      strict=True) if a is not b]
-        if moved:
-            sys.stdin, sys.stdout, sys.stderr = self._streams
+        saved = self._streams
+        # the usual call moves no stream: three identity tests, not a comprehension's frame
+        if sys.stdin is not saved[0] or sys.stdout is not saved[1] \
+                or sys.stderr is not saved[2]:
+            streams = (sys.stdin, sys.stdout, sys.stderr)
+            moved = [n for n, a, b in zip(("stdin", "stdout", "stderr"), streams, saved,
+                                          strict=True) if a is not b]
+            sys.stdin, sys.stdout, sys.stderr = saved
             changed.append("sys." + "/".join(moved))
         if changed:
             log.warning("in-process tool %s (or a call running with it) changed the host's "

@@ -11,8 +11,27 @@ until someone accepts it with ``toolhost lock``.
 
 from __future__ import annotations
 
-from toolhost.lockfile.guard import LockGuard, Pulled
-from toolhost.lockfile.model import LOCK_VERSION, Lock, LockedFile, lock_path, read_lock
+from typing import TYPE_CHECKING, Any
+
+from toolhost.lockfile.guard import LockGuard
+from toolhost.lockfile.where import lock_path, read_lock
+
+if TYPE_CHECKING:
+    from toolhost.lockfile.drift import Pulled
+    from toolhost.lockfile.model import LOCK_VERSION, Lock, LockedFile
 
 __all__ = ["LOCK_VERSION", "Lock", "LockGuard", "LockedFile", "Pulled", "lock_path",
            "read_lock"]
+
+
+def __getattr__(name: str) -> Any:
+    # the lock's model loads when first named: a load without a lock file never needs it
+    if name == "Pulled":
+        from toolhost.lockfile.drift import Pulled
+
+        return Pulled
+    if name in ("LOCK_VERSION", "Lock", "LockedFile"):
+        from toolhost.lockfile import model
+
+        return getattr(model, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

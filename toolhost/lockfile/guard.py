@@ -14,13 +14,15 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolhost.config.model import Origin, PluginRequirement
 from toolhost.errors import ConfigError, Problem
-from toolhost.lockfile import drift
-from toolhost.lockfile.drift import Pulled
-from toolhost.lockfile.model import Lock, LockedFile, TooLarge, file_digest
+
+if TYPE_CHECKING:  # the lock's model and drift load with the first file pulled or lock read:
+    # a config that pulls nothing in and has no lock (`serve`, `validate`) never needs them
+    from toolhost.lockfile.drift import Pulled
+    from toolhost.lockfile.model import Lock, LockedFile
 
 __all__ = ["LockGuard", "Pulled", "current_guard", "guarding"]
 
@@ -73,6 +75,7 @@ class LockGuard:
         if self.verify:  # a moved tag first: the new commit may not have the file at all
             self._check_pin(source, rel, origin)
         from toolhost.config.limits import LIMITS
+        from toolhost.lockfile.model import TooLarge, file_digest
 
         limit = LIMITS.file_bytes
         try:  # the reader refuses a file past the limit: it is not hashed whole first
@@ -100,6 +103,9 @@ class LockGuard:
             self.problems.extend(theirs.problems)
             theirs.problems.clear()
             return
+        from toolhost.lockfile.drift import Pulled
+        from toolhost.lockfile.model import file_digest
+
         digest = file_digest(path)
         if self.verify:
             assert self.lock is not None
@@ -131,6 +137,8 @@ class LockGuard:
 
     def to_lock(self, plugins: dict[str, str]) -> Lock:
         """The lock that pins exactly what this load pulled in."""
+        from toolhost.lockfile.model import Lock, LockedFile
+
         return Lock({k: LockedFile(k, s.pin, dict(s.files)) for k, s in self.sources.items()},
                     dict(plugins))
 
@@ -216,6 +224,8 @@ class LockGuard:
     # -- sources ---------------------------------------------------------------------------
 
     def _source(self, form: str, entry: Any, origin: Origin, target: Path) -> Pulled | None:
+        from toolhost.lockfile.drift import Pulled
+
         if form == "git":
             from toolhost.config.gitrepos import checkout_of, normalize_repo
 
@@ -284,6 +294,7 @@ class LockGuard:
         """A file missing at the cached commit of a tag or branch the lock pins at another
         commit: the move is the news (with the diff that deletes it), not the missing file."""
         from toolhost.config.gitrepos import checkout_of
+        from toolhost.lockfile.drift import Pulled
         from toolhost.lockfile.remote import realigned
 
         try:
@@ -349,7 +360,9 @@ class LockGuard:
         """Refuse a source whose commit (or version) is not the locked one, with the diff."""
         locked = self._locked(source)
         if locked is not None and source.pin != locked.pin:
-            why = drift.pin_drift(source, locked.pin, rel, self.lock_file.name)
+            from toolhost.lockfile.drift import pin_drift
+
+            why = pin_drift(source, locked.pin, rel, self.lock_file.name)
             raise ConfigError([origin.problem(
                 f"{source.key} changed since {self.lock_file.name}: {why.message}",
                 hint=why.hint).with_detail(why.detail)])

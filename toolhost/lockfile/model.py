@@ -31,7 +31,7 @@ from toolhost.errors import ConfigError, Problem
 from toolhost.jsontext import key_position as _at  # where a wrong value is
 
 __all__ = ["LOCK_VERSION", "MAX_LOCK_BYTES", "Lock", "LockedFile", "NewerLockError",
-           "TooLarge", "file_digest", "lock_path", "plain_key", "read_lock", "write_lock"]
+           "TooLarge", "file_digest", "plain_key", "read_lock", "write_lock"]
 
 LOCK_VERSION = 1
 MAX_LOCK_BYTES = 4 * 1024 * 1024  # a lock lists files and versions; megabytes mean tampering
@@ -77,15 +77,6 @@ def _pin_name(key: str) -> str:
     if key.startswith("openapi:"):
         return "digest"
     return "commit" if key.startswith("repo:") else "version"
-
-
-def lock_path(config: str | os.PathLike[str]) -> Path:
-    """The lock of ``config``: the same name with ``.lock`` (``toolhost.yaml`` ->
-    ``toolhost.lock``), beside it."""
-    path = Path(config)
-    if not path.name or path.name == "..":  # "" or "/": no config can be there, nor its lock
-        return path / ".lock"
-    return path.with_suffix(".lock")
 
 
 class TooLarge(Exception):

@@ -12,7 +12,8 @@ from typing import Any
 from toolhost.config.model import Origin
 from toolhost.errors import Problem
 from toolhost.gateway.pins import UpstreamPins
-from toolhost.lockfile.model import lock_path, read_lock
+from toolhost.lockfile.model import read_lock
+from toolhost.lockfile.where import lock_path
 
 __all__ = ["LayeredPins", "personal_files", "pins_for"]
 
