@@ -49,6 +49,7 @@ __all__ = ["DEFAULT_WORKERS", "WorkerPool", "WorkerSpec"]
 
 DEFAULT_WORKERS = 2
 MAX_LINE_BYTES = 64 * 1024 * 1024  # the worker cuts results far below this
+EXIT_GRACE = 2.0  # seconds a worker whose pipe closed has to exit before it is killed
 _LIVE: set[int] = set()  # process groups of running workers, killed at interpreter exit
 
 
@@ -102,8 +103,7 @@ class _Worker:
             raise ToolFailure(f"sent a message over {MAX_LINE_BYTES:,} bytes from its worker "
                               "process, which was killed") from None
         except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
-            code = await self.process.wait()
-            raise ToolFailure(f"crashed: its worker process {_describe_end(code)} (a fresh "
+            raise ToolFailure(f"crashed: its worker process {await self._end()} (a fresh "
                               "one runs the next call)") from None
         message = json.loads(line)
         if not isinstance(message, dict):
@@ -116,8 +116,16 @@ class _Worker:
         try:
             await self.process.stdin.send(data)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-            code = await self.process.wait()
-            raise ToolFailure(f"crashed: its worker process {_describe_end(code)}") from None
+            raise ToolFailure(f"crashed: its worker process {await self._end()}") from None
+
+    async def _end(self) -> str:
+        """How the worker ended, once its pipe to the host closed. A worker whose tool
+        closed its descriptors (``os.closerange``) lives on with no way to answer: after
+        ``EXIT_GRACE`` it is killed (by the caller) rather than waited for until the
+        call's timeout."""
+        with anyio.move_on_after(EXIT_GRACE):
+            return _describe_end(await self.process.wait())
+        return "closed its pipes to the host (the tool closed its descriptors) and was killed"
 
     async def kill(self) -> None:
         # a worker that died before we killed it (a tool's daemon killed it: `kill -9
