@@ -141,9 +141,22 @@ def _shield() -> frozenset[int]:
     return frozenset(ignored)
 
 
+def _first_to_go() -> None:
+    """Make the run the first the kernel's OOM killer ends (``oom_score_adj`` 1000, which
+    every process it starts inherits): a tool that allocates without bound is killed, not
+    the host, the Claude CLI, or another tool's run. Raising one's own score needs no
+    privilege; where it cannot be written, nothing changes."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+
+
 def main() -> None:
     fd, ctype, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
     ignored = _shield()
+    _first_to_go()
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     try:
         child = os.fork()

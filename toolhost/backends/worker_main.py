@@ -49,6 +49,13 @@ def _die_with_parent() -> None:
         pass
     if os.getppid() == 1:  # the host died before prctl took effect
         os._exit(1)
+    # the first process the OOM killer ends (inherited by what the tool starts): a tool that
+    # allocates without bound is killed, not the host (raising one's own score is allowed)
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
 
 
 def _send(out: IO[bytes], lock: threading.Lock, message: dict[str, Any]) -> None:
