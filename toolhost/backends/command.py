@@ -41,6 +41,7 @@ from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.command_paths import repo_paths, repo_values
 from toolhost.backends.convert import bytes_result, read_json
 from toolhost.backends.link_names import LinkGuard, linked_problems
+from toolhost.backends.shebang import one_look
 from toolhost.compile.jsoncut import json_why
 from toolhost.config.model import ToolConfig
 from toolhost.config.repotree import leaves_checkout
@@ -161,11 +162,20 @@ class _Run:
     async def __call__(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         context = {**self.unset, **arguments}
         stdin_t = self.stdin_t
-        linked = self.links.problem()  # a link made or moved since the load
-        if linked is not None:
-            return ToolResult.error(f"Refused to run the command: {linked}.")
+        with one_look():  # the link look and the render's checks: one search a program
+            linked = self.links.problem()  # a link made or moved since the load
+            if linked is not None:
+                return ToolResult.error(f"Refused to run the command: {linked}.")
+            try:
+                argv = self.plan.render(context)
+            except ArgvRefused as exc:
+                return ToolResult.error(f"Refused to run the command: {exc}.")
+            except templating.UnrenderableValue as exc:
+                return ToolResult.error("Refused to run the command: "
+                                        f"{templating.unrenderable_message(exc, arguments)}.")
+            except templating.TemplateError as exc:
+                return ToolResult.error(f"Could not build the command line: {exc}")
         try:
-            argv = self.plan.render(context)
             stdin_text = stdin_t.render(context) if stdin_t is not None else None
             call_env = {**self.env, **{k: t.render(context) for k, t in self.env_t.items()}}
             _check_encodable(argv, stdin_text, call_env, arguments)
