@@ -115,6 +115,43 @@ def test_dd_operand_keys_are_the_configs(argv: list[str], value: str) -> None:
         compile_argv(argv).render({"v": value})
 
 
+AWK_ARGVS = [
+    ["awk", "{print x}", "{{ v }}"],
+    ["gawk", "--", "{print x}", "{{ v }}"],
+    ["mawk", "-f", "prog.awk", "{{ v }}", "data.txt"],
+    ["timeout", "5", "awk", "-v", "{{ v }}", "{print}", "data.txt"],
+]
+
+
+@pytest.mark.parametrize("argv", AWK_ARGVS)
+@pytest.mark.parametrize("value", ["x=1", "OFS=;", "cmd=id", "_a9=b"])
+def test_awk_assignments_are_the_configs(argv: list[str], value: str) -> None:
+    with pytest.raises(ArgvRefused, match="an awk operand of its own choosing"):
+        compile_argv(argv).render({"v": value})
+    with pytest.raises(ArgvRefused, match="an awk operand"):
+        compile_argv(["awk", "-v{{ v }}", "{print}"]).render({"v": value})
+
+
+@pytest.mark.parametrize(("argv", "value"), [
+    (["awk", "{print}", "{{ v }}"], "data.csv"),
+    (["awk", "{print}", "./{{ v }}"], "x=1"),
+    (["awk", "{print}", "{{ v }}"], "1x=2"),
+    (["awk", "-F", "{{ v }}", "{print}", "f"], "x=1"),
+    (["awk", "-v", "n={{ v }}", "{print}", "f"], "a=b"),
+])
+def test_awk_files_and_the_configs_variables_run(argv: list[str], value: str) -> None:
+    assert value in "".join(compile_argv(argv).render({"v": value}))
+
+
+@pytest.mark.skipif(shutil.which("awk") is None, reason="needs awk")
+async def test_real_awk_sets_no_variable(config: Config, tmp_path: Path) -> None:
+    (tmp_path / "in.txt").write_text("line\n")
+    tool = cmd(["awk", "{print x}", "--", "{{ f }}", "in.txt"], options={"cwd": str(tmp_path)})
+    result = await run(config({"t": tool}), "t", {"f": "x=INJECTED"})
+    assert result.is_error and "INJECTED" not in result.text_content.split("'")[0]
+    assert "an awk operand" in result.text_content, result.text_content
+
+
 def test_dd_values_after_the_configs_key_run() -> None:
     plan = compile_argv(["dd", "if=/dev/null", "of={{ out }}", "bs={{ bs }}"])
     assert plan.render({"out": "a=b.img", "bs": "4k"})[2:] == ["of=a=b.img", "bs=4k"]

@@ -238,9 +238,13 @@ class ArgvPlan:
             if state.valued else None
         if dd is not None:
             raise ArgvRefused(
-                f"the value makes {cut(dd, 60)!r} a dd operand of its own choosing (it wrote "
-                "the '='): dd would read or write a file the config never named (the config "
-                "writes the key: \"of={{ out }}\")")
+                f"the value makes {cut(dd[0], 60)!r} "
+                f"{'an awk' if dd[1] == 'awk' else 'a dd'} operand of its own choosing "
+                "(it wrote the '='): " + (
+                    "dd would read or write a file the config never named (the config writes "
+                    "the key: \"of={{ out }}\")" if dd[1] == "dd" else
+                    "awk would set that variable of its program instead of reading a file "
+                    "(the config writes the name: \"-v\", \"n={{ n }}\", or \"./{{ f }}\")"))
         if state.valued:
             self._check_files(out, state.valued)
             moved = url_value_problem(out, state.valued, state.tails)

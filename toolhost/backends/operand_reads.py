@@ -20,12 +20,15 @@ param is in ``allow_dash``.
 
 - **dd**'s operands are all ``KEY=VALUE``: ``[dd, if=in.img, "{{ v }}"]`` with
   ``of=/home/me/.bashrc`` writes a file the config never named, ``if=/etc/shadow`` reads one.
-  ``dd_operand`` finds an operand whose ``=`` a value wrote; ``of={{ out }}`` (the config's
-  ``=``) keeps the value a file name.
+  **awk** reads an operand ``NAME=TEXT`` as an assignment to a variable of its program, not
+  a file, also after ``--`` (and ``-v {{ v }}`` lets the value choose the variable).
+  ``dd_operand`` finds an operand whose ``=`` a value wrote; ``of={{ out }}`` and
+  ``-v "n={{ n }}"`` (the config's ``=``) keep the value a file name or a variable's text.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 __all__ = ["EXPRESSION_WORDS", "dd_operand", "past_dashdash"]
@@ -34,6 +37,11 @@ __all__ = ["EXPRESSION_WORDS", "dd_operand", "past_dashdash"]
 EXPRESSION_WORDS = frozenset({"!", "(", ")", ","})
 _FINDS = frozenset({"find", "gfind", "bfs"})
 _DDS = frozenset({"dd", "gdd", "dcfldd", "dc3dd"})
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "original-awk", "busybox-awk"})
+_AWK_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# awk options whose next argument is not an assignment
+_AWK_VALUED = frozenset({"-F", "--field-separator", "-f", "--file", "-i", "--include",
+                         "-l", "--load", "-E", "--exec"})
 _GCC = ("gcc", "g++", "c++", "cc", "cpp", "gfortran", "gccgo", "gnat", "gdc", "gm2")
 _BINUTILS = frozenset({
     "addr2line", "ar", "as", "c++filt", "dlltool", "dwp", "elfedit", "gold", "gprof", "ld",
@@ -86,9 +94,12 @@ def past_dashdash(out: Sequence[str], text: str, cwd: str | None = None,
 
 
 def dd_operand(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | None = None,
-               search: str | None = None) -> str | None:
-    """The dd operand whose ``=`` a value wrote (it chose the key: ``of=``, ``if=``), or
-    None. ``valued``: (index in ``out``, length of the literal text before the value)."""
+               search: str | None = None) -> tuple[str, str] | None:
+    """(operand, program) for an operand whose ``=`` a value wrote: any of dd's (it chose
+    the key: ``of=``, ``if=``), or an awk operand ``NAME=`` (it set a variable of the
+    program: awk reads ``x=1`` as an assignment, not a file, before or after ``--``);
+    else None. ``valued``: (index in ``out``, length of the literal text before the
+    value)."""
     from toolhost.backends.code_args import Token, run_programs
     from toolhost.backends.shebang import program_names
 
@@ -97,10 +108,26 @@ def dd_operand(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str |
         return None  # the common case, without finding the programs
     tokens = [Token("", text, k in starts) for k, text in enumerate(out)]
     for at in run_programs(tokens):
-        names = (_name(out[at]), *map(_name, program_names(out[at], cwd, search)))
-        if not _DDS.intersection(names):
+        names = {_name(out[at]), *map(_name, program_names(out[at], cwd, search))}
+        dd, awk = bool(_DDS & names), bool(_AWKS & names)
+        if not (dd or awk):
             continue
         for k in range(at + 1, len(out)):
-            if k in starts and out[k].find("=") >= starts[k]:
-                return out[k]
+            if k not in starts:
+                continue
+            text, skip = out[k], 0
+            if awk:
+                if out[k - 1] in _AWK_VALUED:
+                    continue  # -F SEP, -f FILE: no assignment
+                if out[k - 1] in ("-v", "--assign"):
+                    pass
+                elif text.startswith("-v"):
+                    text, skip = text[2:], 2
+                elif text.startswith("-"):
+                    continue
+                if not _AWK_ASSIGN.match(text):
+                    continue
+            eq = text.find("=") + skip
+            if eq >= starts[k] and eq >= skip:
+                return out[k], "dd" if dd else "awk"
     return None
