@@ -73,6 +73,7 @@ class WorkerSpec:
     tool: str  # the tool's name, for messages
     limit: int  # max_output_chars: results are cut to this in the worker
     search: tuple[str, ...] = ()  # the declaring config's directories (module_origin)
+    max_memory: int = 0  # bytes a worker may allocate (RLIMIT_DATA); 0: no limit
 
 
 class _RemoteError(Exception):
@@ -196,6 +197,7 @@ class WorkerPool:
             # this process's scrubbed stream) and a result it cuts hides a cut secret's edge
             await worker.send({"sys_path": sys.path, "function": self.spec.function,
                                "search": list(self.spec.search), "limit": self.spec.limit,
+                               "max_memory": self.spec.max_memory,
                                "secrets": sorted(active().secrets)})
             ready = await worker.receive()
         except BaseException:
