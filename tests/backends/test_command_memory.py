@@ -39,7 +39,8 @@ async def test_an_allocation_past_max_memory_fails(config: Config) -> None:
 
 
 @pytest.mark.parametrize(("value", "message"), [
-    ("1KiB", "at least 16MiB"), (1024, "at least 16MiB"), ("lots", "not a size")])
+    ("1KiB", "at least 16MiB"), (1024, "at least 16MiB"), ("lots", "not a size"),
+    (10**23, "at most"), ("2TiB", "at most"), (True, "expected")])
 def test_max_memory_is_checked_at_load(config: Config, value: Any, message: str) -> None:
     with pytest.raises(CompileError) as info:
         compile_tools(config({"t": cmd(["echo"], options={"max_memory": value})}))

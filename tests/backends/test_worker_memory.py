@@ -14,7 +14,7 @@ import pytest
 from toolhost.backends.base import CallContext
 from toolhost.compile import compile_tools
 from toolhost.config.loader import load_config
-from toolhost.errors import CompileError
+from toolhost.errors import CompileError, ConfigError
 
 pytestmark = pytest.mark.anyio
 
@@ -63,11 +63,12 @@ async def test_an_allocation_past_max_memory_fails_in_one_line(tmp_path: Path) -
     ("isolation: in-process, max_memory: 1GiB", "needs isolation: process"),
     ("isolation: process, max_memory: 1MiB", "at least 512MiB"),
     ("isolation: process, max_memory: lots", "not a size"),
+    ("isolation: process, max_memory: 99999999999999999999999", "at most"),
 ])
 def test_max_memory_is_checked_at_load(tmp_path: Path, extra: str, message: str) -> None:
     path, module = _write(tmp_path, {"pid": extra})
     try:
-        with pytest.raises(CompileError) as info:
+        with pytest.raises((CompileError, ConfigError)) as info:
             compile_tools(load_config(path))
         (problem,) = info.value.problems
         assert message in problem.message, problem

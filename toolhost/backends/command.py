@@ -151,10 +151,14 @@ def _max_memory(raw: Any) -> int | str:
         return 0
     from toolhost.limits import parse_size
 
+    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+        return "max_memory: expected a size in bytes or a text such as 1GiB"
     try:
-        size = raw if isinstance(raw, int) else parse_size(str(raw))
+        size = raw if isinstance(raw, int) else parse_size(raw)
     except ValueError as exc:
         return f"max_memory: {exc}"
+    if size > 1 << 40:
+        return f"max_memory must be at most 1TiB, got {cut(str(size), 40)} bytes"
     if size < 16 << 20:
         return f"max_memory must be at least 16MiB, got {size:,} bytes"
     return size

@@ -52,7 +52,7 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
         "max_output_bytes": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1,
                              "description": "Stop the program once stdout passes this many "
                                             "bytes (default 1,000,000)."},
-        "max_memory": {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string"}],
+        "max_memory": {"type": ["integer", "string"], "minimum": 1, "maximum": 1 << 40,
                        "description": "The most memory the program, and each process it "
                                       "starts, may allocate (bytes, or a size such as 1GiB; "
                                       "at least 16MiB; Linux): past it an allocation fails."},

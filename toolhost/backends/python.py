@@ -58,6 +58,7 @@ from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS
 from toolhost.config.model import ToolConfig
 from toolhost.config.repotree import leaves_checkout
 from toolhost.errors import CompileError
+from toolhost.excerpt import cut
 from toolhost.results import ToolResult
 
 __all__ = ["PythonKind", "resolve_function"]
@@ -139,10 +140,14 @@ def _max_memory(raw: Any, isolation: Any) -> int | str:
                 "host's, which no limit can separate)")
     from toolhost.limits import parse_size
 
+    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+        return "max_memory: expected a size in bytes or a text such as 1GiB"
     try:
-        size = raw if isinstance(raw, int) else parse_size(str(raw))
+        size = raw if isinstance(raw, int) else parse_size(raw)
     except ValueError as exc:
         return f"max_memory: {exc}"
+    if size > 1 << 40:
+        return f"max_memory must be at most 1TiB, got {cut(str(size), 40)} bytes"
     if size < _MIN_MEMORY:
         return (f"max_memory must be at least 512MiB (a worker's call thread has a 256 MiB "
                 f"stack), got {size:,} bytes")

@@ -44,7 +44,7 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
                            "concurrent calls) for the tool (default 2).",
         },
         "max_memory": {
-            "oneOf": [{"type": "integer", "minimum": 1}, {"type": "string"}],
+            "type": ["integer", "string"], "minimum": 1, "maximum": 1 << 40,
             "description": "isolation: process: the most memory a worker may allocate "
                            "(bytes, or a size such as 2GiB; at least 512MiB): past it an "
                            "allocation fails (MemoryError) instead of growing the worker "

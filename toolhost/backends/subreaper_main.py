@@ -151,7 +151,7 @@ def _limit_memory(size: int) -> None:
         if hard != resource.RLIM_INFINITY:
             size = min(size, hard)
         resource.setrlimit(resource.RLIMIT_DATA, (size, hard))
-    except (ImportError, OSError, ValueError):
+    except (ImportError, OSError, ValueError, OverflowError):
         pass
 
 

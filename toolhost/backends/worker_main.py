@@ -113,7 +113,7 @@ def _limit_memory(size: Any) -> None:
         if hard != resource.RLIM_INFINITY:
             size = min(size, hard)
         resource.setrlimit(resource.RLIMIT_DATA, (size, hard))
-    except (OSError, ValueError):
+    except (OSError, ValueError, OverflowError):
         pass
 
 
