@@ -37,6 +37,7 @@ from toolhost.backends.file_values import file_read, url_scheme
 from toolhost.backends.head_values import head_break
 from toolhost.backends.make_values import make_assignment
 from toolhost.backends.media_urls import media_url
+from toolhost.backends.operand_reads import EXPRESSION_WORDS, dd_operand, past_dashdash
 from toolhost.backends.pipe_operands import pipe_operand
 from toolhost.backends.remote_operands import git_helper, remote_operand
 from toolhost.backends.url_values import url_value_problem
@@ -233,6 +234,17 @@ class ArgvPlan:
                 f"the value makes {cut(assignment, 60)!r} a variable assignment: make would "
                 "override the Makefile's variable and expand it ($(shell CMD) runs a command; "
                 "a recipe may run it), so the value may name a target but not hold '='")
+        dd = dd_operand(out, state.valued, self.cwd, self.search_path) \
+            if state.valued else None
+        if dd is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(dd[0], 60)!r} "
+                f"{'an awk' if dd[1] == 'awk' else 'a dd'} operand of its own choosing "
+                "(it wrote the '='): " + (
+                    "dd would read or write a file the config never named (the config writes "
+                    "the key: \"of={{ out }}\")" if dd[1] == "dd" else
+                    "awk would set that variable of its program instead of reading a file "
+                    "(the config writes the name: \"-v\", \"n={{ n }}\", or \"./{{ f }}\")"))
         if state.valued:
             self._check_files(out, state.valued)
             moved = url_value_problem(out, state.valued, state.tails)
@@ -293,7 +305,7 @@ class ArgvPlan:
                     state.gap = True
                 for item in value:
                     text = templating.render_value(item)
-                    self._check(element, text, [name], [item], state)
+                    self._check(element, text, [name], [item], state, out)
                     state.emit(out, text, element)
                 return
         text = element.template.render(context)
@@ -305,22 +317,32 @@ class ArgvPlan:
             return
         names = sorted(item_of if n == "item" and item_of else n for n in element.outputs)
         self._check(element, text, names, [context.get(n) for n in sorted(element.outputs)],
-                    state)
+                    state, out)
         state.emit(out, text, element)
 
     def _check(self, element: Element, text: str, names: Sequence[str],
-               values: Sequence[Any], state: _Render) -> None:
+               values: Sequence[Any], state: _Render, out: Sequence[str]) -> None:
         who = " / ".join(f"'{n}'" for n in names) or "a value"
         if "\0" in text:
             raise ArgvRefused(f"the value of {who} contains a NUL character, which cannot be "
                               "passed in an argument")
-        if not text or text[0] not in OPTION_CHARS or not element.value_starts:
-            return
-        if element.after_dashdash and state.taken is None:
-            return
-        if names and all(n in self.allow_dash for n in names):
+        if not text or not element.value_starts:
             return
         char = text[0]
+        past = None  # (program, what) when the program reads it whatever '--' came before
+        if char not in OPTION_CHARS or (element.after_dashdash and state.taken is None):
+            if char not in OPTION_CHARS and text not in EXPRESSION_WORDS:
+                return
+            past = past_dashdash(out, text, self.cwd, self.search_path)
+            if past is None:
+                return
+        if names and all(n in self.allow_dash for n in names):
+            return
+        if past is not None:
+            raise ArgvRefused(
+                f"the value of {who} is {cut(text, 40)!r}, which '{past[0]}' reads as "
+                f"{past[1]}, whether or not a '--' comes before it (list the param in "
+                "allow_dash if that is intended)")
         if char == "-" and values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                           for v in values) and _PLAIN_NUMBER.fullmatch(text):
             return  # numbers: a sign, digits and a point only

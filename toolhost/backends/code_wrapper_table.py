@@ -99,7 +99,7 @@ PLAIN: dict[str, Wrap] = {
     "dbus-run-session": w("--config-file --dbus-daemon"), "runuser": w("-u -g -G"),
     "chpst": w("-u -U -e -/ -n -l -L -m -d -o -p -f -c", "-v -P -0 -1 -2"),
     "npx": w("-p --package -c --call", "-y --yes --no -q --quiet"),  # -c: code_opts
-    "bunx": w("-p --package"), "pnpx": w(),
+    "bunx": w("-p --package"), "pnpx": w(), "dnx": w("--source --version", "-y --yes"),
     "uvx": w("--from --with -p --python --index-url --with-requirements --index"),
     "timeout": w("-s --signal -k --kill-after", "-v --verbose --foreground "
                   "--preserve-status", operands=1),
@@ -243,13 +243,16 @@ SUB: dict[str, tuple[Wrap, dict[tuple[str, ...], Wrap]]] = {
     "perf": (w(), {(s,): w("-e --event -o --output -p --pid -t --tid -C --cpu -r --repeat "
                              "-G --cgroup -F --freq -c --count", "-a --all-cpus -g -q "
                              "--quiet -v") for s in ("stat", "record", "trace")}),
-    **{name: (w(), {(sub,): _RUNNER}) for name, sub in (
-        ("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"),
-        ("hatch", "run"), ("rye", "run"), ("pixi", "run"), ("conda", "run"),
+    **{name: (w(), {tuple(sub.split()): _RUNNER for sub in subs.split(",")})
+       for name, subs in (
+        ("uv", "run,tool run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"),
+        ("hatch", "run"), ("rye", "run"), ("pixi", "run,exec"), ("conda", "run"),
         ("mamba", "run"), ("micromamba", "run"), ("bundle", "exec"), ("rbenv", "exec"),
-        ("pyenv", "exec"), ("asdf", "exec"), ("mise", "exec"), ("rtx", "exec"),
+        ("pyenv", "exec"), ("asdf", "exec"), ("mise", "exec,x"), ("rtx", "exec,x"),
         ("pipx", "run"), ("op", "run"), ("doppler", "run"), ("infisical", "run"),
-        ("bun", "x"))},
+        # gem exec installs the gem a value names and runs its executable (like npx)
+        ("bun", "x"), ("gem", "exec"), ("opam", "exec"), ("stack", "exec"),
+        ("cabal", "exec"), ("devbox", "run"), ("volta", "run"), ("fnm", "exec"))},
     **{name: (w("--prefix -C --dir --cwd --userconfig --globalconfig --script-shell -w "
                 "--workspace --filter -F --loglevel"),
               {(sub,): w("-p --package -w --workspace -c --call", "-y --yes",

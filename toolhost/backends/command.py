@@ -41,6 +41,7 @@ from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.command_paths import repo_paths, repo_values
 from toolhost.backends.convert import bytes_result, read_json
 from toolhost.backends.link_names import LinkGuard, linked_problems
+from toolhost.backends.shebang import one_look
 from toolhost.compile.jsoncut import json_why
 from toolhost.config.model import ToolConfig
 from toolhost.config.repotree import leaves_checkout
@@ -130,42 +131,73 @@ class CommandKind:
             raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in linked])
         links = LinkGuard(plan, tool, names, opts, loaded)
         max_bytes = int(opts.get("max_output_bytes") or DEFAULT_MAX_OUTPUT_BYTES)
+        memory = _max_memory(opts.get("max_memory"))
+        if isinstance(memory, str):
+            raise problem(memory, ".max_memory")
         ok_codes = frozenset(opts.get("ok_codes") or (0,))
         parse = str(opts.get("stdout") or "text")
         mime = opts.get("mime_type") if isinstance(opts.get("mime_type"), str) else None
         stderr_to_log = opts.get("stderr") == "log"
 
         invoke = _Run(unset, plan, stdin_t, env_t, env, cwd, max_bytes, ok_codes, parse, mime,
-                      stderr_to_log, links)
+                      stderr_to_log, links, memory)
         return Binding(invoke=invoke, input_schema=input_schema,
                        output="text" if parse in ("text", "binary") else "structured")
+
+
+def _max_memory(raw: Any) -> int | str:
+    """``max_memory`` in bytes (0: none), or what is wrong with it."""
+    if raw is None:
+        return 0
+    from toolhost.limits import parse_size
+
+    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+        return "max_memory: expected a size in bytes or a text such as 1GiB"
+    try:
+        size = raw if isinstance(raw, int) else parse_size(raw)
+    except ValueError as exc:
+        return f"max_memory: {exc}"
+    if size > 1 << 40:
+        return f"max_memory must be at most 1TiB, got {cut(str(size), 40)} bytes"
+    if size < 16 << 20:
+        return f"max_memory must be at least 16MiB, got {size:,} bytes"
+    return size
 
 
 class _Run:
     """A command tool's call. An object rather than a closure: a closure over these is a dozen
     cells per tool, each an object the collector tracks (1,000 tools: 12,000)."""
 
-    __slots__ = ("cwd", "env", "env_t", "links", "max_bytes", "mime", "ok_codes", "parse",
-                 "plan", "stderr_to_log", "stdin_t", "unset")
+    __slots__ = ("cwd", "env", "env_t", "links", "max_bytes", "memory", "mime", "ok_codes",
+                 "parse", "plan", "stderr_to_log", "stdin_t", "unset")
 
     def __init__(self, unset: dict[str, None], plan: ArgvPlan,
                  stdin_t: templating.AnyTemplate | None, env_t: dict[str, templating.AnyTemplate],
                  env: dict[str, str], cwd: str | None, max_bytes: int,
                  ok_codes: frozenset[int], parse: str, mime: str | None,
-                 stderr_to_log: bool, links: LinkGuard) -> None:
+                 stderr_to_log: bool, links: LinkGuard, memory: int = 0) -> None:
         self.unset, self.plan, self.stdin_t, self.env_t = unset, plan, stdin_t, env_t
         self.env, self.cwd, self.max_bytes, self.ok_codes = env, cwd, max_bytes, ok_codes
         self.parse, self.mime, self.stderr_to_log = parse, mime, stderr_to_log
-        self.links = links
+        self.links, self.memory = links, memory
 
     async def __call__(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         context = {**self.unset, **arguments}
         stdin_t = self.stdin_t
-        linked = self.links.problem()  # a link made or moved since the load
-        if linked is not None:
-            return ToolResult.error(f"Refused to run the command: {linked}.")
+        with one_look():  # the link look and the render's checks: one search a program
+            linked = self.links.problem()  # a link made or moved since the load
+            if linked is not None:
+                return ToolResult.error(f"Refused to run the command: {linked}.")
+            try:
+                argv = self.plan.render(context)
+            except ArgvRefused as exc:
+                return ToolResult.error(f"Refused to run the command: {exc}.")
+            except templating.UnrenderableValue as exc:
+                return ToolResult.error("Refused to run the command: "
+                                        f"{templating.unrenderable_message(exc, arguments)}.")
+            except templating.TemplateError as exc:
+                return ToolResult.error(f"Could not build the command line: {exc}")
         try:
-            argv = self.plan.render(context)
             stdin_text = stdin_t.render(context) if stdin_t is not None else None
             call_env = {**self.env, **{k: t.render(context) for k, t in self.env_t.items()}}
             _check_encodable(argv, stdin_text, call_env, arguments)
@@ -184,7 +216,8 @@ class _Run:
             from toolhost.backends.process import run_process  # anyio: at call time
 
             outcome = await run_process(argv, stdin=stdin, env=call_env, cwd=self.cwd,
-                                        max_output_bytes=self.max_bytes, on_stderr=on_stderr)
+                                        max_output_bytes=self.max_bytes, on_stderr=on_stderr,
+                                        max_memory=self.memory)
         except OSError as exc:  # no program, no cwd, E2BIG, ...
             if exc.errno == errno.E2BIG:  # name the value, not only the OS's words
                 from toolhost.backends.command_e2big import too_long

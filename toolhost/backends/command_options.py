@@ -52,6 +52,10 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
         "max_output_bytes": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1,
                              "description": "Stop the program once stdout passes this many "
                                             "bytes (default 1,000,000)."},
+        "max_memory": {"type": ["integer", "string"], "minimum": 1, "maximum": 1 << 40,
+                       "description": "The most memory the program, and each process it "
+                                      "starts, may allocate (bytes, or a size such as 1GiB; "
+                                      "at least 16MiB; Linux): past it an allocation fails."},
         "stdout": {"enum": ["text", "json", "lines", "binary"],
                    "description": "How to read stdout: text, json (-> structuredContent), "
                                   "lines (-> {lines: [...]}) or binary (an image, audio or "

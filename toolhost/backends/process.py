@@ -138,9 +138,10 @@ def kill_group(process: Process) -> None:
 
 async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[str, str],
                       cwd: str | None, max_output_bytes: int,
-                      on_stderr: OnLine | None = None) -> Outcome:
+                      on_stderr: OnLine | None = None, max_memory: int = 0) -> Outcome:
     """Run ``argv`` to completion. Raises ``OSError`` when it cannot start. ``on_stderr``
-    hears each line of stderr as it is written (at most ``MAX_STDERR_LINES``)."""
+    hears each line of stderr as it is written (at most ``MAX_STDERR_LINES``).
+    ``max_memory``: the program's RLIMIT_DATA (set by its subreaper, so Linux only)."""
     run = ToolRun(supervised=enable_subreaper() and _SUPERVISOR is not None)
     # Shielded: a cancel that landed while the child was being started would lose the
     # process object, and with it the only handle to kill what the child starts.
@@ -151,7 +152,8 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
     if run.supervised and _SUPERVISOR is not None:  # its own subreaper, before the program
         failed, status = os.pipe()
         ctype = env.get("LC_CTYPE")  # as given: Python's start would make it C.UTF-8
-        fds, spawn = (mark, status), [*_SUPERVISOR, str(status),
+        fds, spawn = (mark, status), [*_SUPERVISOR, f"{status}:{max_memory}" if max_memory
+                                      else str(status),
                                       "-" if ctype is None else f"={ctype}", *argv]
     try:
         with anyio.CancelScope(shield=True):

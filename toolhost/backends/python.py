@@ -58,6 +58,7 @@ from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS
 from toolhost.config.model import ToolConfig
 from toolhost.config.repotree import leaves_checkout
 from toolhost.errors import CompileError
+from toolhost.excerpt import cut
 from toolhost.results import ToolResult
 
 __all__ = ["PythonKind", "resolve_function"]
@@ -113,9 +114,13 @@ class PythonKind:
                     "could pass any value", "annotate it (str, int, list[str], a TypedDict, "
                     "...), declare it under params:, or set allow_untyped: true")
         limit = tool.max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
+        memory = _max_memory(options.get("max_memory"), options.get("isolation"))
+        if isinstance(memory, str):
+            raise problem(memory, "" if "write e.g." in memory else
+                          "write e.g. 1GiB or 4GiB, with isolation: process", key=".max_memory")
         if options.get("isolation") == "process":
             invoke = _process_invoke(ref, searched, tool, int(options.get("workers") or 2),
-                                     limit, ctx)
+                                     limit, ctx, memory)
         else:
             invoke = _thread_invoke(fn, info, tool, limit)
         return Binding(invoke=invoke, input_schema=info.input_schema,
@@ -123,12 +128,38 @@ class PythonKind:
                        output="structured")
 
 
+_MIN_MEMORY = 512 << 20  # the interpreter, its imports and a 256 MiB call thread stack
+
+
+def _max_memory(raw: Any, isolation: Any) -> int | str:
+    """``max_memory`` in bytes (0: none), or what is wrong with it."""
+    if raw is None:
+        return 0
+    if isolation != "process":
+        return ("max_memory needs isolation: process (an in-process tool's memory is the "
+                "host's, which no limit can separate)")
+    from toolhost.limits import parse_size
+
+    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+        return "max_memory: expected a size in bytes or a text such as 1GiB"
+    try:
+        size = raw if isinstance(raw, int) else parse_size(raw)
+    except ValueError as exc:
+        return f"max_memory: {exc}"
+    if size > 1 << 40:
+        return f"max_memory must be at most 1TiB, got {cut(str(size), 40)} bytes"
+    if size < _MIN_MEMORY:
+        return (f"max_memory must be at least 512MiB (a worker's call thread has a 256 MiB "
+                f"stack), got {size:,} bytes")
+    return size
+
+
 def _process_invoke(ref: str, search: list[str], tool: ToolConfig, workers: int, limit: int,
-                    ctx: BindContext) -> Any:
+                    ctx: BindContext, memory: int = 0) -> Any:
     from toolhost.backends.worker import WorkerPool, WorkerSpec
 
     pool = WorkerPool(WorkerSpec(function=ref, tool=tool.name, limit=limit,
-                                 search=tuple(search)), workers)
+                                 search=tuple(search), max_memory=memory), workers)
     ctx.on_close(pool.aclose)
     return pool.call
 

@@ -43,6 +43,13 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
             "description": "isolation: process: at most this many worker processes (and "
                            "concurrent calls) for the tool (default 2).",
         },
+        "max_memory": {
+            "type": ["integer", "string"], "minimum": 1, "maximum": 1 << 40,
+            "description": "isolation: process: the most memory a worker may allocate "
+                           "(bytes, or a size such as 2GiB; at least 512MiB): past it an "
+                           "allocation fails (MemoryError) instead of growing the worker "
+                           "until its timeout or the OOM killer.",
+        },
         "allow_untyped": {
             "type": "boolean",
             "description": "Accept parameters with no usable type annotation (the model "

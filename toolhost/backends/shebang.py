@@ -13,6 +13,7 @@ and modification time, in a bounded table.
 from __future__ import annotations
 
 import os
+import threading
 
 __all__ = ["program_names", "program_path"]
 
@@ -46,11 +47,38 @@ def program_names(program: str, cwd: str | None = None, search: str | None = Non
     return found
 
 
+class one_look:
+    """Within it (one call's checks: the link look, then the render's ``#!`` and name
+    looks), each program is searched for once: ``program_path`` answers from a memo that
+    lives only as long as the block, so a link made between two calls is still seen."""
+
+    def __enter__(self) -> None:
+        self.outer = getattr(_local, "memo", None)
+        _local.memo = self.outer if self.outer is not None else {}
+
+    def __exit__(self, *exc: object) -> None:
+        _local.memo = self.outer
+
+
+_local = threading.local()
+
+
 def program_path(program: str, cwd: str | None, search: str | None) -> str | None:
     """Where the spawn finds ``program``: a path with a '/' from ``cwd``, else the first
     executable file of that name on ``search`` (a PATH; None: the system default), as execvp
     looks (not ``shutil.which``: it imports bz2 and lzma, which loading a config does
-    without). None when there is none."""
+    without). None when there is none. Inside ``one_look``, each is searched for once."""
+    memo: dict[tuple[str, str | None, str | None], str | None] | None = \
+        getattr(_local, "memo", None)
+    if memo is None:
+        return _search(program, cwd, search)
+    key = (program, cwd, search)
+    if key not in memo:
+        memo[key] = _search(program, cwd, search)
+    return memo[key]
+
+
+def _search(program: str, cwd: str | None, search: str | None) -> str | None:
     if "/" in program:
         return os.path.join(cwd, program) if cwd else program
     for folder in (search if search is not None else os.defpath).split(os.pathsep):

@@ -141,9 +141,37 @@ def _shield() -> frozenset[int]:
     return frozenset(ignored)
 
 
+def _limit_memory(size: int) -> None:
+    """The program's ``max_memory`` (RLIMIT_DATA: what it writes, not address space it
+    only reserves); every process it starts inherits it."""
+    try:
+        import resource
+
+        hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+        if hard != resource.RLIM_INFINITY:
+            size = min(size, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (size, hard))
+    except (ImportError, OSError, ValueError, OverflowError):
+        pass
+
+
+def _first_to_go() -> None:
+    """Make the run the first the kernel's OOM killer ends (``oom_score_adj`` 1000, which
+    every process it starts inherits): a tool that allocates without bound is killed, not
+    the host, the Claude CLI, or another tool's run. Raising one's own score needs no
+    privilege; where it cannot be written, nothing changes."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+
+
 def main() -> None:
-    fd, ctype, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+    fd_text, _, memory = sys.argv[1].partition(":")  # FD or FD:MAX_MEMORY
+    fd, ctype, argv = int(fd_text), sys.argv[2], sys.argv[3:]
     ignored = _shield()
+    _first_to_go()
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     try:
         child = os.fork()
@@ -151,6 +179,8 @@ def main() -> None:
         os.write(fd, str(exc.errno or 0).encode())
         os._exit(127)
     if child == 0:
+        if memory.isdigit():
+            _limit_memory(int(memory))
         _exec(fd, ctype, argv, ignored)
     os.close(fd)
     devnull = os.open(os.devnull, os.O_RDONLY)

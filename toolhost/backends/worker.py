@@ -49,6 +49,7 @@ __all__ = ["DEFAULT_WORKERS", "WorkerPool", "WorkerSpec"]
 
 DEFAULT_WORKERS = 2
 MAX_LINE_BYTES = 64 * 1024 * 1024  # the worker cuts results far below this
+EXIT_GRACE = 2.0  # seconds a worker whose pipe closed has to exit before it is killed
 _LIVE: set[int] = set()  # process groups of running workers, killed at interpreter exit
 
 
@@ -72,6 +73,7 @@ class WorkerSpec:
     tool: str  # the tool's name, for messages
     limit: int  # max_output_chars: results are cut to this in the worker
     search: tuple[str, ...] = ()  # the declaring config's directories (module_origin)
+    max_memory: int = 0  # bytes a worker may allocate (RLIMIT_DATA); 0: no limit
 
 
 class _RemoteError(Exception):
@@ -102,8 +104,7 @@ class _Worker:
             raise ToolFailure(f"sent a message over {MAX_LINE_BYTES:,} bytes from its worker "
                               "process, which was killed") from None
         except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
-            code = await self.process.wait()
-            raise ToolFailure(f"crashed: its worker process {_describe_end(code)} (a fresh "
+            raise ToolFailure(f"crashed: its worker process {await self._end()} (a fresh "
                               "one runs the next call)") from None
         message = json.loads(line)
         if not isinstance(message, dict):
@@ -116,8 +117,16 @@ class _Worker:
         try:
             await self.process.stdin.send(data)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-            code = await self.process.wait()
-            raise ToolFailure(f"crashed: its worker process {_describe_end(code)}") from None
+            raise ToolFailure(f"crashed: its worker process {await self._end()}") from None
+
+    async def _end(self) -> str:
+        """How the worker ended, once its pipe to the host closed. A worker whose tool
+        closed its descriptors (``os.closerange``) lives on with no way to answer: after
+        ``EXIT_GRACE`` it is killed (by the caller) rather than waited for until the
+        call's timeout."""
+        with anyio.move_on_after(EXIT_GRACE):
+            return _describe_end(await self.process.wait())
+        return "closed its pipes to the host (the tool closed its descriptors) and was killed"
 
     async def kill(self) -> None:
         # a worker that died before we killed it (a tool's daemon killed it: `kill -9
@@ -188,6 +197,7 @@ class WorkerPool:
             # this process's scrubbed stream) and a result it cuts hides a cut secret's edge
             await worker.send({"sys_path": sys.path, "function": self.spec.function,
                                "search": list(self.spec.search), "limit": self.spec.limit,
+                               "max_memory": self.spec.max_memory,
                                "secrets": sorted(active().secrets)})
             ready = await worker.receive()
         except BaseException:
