@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the lock's model and drift load with the first file pulled 
     from toolhost.lockfile.drift import Pulled
     from toolhost.lockfile.model import Lock, LockedFile
 
-__all__ = ["LockGuard", "Pulled", "current_guard", "guarding"]
+__all__ = ["LockGuard", "current_guard", "guarding"]
 
 
 
