@@ -63,9 +63,14 @@ class Signals:
 
     def _cli_gone(self, how: str) -> None:
         """The CLI's output ended: a question still open ends unanswered because the CLI
-        went (its audit line says how), unless a stop already said why."""
-        if self.gate is not None and self.gate.ending is None:
-            self.gate.ending = how
+        went (its audit line says how), unless a stop already said why. Every request still
+        open is answered as a stop answers it (read by a CLI that only closed its output),
+        so a tool call cut short has its audit line saying so, as at a signal."""
+        if self.gate is None or self.gate.ending is not None:
+            return
+        self.gate.ending = how
+        if self.session is not None:
+            self.session.control.stop(how, self.gate.unanswered, on_stopped=self._stopped)
 
     def turn_started(self) -> None:
         self.turn, self.interrupting = True, False
