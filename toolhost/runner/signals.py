@@ -18,6 +18,7 @@ import anyio.abc
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.gate import PermissionGate
 from toolhost.protocol.open_requests import StoppedRequest
+from toolhost.runner.kept_signals import signals_owned
 from toolhost.runner.process import CliSession
 from toolhost.runner.terminal import Terminal
 from toolhost.runner.ttyfd import job_control
@@ -84,7 +85,7 @@ class Signals:
             # Ctrl-Z: the terminal's modes back first (paste marks, and, marks or not, the
             # line mode and echo a question's answer turned off, IUTF8), set again at fg
             wanted.append(signal.SIGTSTP)
-        with anyio.open_signal_receiver(*wanted) as received:
+        with signals_owned(), anyio.open_signal_receiver(*wanted) as received:
             task_status.started()
             async with anyio.create_task_group() as tg:
                 async for signum in received:
