@@ -84,3 +84,27 @@ def test_a_text_log_line_and_its_traceback_cannot_act_on_a_terminal() -> None:
     assert not [c for c in shown if c != "\n" and not c.isprintable()], shown
     assert "\ttab" in TextFormatter().format(logging.LogRecord(
         "t", logging.INFO, __file__, 1, "a\ttab", (), None))
+
+
+HOSTILE = ("\x1b]52;c;ZXZpbA==\x07\x1b[2J\u009b31m\u0085\u202eevil\u202c\u2066\u200b\u2028"
+           "\u2029\x7f\ud800\U000e0041\u3164\u034f\rfake")
+
+
+def test_a_json_log_line_holds_nothing_a_terminal_acts_on_and_says_the_same() -> None:
+    # It wrote C1 controls (8-bit CSI U+009B, NEL), DEL, bidi overrides, line separators,
+    # zero-width and tag characters and lone surrogates as they were: a log collector's reader
+    # (``tail -f``) is a terminal too. Now each is JSON's \uXXXX, the same value once parsed.
+    from toolhost.logformat import JsonFormatter
+
+    try:
+        raise ValueError(HOSTILE)
+    except ValueError:
+        record = logging.LogRecord("evil", logging.ERROR, __file__, 1, "said %s \u65e5 \u200d",
+                                   (HOSTILE,), sys.exc_info())
+    line = JsonFormatter().format(record)
+    assert line.replace("\u200d", "").isprintable(), line  # (the emoji joiner stays)
+    assert "\\u009b" in line and "\\u202e" in line
+    assert "\\udb40\\udc41" in line and "\\ud800" in line and "\u65e5" in line  # text stays
+    entry = json.loads(line)
+    assert entry["message"] == f"said {HOSTILE} \u65e5 \u200d"
+    assert entry["exception"].endswith(f"ValueError: {HOSTILE}")

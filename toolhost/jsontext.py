@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import unicodedata
 from typing import Any
 
 from toolhost.config.limits import MAX_DIGITS, read_bounded, toml_depth
@@ -206,25 +205,10 @@ def read_json_file(path: str, problems: list[Problem], *, what: str, limit: int,
         return None
 
 
-_SUSPECT = re.compile(r"[^\x00-\x7e]")  # json.dumps escapes C0 controls itself
-_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # as ``visible``
-_JOINER = "\u200d"  # inside emoji sequences: kept, as ``visible`` keeps it
-
-
-def _json_escape(match: re.Match[str]) -> str:
-    char = match.group()
-    if char == _JOINER or unicodedata.category(char) not in _HIDDEN:
-        return char
-    code = ord(char)
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000  # JSON spells a character past U+FFFF as its UTF-16 pair
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-
-
 def inert_json(text: str) -> str:
     """``text``, the output of ``json.dumps(..., ensure_ascii=False)``, with each character
-    a terminal could act on or a reader could not see escaped JSON's way (the same value)."""
-    if text.isascii() and "\x7f" not in text:
-        return text
-    return _SUSPECT.sub(_json_escape, text)
+    a terminal could act on or a reader could not see escaped JSON's way (the same value):
+    ``toolhost.visible.inert_json``."""
+    from toolhost.visible import inert_json as inert
+
+    return inert(text)

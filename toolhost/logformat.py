@@ -2,7 +2,9 @@
 
 One object a line on stderr: ``time`` (UTC, ISO 8601), ``level``, ``logger``, ``message``
 (already scrubbed of the config's secrets, as every line on stderr is) and ``exception``
-when a traceback is logged. The default stays the human ``toolhost: LEVEL: message``.
+when a traceback is logged. What could act on a terminal (a C1 control, a bidi override,
+a line separator) is written as JSON's ``\\uXXXX`` escape, as the text format escapes it.
+The default stays the human ``toolhost: LEVEL: message``.
 
 In JSON mode every line the process writes to stderr is one object, not only its log records:
 ``JsonLines`` turns what else is written there (toolhost's own ``toolhost: ...`` lines, a
@@ -104,7 +106,11 @@ class JsonFormatter(logging.Formatter):
         }
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        from toolhost.visible import inert_json
+
+        # a log collector's reader may be a terminal too (``tail -f``): a C1 control or a
+        # bidi override is written as JSON's escape, the same value
+        return inert_json(json.dumps(entry, ensure_ascii=False, default=str))
 
 
 def log_format(environ: dict[str, str] | None = None) -> logging.Formatter:

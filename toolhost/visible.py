@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from toolhost.textstream import StreamWrapper
 
-__all__ = ["InertStream", "visible"]
+__all__ = ["InertStream", "inert_json", "visible"]
 
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _JOINER = "\u200d"  # inside emoji sequences (a family, a flag): kept in text, not in names
@@ -59,6 +59,18 @@ def _lines(char: str) -> str:
     return char if char in "\n\t" else _text(char)
 
 
+def _json(char: str) -> str:
+    # JSON's escape of what ``_text`` would escape: the same string once parsed. ASCII but
+    # DEL is json.dumps's own: its escapes, a backslash, the line breaks of ``indent``
+    if char < "\x7f" or _text(char) == char:
+        return char
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON spells a character past U+FFFF as its UTF-16 pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def _name(char: str) -> str:
     return char if "\x20" <= char <= "\x7e" and char != "\\" else _escape(char)
 
@@ -82,7 +94,7 @@ class _Table(dict[int, "str | int"]):
 
 
 _SEEN = 1 << 16
-_TEXT, _LINES, _NAMES = _Table(_text), _Table(_lines), _Table(_name)
+_TEXT, _LINES, _NAMES, _JSON = _Table(_text), _Table(_lines), _Table(_name), _Table(_json)
 
 
 def visible(text: str, *, lines: bool = False, name: bool = False) -> str:
@@ -91,6 +103,18 @@ def visible(text: str, *, lines: bool = False, name: bool = False) -> str:
     if text.isascii() and text.isprintable() and (not name or "\\" not in text):
         return text  # the fast path: printable ASCII is never changed (but a name's "\\")
     return text.translate(_NAMES if name else _LINES if lines else _TEXT)
+
+
+def inert_json(text: str) -> str:
+    """``text``, JSON as ``json.dumps(..., ensure_ascii=False)`` writes it, with every
+    character ``visible`` would escape written as JSON's ``\\uXXXX`` instead: the same JSON
+    value, and nothing in it can act on the terminal (or a log reader's) it is printed on.
+    json.dumps escapes the C0 controls itself; this takes DEL, C1 controls (8-bit CSI
+    U+009B), bidi overrides, line separators, zero-width and blank characters, and lone
+    surrogates."""
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return text.translate(_JSON)
 
 
 class InertStream(StreamWrapper):

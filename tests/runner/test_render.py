@@ -463,3 +463,20 @@ def test_a_progress_line_fits_one_row_of_a_narrow_terminal(
     for row in rows:
         assert sum(2 if "\u3000" <= c <= "\u9fff" else 1 for c in row) < columns, row
     assert rows[-1] == "… ok"
+
+
+def test_output_json_is_the_same_json_with_nothing_a_terminal_acts_on() -> None:
+    # ``--output json`` on a terminal wrote a model's 8-bit CSI (U+009B), NEL, bidi override
+    # and line separator as they were; now as JSON's \uXXXX escapes (the same messages)
+    import io
+    import json
+
+    from toolhost.runner.render import JsonRenderer
+
+    message = {"type": "assistant", "message": {"content": [{"type": "text", "text":
+               "\u009b2J\u0085\u202eevil\u2028\x7f\x1b]52;c;eA==\x07 \u65e5\u672c"}]}}
+    out = io.StringIO()
+    JsonRenderer(out).message(message)
+    line = out.getvalue()
+    assert line.endswith("\n") and line[:-1].isprintable(), line
+    assert "\u65e5\u672c" in line and json.loads(line) == message

@@ -416,6 +416,7 @@ def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Sc
     from toolhost.host import load_host
     from toolhost.runner import RunOptions, run_host
     from toolhost.runner.held_output import HoldingStream
+    from toolhost.runner.kept_signals import kept_signals
     from toolhost.runner.output_failures import QuietStream
     from toolhost.runner.terminal import Terminal, hide_stdin, restore_stdin
     from toolhost.visible import InertStream, visible
@@ -430,7 +431,12 @@ def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Sc
     renderer.status(f"loading {args.config}")
     cwd = _working_dir(args.cwd) if args.cwd is not None else None
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
-    host = load_host(args.config, cwd=cwd)  # relative path rules: against the CLI's cwd
+    with kept_signals() as put_back:  # an import cannot keep the session's signals
+        host = load_host(args.config, cwd=cwd)  # relative path rules: against the CLI's cwd
+    if put_back:
+        print(f"toolhost: warning: loading {visible(args.config)} changed how toolhost takes "
+              f"{', '.join(put_back)} (a plugin's or a python tool's import); put back: the "
+              "session keeps its own signals", file=sys.stderr)
     if scenario is not None:
         for warning in unknown_scenario_tools(scenario, host):
             print(f"toolhost: warning: {warning}", file=sys.stderr)

@@ -44,7 +44,7 @@ from toolhost.permissions.decision import Decision
 from toolhost.protocol import ControlSession
 from toolhost.redaction import Redactor
 
-__all__ = ["LiveHost"]
+__all__ = ["LiveHost", "guard_servers"]
 
 log = logging.getLogger("toolhost.runner")
 
@@ -54,6 +54,28 @@ NOTIFY_TIMEOUT = 10.0
 def _say(text: str) -> None:
     with contextlib.suppress(OSError):  # a stderr gone never stops the session
         print(f"toolhost: {text}", file=sys.stderr, flush=True)
+
+
+def guard_servers(servers: Mapping[str, McpServer], gate: PermissionGate, *,
+                  guard: Guard | None = None,
+                  claim_read: Callable[[str, str], bool] | None = None) -> None:
+    """Put the session's locks on each server: the second lock on tools/call (``guard``),
+    and the gate on resources/read and prompts/get. Done before the CLI starts: it may call
+    a tool or read a resource while ``initialize`` is still unanswered, and a server
+    without its locks would run any call as it is."""
+    from toolhost.serve.guard import prompt_guard, prompt_visible, read_guard, read_visible
+
+    def decide(tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+        return gate.policy.decide(tool_name, tool_input)  # the rules of the moment (``swap``)
+
+    for name, server in servers.items():  # the CLI reads resources unasked
+        # a read the CLI asked can_use_tool about is not decided (asked) twice
+        server.read_guard = read_guard(gate, name, claim=claim_read)
+        server.prompt_guard = prompt_guard(gate, name)
+        server.read_visible = read_visible(decide, name)
+        server.prompt_visible = prompt_visible(decide, name)
+        if guard is not None:  # the second lock: see toolhost.runner.gate
+            server.guard = guard
 
 
 class LiveHost:
@@ -68,22 +90,9 @@ class LiveHost:
         self.gate = gate
         self._say = say
         self._replaced: list[Host] = []  # builds of reloads, closed at the end
-        from toolhost.serve.guard import prompt_guard, prompt_visible, read_guard, read_visible
-
-        for name, server in control.servers.items():  # the CLI reads resources unasked
-            # a read the CLI asked can_use_tool about is not decided (asked) twice
-            server.read_guard = read_guard(gate, name, claim=claim_read)
-            server.prompt_guard = prompt_guard(gate, name)
-            # the gate's policy of the moment: a reload replaces it (``swap``)
-            server.read_visible = read_visible(self._decide, name)
-            server.prompt_visible = prompt_visible(self._decide, name)
-            if guard is not None:  # the second lock: see toolhost.runner.gate
-                server.guard = guard
+        guard_servers(control.servers, gate, guard=guard, claim_read=claim_read)
         self.upstreams = UpstreamFollower(self._upstream_tools, upstreams_of(host.compiled),
                                           self._upstream_content)
-
-    def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        return self.gate.policy.decide(tool_name, tool_input)
 
     async def follow_upstreams(self) -> None:
         """Until cancelled: take in each imported server's new tool list (and resources and

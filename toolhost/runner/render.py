@@ -30,7 +30,7 @@ from toolhost.permissions.ask_shown import shown_text
 from toolhost.permissions.decision import Decision
 from toolhost.runner.diagnose import explain, max_turns_hint, retry_hint
 from toolhost.runner.fit import columns_of, fit
-from toolhost.visible import visible
+from toolhost.visible import inert_json, visible
 
 __all__ = [
     "ARGS_SHOWN",
@@ -461,7 +461,8 @@ class JsonRenderer:
         self.out = out or sys.stdout
 
     def message(self, message: Mapping[str, Any]) -> None:
-        self.out.write(json.dumps(message, ensure_ascii=False) + "\n")
+        # the same JSON, with nothing in it a terminal would act on (``inert_json``)
+        self.out.write(inert_json(json.dumps(message, ensure_ascii=False)) + "\n")
         self.out.flush()
 
     def decision(self, tool_name: str, decision: Decision, *,

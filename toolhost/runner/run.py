@@ -32,7 +32,7 @@ from toolhost.runner.discovery import find_cli
 from toolhost.runner.gate import RunnerGate, make_gate
 from toolhost.runner.held_logs import HeldLogs
 from toolhost.runner.held_output import NOTES
-from toolhost.runner.live import LiveHost
+from toolhost.runner.live import LiveHost, guard_servers
 from toolhost.runner.managed_hooks import warnings as managed_warnings
 from toolhost.runner.offline import OFFLINE_DROP, OfflineHome
 from toolhost.runner.output_failures import OutputWatch
@@ -222,6 +222,9 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                         on_message = _giving_up(renderer.message, signals, watching)
                         permission = RunnerGate(gate, renderer, tag=shown.tag if isinstance(
                             shown, TextRenderer) else None)
+                        # locked before the CLI starts: it may call before ``initialize``
+                        guard_servers(host.servers, gate, guard=permission.guard,
+                                      claim_read=permission.claim_read)
                         async with open_cli(command, host.servers,
                                             permission=permission,
                                             on_message=on_message,

@@ -18,6 +18,7 @@ import anyio.abc
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.gate import PermissionGate
 from toolhost.protocol.open_requests import StoppedRequest
+from toolhost.runner.kept_signals import signals_owned
 from toolhost.runner.process import CliSession
 from toolhost.runner.terminal import Terminal
 from toolhost.runner.ttyfd import job_control
@@ -63,9 +64,14 @@ class Signals:
 
     def _cli_gone(self, how: str) -> None:
         """The CLI's output ended: a question still open ends unanswered because the CLI
-        went (its audit line says how), unless a stop already said why."""
-        if self.gate is not None and self.gate.ending is None:
-            self.gate.ending = how
+        went (its audit line says how), unless a stop already said why. Every request still
+        open is answered as a stop answers it (read by a CLI that only closed its output),
+        so a tool call cut short has its audit line saying so, as at a signal."""
+        if self.gate is None or self.gate.ending is not None:
+            return
+        self.gate.ending = how
+        if self.session is not None:
+            self.session.control.stop(how, self.gate.unanswered, on_stopped=self._stopped)
 
     def turn_started(self) -> None:
         self.turn, self.interrupting = True, False
@@ -79,7 +85,7 @@ class Signals:
             # Ctrl-Z: the terminal's modes back first (paste marks, and, marks or not, the
             # line mode and echo a question's answer turned off, IUTF8), set again at fg
             wanted.append(signal.SIGTSTP)
-        with anyio.open_signal_receiver(*wanted) as received:
+        with signals_owned(), anyio.open_signal_receiver(*wanted) as received:
             task_status.started()
             async with anyio.create_task_group() as tg:
                 async for signum in received:
