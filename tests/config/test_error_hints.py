@@ -195,8 +195,8 @@ UNKNOWN = {
         "backend (command)"),
     "a backend option nobody has": (
         "        command: {argv: [echo], colour: x}\n", "servers.s.tools.t.command.colour",
-        "the keys here: allow_dash, allow_remote, argv, cwd, env, max_output_bytes, mime_type, "
-        "ok_codes, stderr, stdin, stdout, unsafe_code_placeholders"),
+        "the keys here: allow_dash, allow_remote, argv, cwd, env, max_memory, max_output_bytes, "
+        "mime_type, ok_codes, stderr, stdin, stdout, unsafe_code_placeholders"),
 }
 
 

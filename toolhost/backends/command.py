@@ -41,6 +41,7 @@ from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.command_paths import repo_paths, repo_values
 from toolhost.backends.convert import bytes_result, read_json
 from toolhost.backends.link_names import LinkGuard, linked_problems
+from toolhost.backends.max_memory import max_memory_bytes
 from toolhost.backends.shebang import one_look
 from toolhost.compile.jsoncut import json_why
 from toolhost.config.model import ToolConfig
@@ -131,7 +132,7 @@ class CommandKind:
             raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in linked])
         links = LinkGuard(plan, tool, names, opts, loaded)
         max_bytes = int(opts.get("max_output_bytes") or DEFAULT_MAX_OUTPUT_BYTES)
-        memory = _max_memory(opts.get("max_memory"))
+        memory = max_memory_bytes(opts.get("max_memory"), 16 << 20)
         if isinstance(memory, str):
             raise problem(memory, ".max_memory")
         ok_codes = frozenset(opts.get("ok_codes") or (0,))
@@ -143,25 +144,6 @@ class CommandKind:
                       stderr_to_log, links, memory)
         return Binding(invoke=invoke, input_schema=input_schema,
                        output="text" if parse in ("text", "binary") else "structured")
-
-
-def _max_memory(raw: Any) -> int | str:
-    """``max_memory`` in bytes (0: none), or what is wrong with it."""
-    if raw is None:
-        return 0
-    from toolhost.limits import parse_size
-
-    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
-        return "max_memory: expected a size in bytes or a text such as 1GiB"
-    try:
-        size = raw if isinstance(raw, int) else parse_size(raw)
-    except ValueError as exc:
-        return f"max_memory: {exc}"
-    if size > 1 << 40:
-        return f"max_memory must be at most 1TiB, got {cut(str(size), 40)} bytes"
-    if size < 16 << 20:
-        return f"max_memory must be at least 16MiB, got {size:,} bytes"
-    return size
 
 
 class _Run:
@@ -184,20 +166,12 @@ class _Run:
     async def __call__(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         context = {**self.unset, **arguments}
         stdin_t = self.stdin_t
-        with one_look():  # the link look and the render's checks: one search a program
-            linked = self.links.problem()  # a link made or moved since the load
-            if linked is not None:
-                return ToolResult.error(f"Refused to run the command: {linked}.")
-            try:
-                argv = self.plan.render(context)
-            except ArgvRefused as exc:
-                return ToolResult.error(f"Refused to run the command: {exc}.")
-            except templating.UnrenderableValue as exc:
-                return ToolResult.error("Refused to run the command: "
-                                        f"{templating.unrenderable_message(exc, arguments)}.")
-            except templating.TemplateError as exc:
-                return ToolResult.error(f"Could not build the command line: {exc}")
         try:
+            with one_look():  # the link look and the render's checks: one search a program
+                linked = self.links.problem()  # a link made or moved since the load
+                if linked is not None:
+                    return ToolResult.error(f"Refused to run the command: {linked}.")
+                argv = self.plan.render(context)
             stdin_text = stdin_t.render(context) if stdin_t is not None else None
             call_env = {**self.env, **{k: t.render(context) for k, t in self.env_t.items()}}
             _check_encodable(argv, stdin_text, call_env, arguments)

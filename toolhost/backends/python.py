@@ -37,6 +37,7 @@ from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.convert import to_result
 from toolhost.backends.host_guards import HOST_STATE, IN_TOOL, contain_tasks, guard_exit
 from toolhost.backends.loop_hold import current_deadline, hold, release
+from toolhost.backends.max_memory import max_memory_bytes
 from toolhost.backends.python_calls import (
     PLAIN,
     guarded_await,
@@ -58,7 +59,6 @@ from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS
 from toolhost.config.model import ToolConfig
 from toolhost.config.repotree import leaves_checkout
 from toolhost.errors import CompileError
-from toolhost.excerpt import cut
 from toolhost.results import ToolResult
 
 __all__ = ["PythonKind", "resolve_function"]
@@ -133,25 +133,10 @@ _MIN_MEMORY = 512 << 20  # the interpreter, its imports and a 256 MiB call threa
 
 def _max_memory(raw: Any, isolation: Any) -> int | str:
     """``max_memory`` in bytes (0: none), or what is wrong with it."""
-    if raw is None:
-        return 0
-    if isolation != "process":
+    if raw is not None and isolation != "process":
         return ("max_memory needs isolation: process (an in-process tool's memory is the "
                 "host's, which no limit can separate)")
-    from toolhost.limits import parse_size
-
-    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
-        return "max_memory: expected a size in bytes or a text such as 1GiB"
-    try:
-        size = raw if isinstance(raw, int) else parse_size(raw)
-    except ValueError as exc:
-        return f"max_memory: {exc}"
-    if size > 1 << 40:
-        return f"max_memory must be at most 1TiB, got {cut(str(size), 40)} bytes"
-    if size < _MIN_MEMORY:
-        return (f"max_memory must be at least 512MiB (a worker's call thread has a 256 MiB "
-                f"stack), got {size:,} bytes")
-    return size
+    return max_memory_bytes(raw, _MIN_MEMORY, "a worker's call thread has a 256 MiB stack")
 
 
 def _process_invoke(ref: str, search: list[str], tool: ToolConfig, workers: int, limit: int,

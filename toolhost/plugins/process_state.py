@@ -35,6 +35,7 @@ log = logging.getLogger("toolhost.plugins")
 
 # the non-daemon threads a plugin started while it loaded, with the plugin's name
 _THREADS: list[tuple[str, threading.Thread]] = []
+THREAD_GRACE = 2.0  # seconds a plugin's threads get to end at exit, in all
 _REAL_EXIT = os._exit  # (exits_refused replaces os._exit while a plugin loads)
 _TIMERS = tuple(getattr(signal, name) for name in ("ITIMER_REAL", "ITIMER_VIRTUAL",
                                                    "ITIMER_PROF") if hasattr(signal, name))
@@ -186,9 +187,15 @@ def _more_back(plugin: str, threads: set[threading.Thread], limits: dict[int, tu
 
 
 def leave_plugin_threads(code: int) -> None:
-    """At the end of the process's own command line: when a non-daemon thread a plugin
-    started while loading still runs, Python would wait for it for ever. Say so, run the
-    exit hooks and end with ``code`` instead."""
+    """At the end of the process's own command line: a non-daemon thread a plugin started
+    while loading is waited for, as Python would, but for ``THREAD_GRACE`` seconds in all
+    (one that never ends held ``validate`` for ever); one still running then is named, the
+    exit hooks run, and the process ends with ``code`` without it."""
+    import time
+
+    deadline = time.monotonic() + THREAD_GRACE
+    for _, thread in _THREADS:
+        thread.join(max(0.0, deadline - time.monotonic()))
     alive = [(plugin, thread) for plugin, thread in _THREADS if thread.is_alive()]
     if not alive:
         return
