@@ -169,12 +169,13 @@ class PipeLines(SplitLines, asyncio.Protocol):
         sent before the stop began, though the event loop had not read it yet."""
         transport = self._transport
         fd = self._fd
-        if self._eof or transport is None or transport.is_closing() or fd < 0 \
-                or os.get_blocking(fd):  # (the loop makes it non-blocking: never a wait here)
+        if self._eof or transport is None or transport.is_closing() or fd < 0:
             return
         got = 0
         while got < limit:
             try:
+                if os.get_blocking(fd):  # (the loop made it non-blocking: never a wait here)
+                    return
                 data = os.read(fd, min(65536, limit - got))
             except OSError:  # BlockingIOError: nothing more now
                 return

@@ -231,7 +231,12 @@ class ControlSession(RequestLines):
         so do the requests the CLI wrote before the stop and nobody has taken yet (read, or
         in the pipe now). See ``toolhost.protocol.open_requests``."""
         stopped = self._open.stop(why, deny, on_stopped=on_stopped)
-        for request_id, request in self._take_waiting_requests():
+        try:
+            waiting = self._take_waiting_requests()
+        except Exception:  # the open requests have their answers: a bug here stops nothing
+            log.exception("control session: reading the requests not yet taken failed")
+            return stopped
+        for request_id, request in waiting:
             if (answered := self._open.answer(request_id, request)) is not None:
                 stopped.append(answered)
         return stopped
