@@ -29,7 +29,7 @@ def test_a_refused_pin_says_what_is_true(tmp_path: Path, make_repo: Callable[...
     rev = reviewed if case == "commit-rev-edited" else "v1"
     config = tmp_path / "proj" / "toolhost.yaml"
     config.parent.mkdir()
-    config.write_text(f"toolhost: 1\nextends:\n  - {{repo: ../team, rev: {rev}, "
+    config.write_text(f"toolhost: 1\nextends:\n  - {{repo: ../team, rev: \"{rev}\", "
                       "path: base.yaml}\n")
     write_for(str(config))
     lock = lock_path(config)

@@ -175,7 +175,8 @@ def test_lock_check_warns_of_a_moving_pin_once(tmp_path: Path, make_repo: MakeRe
     # warning about a branch or a short id was printed twice
     origin, config = team_config(tmp_path, make_repo)
     rev = git(origin, "rev-parse", "HEAD")[:10] if short else "main"
-    config.write_text(config.read_text().replace("rev: v1.0.0", f"rev: {rev}"))
+    # (quoted: a short id can be all digits, or digits and one "e": YAML reads a number)
+    config.write_text(config.read_text().replace("rev: v1.0.0", f'rev: "{rev}"'))
     assert toolhost("lock", str(config), cwd=tmp_path).returncode == 0
     import os
     import sys
