@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -32,6 +33,25 @@ _INPUTS = frozenset({1, 2})  # (arguments, updatedInput: read alone too, after t
 
 # Built once: json.dumps with non-default options builds an encoder per call.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+# What a terminal acts on when a `cat` or `tail -f` of the log shows it, in UTF-8: DEL, the
+# C1 controls (U+009B is CSI to many terminals, as ESC [), the bidi controls (they reorder
+# what is shown: an argument reads as another) and the line and paragraph separators. JSON
+# writes them raw (C0 controls it escapes itself); each is written as its \uXXXX escape,
+# which reads back as the same character, and every other character stays readable.
+_ACTIVE = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]"
+                     rb"|\xe2\x81[\xa6-\xa9]")
+
+
+def _escape_active(match: re.Match[bytes]) -> bytes:
+    return b"\\u%04x" % ord(match.group().decode())
+
+
+def _inert(data: bytes) -> bytes:
+    """The encoded record ``data`` with what a terminal acts on escaped (``_ACTIVE``): the
+    JSON structure is ASCII, so each such character is inside a string, where its escape
+    means the same character."""
+    return _ACTIVE.sub(_escape_active, data) if _ACTIVE.search(data) else data
 
 
 # A record's time after its second: the millisecond and the zone, made once, by the first
@@ -124,6 +144,7 @@ class AuditLog:
                 data = text.encode()
             except UnicodeEncodeError:  # a lone surrogate: keep it escaped, the line stays UTF-8
                 data = (json.dumps(entry, separators=(",", ":"), default=str) + "\n").encode()
+        data = _inert(data)
         with self._lock:
             if self._fd is None:
                 parent = os.path.dirname(os.path.abspath(self.path))
