@@ -98,7 +98,7 @@ def test_default_applies_when_nothing_matches() -> None:
     decision = p.decide("mcp__a__b", {})
     assert (decision.behavior, decision.answered_by, decision.rule) == ("deny", "default", None)
     assert "default is deny" in decision.message
-    assert compile_policy(PermissionsConfig(default="allow")).decide("X", {}).behavior == "allow"
+    assert compile_policy(PermissionsConfig(default="allow")).decide("Read", {}).behavior == "allow"
 
 
 def test_evaluation_order_is_deny_ask_allow_keeping_file_order() -> None:

@@ -15,4 +15,12 @@ BUILTIN_TOOLS = frozenset({
     "ReadMcpResourceTool", "KillBash", "Monitor", "EnterPlanMode", "CronCreate", "CronDelete",
     "CronList", "ScheduleWakeup", "SendMessage", "TaskStop", "TaskOutput", "Workflow",
     "EnterWorktree", "ExitWorktree", "ListAgents", "ReportFindings", "GetMcpPromptTool",
+    # the rest of the bundled CLI's (2.1.330) tool names; PowerShell is judged apart
+    # (permissions.unread_tools)
+    "PowerShell", "Artifact", "ClaudeDesign", "DesignSync", "EndConversation", "LSP",
+    "OfferChromeSetup", "Projects", "PushNotification", "ReadMcpResourceDirTool",
+    "ReadNotifications", "RemoteTrigger", "SendFeedback", "SendUserFile", "SendUserMessage",
+    "SetGoal", "ShareOnboardingGuide", "ShowOnboardingRolePicker", "SubagentHandback",
+    "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "WaitForMcpServers",
+    "propose_skills",
 })

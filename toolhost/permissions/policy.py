@@ -23,7 +23,8 @@ from toolhost.permissions.policy_elsewhere import Elsewhere, held_in_place
 from toolhost.permissions.rule_plan import RulePlan, is_bash
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
 from toolhost.permissions.server_wide import SERVER_READS, server_read, server_wide
-from toolhost.permissions.shell_tools import SHELL_TOOLS, judged_as_shell, shell_command
+from toolhost.permissions.shell_tools import SHELL_TOOLS, judged_as_shell, judged_with
+from toolhost.permissions.unread_tools import held_unread
 
 # The shell parser and the content matchers (bash.policy) load with the first rule that has
 # content or the first Bash call: most configs have neither (serve and validate start faster).
@@ -56,6 +57,7 @@ class CompiledPolicy:
         # is never allowed, as toolhost.yaml and its local and user layers
         self.files = frozenset(os.path.realpath(f).lower() for f in files)
         self.tool_names: tuple[str, ...] = tuple(tool_names)
+        self._declared = frozenset(self.tool_names)
         # the top-level defaults a tool fills in for an argument the call leaves out, by wire
         # name: the rules judge the arguments the tool will run with (a deny on `limit >= 10`
         # meets a call that leaves out a `limit` defaulting to 20)
@@ -170,12 +172,24 @@ class CompiledPolicy:
                 self.rules, self._later.rules, self.cwd)) is not None:
             return says.moved(self._decide(tool_name, tool_input), kept)
         decision = self._decide(tool_name, tool_input)
+        if (held := held_unread(tool_name, decision, self._allowed_by(decision),
+                                self._plan("Bash").rules, self.default,
+                                self._declared)) is not None:
+            return held
         ran = decision.updated_input if decision.updated_input is not None else tool_input
-        if (shell := shell_command(tool_name, ran)) is not None:
-            # what the Bash rules (not the default) say of the command it runs, with its own
-            return judged_as_shell(tool_name, decision,
-                                   self._decide("Bash", shell, default="allow"))
+        if tool_name in SHELL_TOOLS:
+            # what the Bash rules (or WebFetch's, for a WebSocket) say of what it runs, with
+            # allow for the default, and its own rules: the stricter
+            for other, call in judged_with(ran):
+                decision = judged_as_shell(tool_name, other, decision,
+                                           self._decide(other, call, default="allow"))
         return decision
+
+    def _allowed_by(self, decision: Decision) -> CompiledRule | None:
+        """The allow rule behind an allow (None: the default, or not an allow)."""
+        if decision.behavior != "allow" or decision.rule is None:
+            return None
+        return self.rule_for(decision)
 
     def _decide(self, tool_name: str, tool_input: Mapping[str, Any],
                 default: str | None = None) -> Decision:

@@ -45,6 +45,14 @@ ASKED_BUILTINS: tuple[str, ...] = (
     "WebSearch", "Task", "Agent", "Skill", "SlashCommand", "Workflow", "SendMessage",
     "EnterWorktree", "ExitWorktree", "ListMcpResourcesTool", "ReadMcpResourceTool",
     "TaskOutput", "TaskStop",
+    # the rest of the bundled CLI's (2.1.330) tools: PowerShell runs commands, RemoteTrigger
+    # and the others reach the network or other sessions
+    "PowerShell", "Artifact", "ClaudeDesign", "DesignSync", "EndConversation", "LSP",
+    "OfferChromeSetup", "Projects", "PushNotification", "ReadMcpResourceDirTool",
+    "ReadNotifications", "RemoteTrigger", "SendFeedback", "SendUserFile", "SendUserMessage",
+    "SetGoal", "ShareOnboardingGuide", "ShowOnboardingRolePicker", "SubagentHandback",
+    "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "WaitForMcpServers",
+    "propose_skills",
 )
 
 

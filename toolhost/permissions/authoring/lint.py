@@ -22,7 +22,8 @@ __all__ = ["BUILTIN_TOOLS", "LintFinding", "lint_policy"]
 class LintFinding:
     """One thing worth a look in a policy."""
 
-    code: str  # never-matches | unknown-tool | shadowed | duplicate | broad-allow | never-allows
+    code: str  # never-matches | unknown-tool | shadowed | duplicate | broad-allow |
+    # never-allows | unread-shell
     message: str
     rule: str
     origin: Origin
@@ -116,6 +117,7 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
                 "wrapper: sudo, env, ...) whose command ends as it says; name the program "
                 "first, e.g. Bash(npm * install)")
     out += _never_allows(policy.rules)
+    out += _unread_allows(policy.rules)
     reported = {id(f.origin) for f in out if f.code in ("shadowed", "duplicate")}
     hidden = list(hidden_content_rules(policy.rules))
     hidden += hidden_conditional_rules(policy.rules, _names_cover)
@@ -127,6 +129,22 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
                 f"{earlier.origin} matches every call it could match first", later.text,
                 later.origin))
     return out
+
+
+def _unread_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
+    """Allow rules naming a tool whose commands no Bash rule reads (PowerShell) in a policy
+    with a deny or ask Bash rule: those rules do not stop what it allows."""
+    from toolhost.permissions.unread_tools import UNREAD_SHELLS, names_exactly
+
+    guard = next((r for r in rules if r.effect in ("deny", "ask") and r.names.matches("Bash")),
+                 None)
+    if guard is None:
+        return []
+    return [LintFinding("unread-shell", f"{name} runs commands no Bash rule reads: {guard.effect}"
+                        f" rule {guard.text!r} at {guard.origin} (and every other Bash rule) "
+                        f"does not judge what this rule allows", rule.text, rule.origin)
+            for rule in rules if rule.effect == "allow"
+            for name in sorted(UNREAD_SHELLS) if names_exactly(rule, name)]
 
 
 def _never_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["review_rules", "tool_index"]
 
 # the others: see check_target
-_LINT_CODES = ("duplicate", "shadowed", "broad-allow", "never-allows")
+_LINT_CODES = ("duplicate", "shadowed", "broad-allow", "never-allows", "unread-shell")
 
 
 class _Review:
