@@ -62,6 +62,12 @@ _BUILDERS = frozenset({"cc", "gcc", "g++", "c++", "clang", "clang++", "tcc", "ld
                        "go", "javac", "gfortran", "swiftc", "zig", "nim", "ghc"})
 _MAKES = frozenset({"make", "gmake"})
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+# a package's script runner (``later.package``) runs the scripts of the package.json it
+# finds, in the shell its rc files name: a line bringing one of them changes what it runs
+# (``git checkout other && npm test``)
+_SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "yarnpkg", "bun"})
+_PACKAGE_FILES = ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmrc", "bunfig.toml",
+                  ".pnpmfile.cjs", "pnpm-workspace.yaml")
 
 
 def _norm(path: str) -> str:
@@ -80,6 +86,9 @@ def _runs(words: tuple[Word, ...]) -> list[Word]:
     out = [program] if "/" in program.value else []
     name = program.value.rsplit("/", 1)[-1]
     rest = words[at + 1:]
+    if name in _SCRIPT_RUNNERS or (name in ("node", "nodejs") and any(
+            w.value == "--run" or w.value.startswith("--run=") for w in rest)):
+        out += [Word(n, n, True) for n in _PACKAGE_FILES]
     if name in _SCRIPTED or any(name.startswith(p) for p in ("python", "perl", "ruby")):
         operands = [w for w in rest if not w.value.startswith("-")]
         files = [rest[k + 1] for k, w in enumerate(rest[:-1]) if w.value in ("-f", "--file")]

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from toolhost.permissions.git import read as gitread
 from toolhost.permissions.git.commands import git_subcommand
+from toolhost.permissions.later.brought_text import judged_text
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.later.where import places
 from toolhost.permissions.shell.parse import ParsedCommand, Word
@@ -219,7 +220,7 @@ def _read(repo: str, words: tuple[Word, ...], everything: list[tuple[Word, ...]]
     # a git config (included, or an embedded repository's) holds no command lines: it names
     # what runs (core.hooksPath, core.fsmonitor), so its text cannot be judged
     texts = [None if path in including or (path.endswith("/config") and not later(path))
-             else text for (path, _, _), text in zip(hits, read, strict=True)]
+             else judged_text(path, text) for (path, _, _), text in zip(hits, read, strict=True)]
     if judge is not None and not judge(texts):
         return None  # its text was read, and no deny or ask Bash rule meets it
     return (f"brings {hits[0][0]!r} from another commit, a file a later command runs (a git "
