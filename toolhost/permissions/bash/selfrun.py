@@ -86,9 +86,6 @@ def _runs(words: tuple[Word, ...]) -> list[Word]:
     out = [program] if "/" in program.value else []
     name = program.value.rsplit("/", 1)[-1]
     rest = words[at + 1:]
-    if name in _SCRIPT_RUNNERS or (name in ("node", "nodejs") and any(
-            w.value == "--run" or w.value.startswith("--run=") for w in rest)):
-        out += [Word(n, n, True) for n in _PACKAGE_FILES]
     if name in _SCRIPTED or any(name.startswith(p) for p in ("python", "perl", "ruby")):
         operands = [w for w in rest if not w.value.startswith("-")]
         files = [rest[k + 1] for k, w in enumerate(rest[:-1]) if w.value in ("-f", "--file")]
@@ -193,10 +190,21 @@ def ran_or_later(parsed: ParsedCommand,
     first = next((k for k, words in enumerate(parsed.words) if _name(words) in _BRINGERS),
                  0)  # (a run before the first command that may bring files is no matter)
     ran = frozenset(_norm(w.value).lower() for words in parsed.words[first:] + parsed.nested_words
-                    for w in _runs(words))
+                    for w in _runs(words) + _package_files(words))
     if not ran:
         return later
     return lambda path: later(path) or _norm(path.rstrip("/")).lower() in ran
+
+
+def _package_files(words: tuple[Word, ...]) -> list[Word]:
+    """The files a package's script runner ``words`` runs reads (``later.package``: its
+    package.json and rc files; none for another program)."""
+    at = past_wrappers(words)
+    name = words[at].value.rsplit("/", 1)[-1] if at < len(words) else ""
+    if name in _SCRIPT_RUNNERS or (name in ("node", "nodejs") and any(
+            w.value == "--run" or w.value.startswith("--run=") for w in words[at + 1:])):
+        return [Word(n, n, True) for n in _PACKAGE_FILES]
+    return []
 
 
 def _name(words: tuple[Word, ...]) -> str:
