@@ -78,3 +78,22 @@ def test_a_server_rule_for_some_callers_holds_their_reads_only() -> None:
         assert p.decide(*READ).behavior == "deny"
     with as_caller(Caller("ana", frozenset(), frozenset({"platform"}))):
         assert p.decide(*READ).behavior == "allow"
+
+
+# The CLI's ReadMcpResourceDirTool ({server, uri}: a directory resource's children) is a read
+# of the server as well: a whole-server deny or ask held back the other three, not it.
+DIR = ("ReadMcpResourceDirTool", {"server": "kb", "uri": "notes://dir/"})
+
+
+@pytest.mark.parametrize(("rules", "default", "call", "expected"), [
+    *[([(effect, r)], "allow", DIR, effect) for effect in ("deny", "ask")
+      for r in ("mcp__kb", "mcp__kb__*", "mcp__k*", "mcp__*")],
+    ([("deny", "mcp__kb")], "allow", ("ReadMcpResourceDirTool", {"uri": "notes://d/"}), "deny"),
+    ([("deny", "mcp__kb")], "allow", ("ReadMcpResourceDirTool", {"server": "kb2", "uri": "x"}),
+     "allow"),
+    ([("deny", "mcp__kb__get")], "allow", DIR, "allow"),
+])
+def test_a_directory_listing_of_a_denied_server_is_held_too(
+        rules: list[tuple[str, str]], default: str, call: tuple[str, dict[str, Any]],
+        expected: str) -> None:
+    assert policy(rules, default).decide(*call).behavior == expected

@@ -50,6 +50,7 @@ BUILTIN_INPUTS: Mapping[str, Mapping[str, Any]] = {
     "ExitPlanMode": _obj(plan=_S),
     "ListMcpResourcesTool": _obj(server=_S),
     "ReadMcpResourceTool": _obj(server=_S, uri=_S),
+    "ReadMcpResourceDirTool": _obj(server=_S, uri=_S),
     # toolhost's own: a prompts/get (toolhost.serve.guard.prompt_guard)
     "GetMcpPromptTool": _obj(server=_S, name=_S, arguments={
         "type": "object", "additionalProperties": _S}),

@@ -14,7 +14,9 @@ __all__ = ["SERVER_READS", "server_read", "server_wide"]
 
 # built-in tools that reach a server's resources and prompts: a rule naming the whole server
 # holds them back too
-SERVER_READS = frozenset({"ReadMcpResourceTool", "ListMcpResourcesTool", "GetMcpPromptTool"})
+# (ReadMcpResourceDirTool lists a directory resource's children: the CLI's 2.1.330)
+SERVER_READS = frozenset({"ReadMcpResourceTool", "ListMcpResourcesTool", "GetMcpPromptTool",
+                          "ReadMcpResourceDirTool"})
 _WIRE_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
