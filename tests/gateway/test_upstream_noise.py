@@ -92,6 +92,10 @@ BROKEN_ANSWERS = {
                   0),
     "brackets in strings": ('{"jsonrpc": "2.0", "result": {"k": "}}]]\\"{{", "d": @DEEP@}, '
                             '"id": @ID@}', 3000),
+    "an id written 7.0": ('{"jsonrpc": "2.0", "id": @ID@.0, "result": {"content": []}}', 0),
+    "an id written 7e0": ('{"jsonrpc": "2.0", "result": {"content": []}, "id": @ID@e0}', 0),
+    "an id written 700E-2": ('{"jsonrpc": "2.0", "id": @ID@00E-2, "error": {"code": 1, '
+                             '"message": "m"}}', 0),
     "an error answer": ('{"jsonrpc": "2.0", "id": @ID@, "error": {"code": 1, "message": "m", '
                         '"data": @DEEP@}}', 3000),
 }
