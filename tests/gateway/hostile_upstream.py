@@ -57,7 +57,8 @@
   between a call's decision and its run, at the moment a test chooses; started when the
   file exists, it lists them from the start; its pid is written to ``HOSTILE_TRIGGER.pid``;
 - ``HOSTILE_LOG``: a file that gets one line per request (a tools/call's with its arguments);
-- ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
+- ``HOSTILE_RAW``: over stdio (over HTTP: as the POST's JSON body, without ``@DEEP@``),
+  tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
   parser cannot read, however it is broken);
 - ``HOSTILE_WORKER``: at start, a worker process is left running in the upstream's process
@@ -499,6 +500,9 @@ def http(port: int) -> None:
                 self.end_headers()
                 return
             body = json.dumps(out).encode()
+            raw = os.environ.get("HOSTILE_RAW")
+            if raw and msg.get("method") == "tools/call":  # as it is (no @DEEP@ here)
+                body = raw.replace("@ID@", json.dumps(msg["id"])).encode()
             self.send_response(200)
             if "gzip" in MODES:
                 import gzip

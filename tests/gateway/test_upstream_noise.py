@@ -15,7 +15,7 @@ import pytest
 from toolhost.gateway.client import UpstreamConnection
 from toolhost.gateway.spec import UpstreamSpec
 
-from .conftest import HOSTILE, hostile_config
+from .conftest import HOSTILE, hostile_config, http_upstream
 
 
 def tools(config: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -116,3 +116,29 @@ def test_an_answer_no_parser_reads_fails_its_call_at_once(raw: str, levels: int)
             result["content"][0]["text"]
     finally:
         connection.close()
+
+
+# answers of an HTTP upstream (a POST's JSON body) that are no JSON-RPC answer: what the call
+# is told (the mcp client's own report was pydantic's, many lines long)
+HTTP_UNREAD = {
+    "an id written 7.0": ('{"jsonrpc": "2.0", "id": @ID@.0, "result": {"content": []}}',
+                          "id.int: Input should be a valid integer and "),
+    "not JSON": ("<html>502 Bad Gateway</html>", "not JSON"),
+    "cut short": ('{"jsonrpc": "2.0", "id": @ID@, "result": {"content": [', "not JSON"),
+    "no jsonrpc": ('{"id": @ID@, "result": {"content": []}}', "jsonrpc: Field required and "),
+}
+
+
+@pytest.mark.parametrize(("raw", "said"), list(HTTP_UNREAD.values()), ids=list(HTTP_UNREAD))
+def test_an_http_answer_no_client_reads_is_one_line(raw: str, said: str) -> None:
+    with http_upstream(HOSTILE, HOSTILE_RAW=raw) as port:
+        connection = UpstreamConnection(UpstreamSpec(url=f"http://127.0.0.1:{port}/mcp"), "h")
+        try:
+            result = connection.call_tool("echo", {"text": "x"}, 30.0)
+            text = result["content"][0]["text"]
+            assert result["isError"] is True
+            assert text.startswith("upstream server 'h' sent an answer that is not valid "
+                                   f"JSON-RPC: {said}"), text
+            assert "\n" not in text and "pydantic" not in text, text
+        finally:
+            connection.close()

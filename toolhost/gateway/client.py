@@ -56,6 +56,7 @@ from toolhost.gateway.upstream_errors import (
     describe,
     is_invalid,
     is_protocol_error,
+    unread_answer,
 )
 
 __all__ = ["DEFAULT_REQUEST_TIMEOUT", "MAX_BACKOFF", "MAX_PAGES", "MAX_TOOLS", "CallCancelled",
@@ -388,6 +389,10 @@ class UpstreamConnection:
         kept; anything else is a broken connection (``Broken``: dropped, the next use
         starts it again), said as ``failed: <why>`` with the HTTP status, if any."""
         self._lost_session()
+        unread = unread_answer(exc)
+        if unread is not None:  # (the mcp client's report was many lines long)
+            return UpstreamError(f"upstream server '{self.server}' sent an answer that is not "
+                                 f"valid JSON-RPC: {unread}")
         if is_protocol_error(exc):
             said = f"upstream error: {self._status(str(exc), 2000)}" if answered else \
                 self._wire.failure or f"{failed}: {self._status(describe(exc))}"

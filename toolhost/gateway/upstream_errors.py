@@ -4,10 +4,13 @@ answer, or a broken connection (dropped: the next use starts it again)."""
 
 from __future__ import annotations
 
+import re
+
+from toolhost.excerpt import cut
 from toolhost.gateway.liblogs import describe_invalid
 
 __all__ = ["SSE_ENDED", "Broken", "CallCancelled", "SessionLost", "TimedOut", "UpstreamError",
-           "describe", "is_invalid", "is_protocol_error"]
+           "describe", "is_invalid", "is_protocol_error", "unread_answer"]
 
 
 class UpstreamError(Exception):
@@ -72,3 +75,32 @@ def describe(exc: BaseException) -> str:
     if is_invalid(exc):  # pydantic's report is many lines, with a URL each: one line
         return f"an invalid answer ({describe_invalid(exc)})"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+# the mcp client's words for an HTTP answer (a POST's JSON body) it could not read, followed
+# by pydantic's report of many lines
+_UNREAD = "Failed to parse JSON response: "
+_COUNT = re.compile(r"(\d+) validation errors? for ")
+
+
+def unread_answer(exc: BaseException) -> str | None:
+    """What was wrong with an HTTP upstream's answer the mcp client could not read, in one
+    line as ``describe_invalid`` says it of a stdio one (``id.int: Input should be a valid
+    integer and 8 more``, ``not JSON``); None for any other exception."""
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import PARSE_ERROR
+
+    if not isinstance(exc, MCPError) or exc.code != PARSE_ERROR \
+            or not exc.message.startswith(_UNREAD):
+        return None
+    text = exc.message[len(_UNREAD):]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if "json_invalid" in text:
+        return "not JSON"
+    counted = _COUNT.match(lines[0]) if lines else None
+    if counted is None or len(lines) < 3:
+        return cut(" ".join(text.split()), 200)
+    where = lines[1].split(".", 1)[1] if "." in lines[1] else lines[1]  # (the union member)
+    more = int(counted.group(1)) - 1
+    return cut(f"{where}: {lines[2].split(' [type=', 1)[0]}"
+               + (f" and {more} more" if more else ""), 200)
