@@ -23,7 +23,9 @@
   description are ``HOSTILE_N`` characters, a tool ``huge`` with an enum of ``HOSTILE_N``
   values, and a resource, template and prompt described as long), ``badnotes``
   (before answering tools/call, ``HOSTILE_N``
-  notifications with invalid params, of several kinds), ``gzip`` (over HTTP: every
+  notifications with invalid params, of several kinds), ``chatter`` (before answering
+  tools/call, ``HOSTILE_N`` valid notifications toolhost never acts on -- logs, progress,
+  methods of its own -- then ``tools/list_changed``), ``gzip`` (over HTTP: every
   answer gzip-compressed, asked or not), ``many_values`` / ``many_listed`` (tools/call's
   answer / tools/list's page holds ``HOSTILE_N`` empty lists); over HTTP ``huge_result`` is
   sent in chunks of 1 MB, never held whole; ``forgetful`` (over HTTP: sessions by
@@ -55,7 +57,8 @@
   between a call's decision and its run, at the moment a test chooses; started when the
   file exists, it lists them from the start; its pid is written to ``HOSTILE_TRIGGER.pid``;
 - ``HOSTILE_LOG``: a file that gets one line per request (a tools/call's with its arguments);
-- ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
+- ``HOSTILE_RAW``: over stdio (over HTTP: as the POST's JSON body, without ``@DEEP@``),
+  tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
   parser cannot read, however it is broken);
 - ``HOSTILE_WORKER``: at start, a worker process is left running in the upstream's process
@@ -248,6 +251,18 @@ def embedded() -> list[dict[str, Any]]:
     return [{"type": "text", "text": "ok", "_meta": {"m": "M" * N}}]
 
 
+def chatter(k: int) -> dict[str, Any]:
+    """The k-th notification of ``chatter``: valid, of a kind toolhost never acts on."""
+    kinds: list[tuple[str, dict[str, Any]]] = [
+        ("notifications/message", {"level": "info", "data": f"line {k}"}),
+        ("notifications/progress", {"progressToken": k, "progress": k}),
+        (f"notifications/x{k}", {"k": k}),
+        ("notifications/elicitation/complete", {"elicitationId": f"e{k}"}),
+    ]
+    method, params = kinds[k % len(kinds)]
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
 def bad_note(k: int, token: Any) -> dict[str, Any]:
     """The k-th notification of ``badnotes``: each kind's params are invalid, and each
     names something new (a new method, a new text) so no two lines are alike."""
@@ -410,6 +425,11 @@ def stdio() -> None:
             token = (msg["params"].get("_meta") or {}).get("progressToken")
             for k in range(N):
                 sys.stdout.write(json.dumps(bad_note(k, token)) + "\n")
+        if "chatter" in MODES and msg.get("method") == "tools/call":
+            for k in range(N):
+                sys.stdout.write(json.dumps(chatter(k)) + "\n")
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0",
+                                         "method": "notifications/tools/list_changed"}) + "\n")
         if "noise" in MODES and msg.get("method") == "tools/list":
             sys.stdout.write("banner: not JSON-RPC\n" * N)
         if out is not None:
@@ -470,6 +490,9 @@ def http(port: int) -> None:
             if MODES & {"sse_forever", "sse_flood"} and msg.get("method") == "tools/call":
                 self.endless(msg)
                 return
+            if "chatter" in MODES and msg.get("method") == "tools/call":
+                self.chattering(msg)
+                return
             out = answer(msg)
             if out is None:
                 self.send_response(202)
@@ -477,6 +500,9 @@ def http(port: int) -> None:
                 self.end_headers()
                 return
             body = json.dumps(out).encode()
+            raw = os.environ.get("HOSTILE_RAW")
+            if raw and msg.get("method") == "tools/call":  # as it is (no @DEEP@ here)
+                body = raw.replace("@ID@", json.dumps(msg["id"])).encode()
             self.send_response(200)
             if "gzip" in MODES:
                 import gzip
@@ -529,6 +555,18 @@ def http(port: int) -> None:
                 self.wfile.write(b"0\r\n\r\n")
             except OSError:  # the client stopped reading: fine
                 pass
+
+        def chattering(self, msg: dict[str, Any]) -> None:
+            """An SSE answer: ``HOSTILE_N`` notifications of ``chatter``, a tools/list_changed,
+            then the call's result."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            notes = [chatter(k) for k in range(N)]
+            notes.append({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            for note in [*notes, answer(msg)]:
+                self.wfile.write(f"data: {json.dumps(note)}\n\n".encode())
+            self.wfile.flush()
 
         def endless(self, msg: dict[str, Any]) -> None:
             """An SSE answer that never ends: comments only (``sse_forever``), or a flood of

@@ -15,7 +15,7 @@ import pytest
 from toolhost.gateway.client import UpstreamConnection
 from toolhost.gateway.spec import UpstreamSpec
 
-from .conftest import HOSTILE, hostile_config
+from .conftest import HOSTILE, hostile_config, http_upstream
 
 
 def tools(config: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -92,6 +92,10 @@ BROKEN_ANSWERS = {
                   0),
     "brackets in strings": ('{"jsonrpc": "2.0", "result": {"k": "}}]]\\"{{", "d": @DEEP@}, '
                             '"id": @ID@}', 3000),
+    "an id written 7.0": ('{"jsonrpc": "2.0", "id": @ID@.0, "result": {"content": []}}', 0),
+    "an id written 7e0": ('{"jsonrpc": "2.0", "result": {"content": []}, "id": @ID@e0}', 0),
+    "an id written 700E-2": ('{"jsonrpc": "2.0", "id": @ID@00E-2, "error": {"code": 1, '
+                             '"message": "m"}}', 0),
     "an error answer": ('{"jsonrpc": "2.0", "id": @ID@, "error": {"code": 1, "message": "m", '
                         '"data": @DEEP@}}', 3000),
 }
@@ -112,3 +116,76 @@ def test_an_answer_no_parser_reads_fails_its_call_at_once(raw: str, levels: int)
             result["content"][0]["text"]
     finally:
         connection.close()
+
+
+# answers of an HTTP upstream (a POST's JSON body) that are no JSON-RPC answer: what the call
+# is told (the mcp client's own report was pydantic's, many lines long)
+HTTP_UNREAD = {
+    "an id written 7.0": ('{"jsonrpc": "2.0", "id": @ID@.0, "result": {"content": []}}',
+                          "id.int: Input should be a valid integer and "),
+    "not JSON": ("<html>502 Bad Gateway</html>", "not JSON"),
+    "cut short": ('{"jsonrpc": "2.0", "id": @ID@, "result": {"content": [', "not JSON"),
+    "no jsonrpc": ('{"id": @ID@, "result": {"content": []}}', "jsonrpc: Field required and "),
+}
+
+
+@pytest.mark.parametrize(("raw", "said"), list(HTTP_UNREAD.values()), ids=list(HTTP_UNREAD))
+def test_an_http_answer_no_client_reads_is_one_line(raw: str, said: str) -> None:
+    with http_upstream(HOSTILE, HOSTILE_RAW=raw) as port:
+        connection = UpstreamConnection(UpstreamSpec(url=f"http://127.0.0.1:{port}/mcp"), "h")
+        try:
+            result = connection.call_tool("echo", {"text": "x"}, 30.0)
+            text = result["content"][0]["text"]
+            assert result["isError"] is True
+            assert text.startswith("upstream server 'h' sent an answer that is not valid "
+                                   f"JSON-RPC: {said}"), text
+            assert "\n" not in text and "pydantic" not in text, text
+        finally:
+            connection.close()
+
+
+# a POST's JSON answer that is not the answer to that request: the request waited out its
+# deadline (600 s by default) for an answer that had come
+NOT_THE_ANSWER = {
+    "another id": ('{"jsonrpc": "2.0", "id": "zz", "result": {"content": []}}',
+                   "names the id 'zz'"),
+    "another number": ('{"jsonrpc": "2.0", "id": 99999, "error": {"code": 1, "message": "m"}}',
+                       "names the id 99999"),
+    "no id": ('{"jsonrpc": "2.0", "result": {"content": []}}', "names no id"),
+    "a notification": ('{"jsonrpc": "2.0", "method": "notifications/message", "params": {'
+                       '"level": "info", "data": "x"}}',
+                       "is a notification ('notifications/message') instead"),
+    "a request": ('{"jsonrpc": "2.0", "id": "up-1", "method": "ping"}',
+                  "is a request ('ping') instead"),
+}
+
+
+@pytest.mark.parametrize(("raw", "said"), list(NOT_THE_ANSWER.values()),
+                         ids=list(NOT_THE_ANSWER))
+def test_an_http_answer_to_another_request_fails_the_call_at_once(raw: str, said: str) -> None:
+    with http_upstream(HOSTILE, HOSTILE_RAW=raw) as port:
+        connection = UpstreamConnection(UpstreamSpec(url=f"http://127.0.0.1:{port}/mcp"), "h")
+        try:
+            for _ in range(2):  # (and the connection is kept for the next call)
+                result = connection.call_tool("echo", {"text": "x"}, 60.0)
+                text = result["content"][0]["text"]
+                assert result["isError"] is True
+                assert text.startswith("upstream server 'h' sent an answer that is not valid "
+                                       "JSON-RPC: the answer to the request with id "), text
+                assert text.endswith(said), text
+        finally:
+            connection.close()
+
+
+def test_the_answer_of_a_request_is_told_by_its_id_however_long() -> None:
+    from toolhost.gateway.http_caps import not_the_answer
+
+    text = "x" * 200_000  # past what is parsed whole: scanned
+    # (true, null: no id the scan reads, so the client judges the answer, and refuses it)
+    for ident, sent, wrong in ((7, 7, False), ('"7"', 7, False), ("7.0", 7, False),
+                               ('"zz"', 7, True), (8, 7, True), ("true", 1, False)):
+        body = f'{{"jsonrpc": "2.0", "result": {{"t": "{text}"}}, "id": {ident}}}'.encode()
+        assert bool(not_the_answer(body, sent)) is wrong, (ident, sent)
+        assert bool(not_the_answer(body[:1000] + b"}", sent)) is False  # no JSON: the client's
+    assert not_the_answer(b'{"jsonrpc": "2.0", "result": {}, "id": true}', 1) == (
+        "the answer to the request with id 1 names the id True")

@@ -95,18 +95,18 @@ def test_serve_on_a_terminal_ends_cleanly_when_it_hangs_up(tmp_path: Path, sent:
                             stderr=subprocess.PIPE, env=server_env())
     os.close(other)
     try:
-        if sent:
-            os.write(main, sent)
-            assert proc.stdout is not None
-            assert json.loads(proc.stdout.readline()) == {"jsonrpc": "2.0", "id": 1,
-                                                          "result": {}}
-    finally:
-        os.close(main)
-    try:
+        try:
+            if sent:
+                os.write(main, sent)
+                assert proc.stdout is not None
+                assert json.loads(proc.stdout.readline()) == {"jsonrpc": "2.0", "id": 1,
+                                                              "result": {}}
+        finally:
+            os.close(main)
         _, err = proc.communicate(timeout=20)
-    finally:
+    finally:  # (a failure above too: a process left running fails a later test's warnings)
         if proc.poll() is None:
             proc.kill()
-            proc.wait()
+        proc.communicate()
     assert proc.returncode == 0, err
     assert b"error" not in err.lower(), err

@@ -16,7 +16,7 @@ upstream asking in a loop is not a flood in the log).
 The answer is given where the client routes every such request (``dispatch_input_request``,
 on both eras' paths: the legacy request and a 2026-07-28 call's embedded input requests):
 the ``mcp`` client declares a capability as soon as it is given a callback for it, so no
-callback is given but for elicitation passed on (``client._declared``).
+callback is given but for elicitation passed on (``client_open._declared``).
 """
 
 from __future__ import annotations

@@ -25,10 +25,9 @@ import concurrent.futures
 import contextlib
 import importlib
 import logging
-import os
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
 import anyio
@@ -38,53 +37,37 @@ from toolhost.excerpt import cut
 from toolhost.gateway.asks import refuse_asks
 from toolhost.gateway.call_stop import CallStop
 from toolhost.gateway.changes import ChangeWatch
+from toolhost.gateway.client_open import open_client
 from toolhost.gateway.elicit_pass import Asker, CallAsks
-from toolhost.gateway.http_caps import capped_http_hooks
 from toolhost.gateway.liblogs import describe_invalid
 from toolhost.gateway.output_check import unchecked
 from toolhost.gateway.sendable import unsendable
-from toolhost.gateway.sift import sifted
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
-from toolhost.gateway.transport import Wire, quiet_mcp_logs, stdio_transport
+from toolhost.gateway.tool_pages import MAX_PAGES, MAX_TOOLS, list_all_tools
+from toolhost.gateway.transport import Wire
+from toolhost.gateway.upstream_errors import (
+    SSE_ENDED,
+    Broken,
+    CallCancelled,
+    SessionLost,
+    TimedOut,
+    UpstreamError,
+    describe,
+    is_invalid,
+    is_protocol_error,
+    unread_answer,
+)
 
-__all__ = ["DEFAULT_REQUEST_TIMEOUT", "CallCancelled", "CallStop", "UpstreamConnection",
-           "UpstreamError"]
+__all__ = ["DEFAULT_REQUEST_TIMEOUT", "MAX_BACKOFF", "MAX_PAGES", "MAX_TOOLS", "CallCancelled",
+           "CallStop", "UpstreamConnection", "UpstreamError"]
 
 log = logging.getLogger("toolhost.gateway")
 T = TypeVar("T")
 MAX_BACKOFF = 30.0
-MAX_TOOLS = 10_000  # tools taken from one upstream (the rest are left out, with a warning)
-MAX_PAGES = 100  # pages of one listing followed (likewise)
 # a call, read or prompt of an upstream whose config sets no ``timeout``: long enough for slow
 # tools, but an upstream that never answers cannot hold a request (and its thread) for ever
 DEFAULT_REQUEST_TIMEOUT = 600.0
-
-
-class UpstreamError(Exception):
-    """The upstream could not be reached, broke the connection, or answered an error:
-    ``code`` is then its JSON-RPC error code (None otherwise)."""
-
-    def __init__(self, message: str, code: object = None) -> None:
-        super().__init__(message)
-        # what the upstream sent is only trusted as a code when it is one
-        self.code = code if type(code) is int else None
-
-
-class CallCancelled(UpstreamError):
-    """The call was cancelled (``CallStop``): the upstream was told, no answer will come."""
-
-
-class _Broken(UpstreamError):
-    """The connection broke (not an error the upstream answered)."""
-
-
-class _SessionLost(_Broken):
-    """An HTTP upstream answered 404 to the session's id: the request did not run."""
-
-
-class _TimedOut(UpstreamError):
-    """No answer in time: the request is abandoned, the connection kept."""
 
 
 class UpstreamConnection:
@@ -162,10 +145,10 @@ class UpstreamConnection:
                     return cast("dict[str, Any]", future.result())
                 except concurrent.futures.CancelledError:
                     raise CallCancelled(f"the call of {name!r} was cancelled") from None
-            except (_TimedOut, _Broken, CallCancelled):
+            except (TimedOut, Broken, CallCancelled):
                 raise  # (a cancelled call keeps the connection)
             except UpstreamError as exc:  # not connected: dropped like a broken one
-                raise _Broken(str(exc)) from None
+                raise Broken(str(exc)) from None
 
         return self._again_if_lost(call)
 
@@ -198,13 +181,13 @@ class UpstreamConnection:
             portal = self._ensure()
             try:
                 return use(portal)
-            except _SessionLost:
+            except SessionLost:
                 self._drop()
                 if attempt == 2:
                     raise
                 log.warning("upstream server '%s' no longer knows its session (HTTP 404); "
                             "starting a new one and sending the request again", self.server)
-            except _Broken:
+            except Broken:
                 self._drop()
                 raise
         raise AssertionError("unreachable")
@@ -218,7 +201,7 @@ class UpstreamConnection:
             with anyio.fail_after(timeout):
                 return await operation(client)
         except TimeoutError:
-            raise _TimedOut(f"upstream server '{self.server}' did not answer the {what} "
+            raise TimedOut(f"upstream server '{self.server}' did not answer the {what} "
                                 f"within {timeout:g}s") from None
         except Exception as exc:
             raise self._failed(exc, f"upstream server '{self.server}'") from None
@@ -258,7 +241,7 @@ class UpstreamConnection:
                 self._drop_locked()
                 # how its process ended, or how its HTTP connection broke, say more than
                 # what the mcp client raised (Connection closed, All connection attempts...)
-                said = self._ended() or self._wire.broke or self._status(_describe(exc))
+                said = self._ended() or self._wire.broke or self._status(describe(exc))
                 raise UpstreamError(f"cannot start upstream server '{self.server}': {said}"
                                     ) from None
             self._failures = 0
@@ -294,7 +277,7 @@ class UpstreamConnection:
         if errlog is not None:
             wire.last_words = errlog.tail
         try:
-            async with _client(self.spec, self.watch.on_message, errlog, wire) as client, \
+            async with open_client(self.spec, self.watch.on_message, errlog, wire) as client, \
                     anyio.create_task_group() as tasks:
                 if errlog is not None:
                     errlog.spawned()
@@ -318,7 +301,7 @@ class UpstreamConnection:
                 # not closed by us, and not said already (how it ended: the transport's)
                 said = f" (its last words: {errlog.tail()})" if errlog and errlog.tail() else ""
                 log.warning("upstream server '%s' closed the connection: %s%s", self.server,
-                            cut(_describe(exc), 300), said)
+                            cut(describe(exc), 300), said)
             if isinstance(exc, anyio.get_cancelled_exc_class()):
                 raise
         finally:
@@ -360,7 +343,7 @@ class UpstreamConnection:
 
     def _lost_session(self) -> None:
         if self._wire.session_lost:
-            raise _SessionLost(f"upstream server '{self.server}' no longer knows the session "
+            raise SessionLost(f"upstream server '{self.server}' no longer knows the session "
                                "toolhost started (HTTP 404)")
 
     def _status(self, said: str, most: int = 400) -> str:
@@ -374,33 +357,7 @@ class UpstreamConnection:
         client = self._client
         if client is None:
             raise UpstreamError(f"upstream server '{self.server}' is not connected")
-        tools: list[dict[str, Any]] = []
-        cursor: str | None = None
-        deadline = anyio.current_time() + self.list_deadline
-        for _ in range(MAX_PAGES):
-            try:
-                with anyio.fail_after(deadline - anyio.current_time()):
-                    page = await client.list_tools(cursor=cursor, cache_mode="bypass")
-            except TimeoutError:
-                raise _TimedOut(f"upstream server '{self.server}' did not list its tools "
-                                    f"within {self.list_deadline:g}s (connect_timeout)") \
-                    from None
-            except Exception as exc:
-                raise self._failed(exc, f"upstream server '{self.server}' could not list "
-                                   "its tools") from None
-            room = MAX_TOOLS - len(tools)
-            tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools[:room]]
-            cursor = page.next_cursor
-            if len(page.tools) > room or (cursor and len(tools) >= MAX_TOOLS):
-                log.warning("upstream server '%s' lists more than %s tools; the rest are left "
-                            "out", self.server, f"{MAX_TOOLS:,}")
-                break
-            if not cursor:
-                break
-        else:
-            log.warning("upstream server '%s' lists its tools on more than %d pages; the rest "
-                        "are left out", self.server, MAX_PAGES)
-        return tools
+        return await list_all_tools(client, self.server, self.list_deadline, self._failed)
 
     async def _call_tool(self, name: str, arguments: dict[str, Any],
                          timeout: float | None, asker: Asker | None = None) -> dict[str, Any]:
@@ -414,12 +371,12 @@ class UpstreamConnection:
                 result = await client.call_tool(name, arguments,
                                                 read_timeout_seconds=limit + 1)
         except TimeoutError:
-            raise _TimedOut(f"upstream server '{self.server}' did not answer the call of "
+            raise TimedOut(f"upstream server '{self.server}' did not answer the call of "
                                 f"{name!r} within {limit:g}s") from None
         except Exception as exc:
             error = self._failed(exc, f"upstream server '{self.server}' failed during the "
                                  "call", f"the call of {name!r}")
-            if isinstance(error, _Broken):
+            if isinstance(error, Broken):
                 raise error from None
             return {"content": [{"type": "text", "text": str(error)}], "isError": True}
         return dict(result.model_dump(by_alias=True, exclude_none=True))
@@ -429,121 +386,28 @@ class UpstreamConnection:
         upstream answered (JSON-RPC; the connection is sound) is an UpstreamError with its
         code (``upstream error: ...`` for a call); a well-framed answer whose result is
         invalid (a call's: ``answered`` names it) is refused in one line, the connection
-        kept; anything else is a broken connection (``_Broken``: dropped, the next use
+        kept; anything else is a broken connection (``Broken``: dropped, the next use
         starts it again), said as ``failed: <why>`` with the HTTP status, if any."""
         self._lost_session()
-        if _is_protocol_error(exc):
+        unread = unread_answer(exc)
+        if unread is not None:  # (the mcp client's report was many lines long)
+            return UpstreamError(f"upstream server '{self.server}' sent an answer that is not "
+                                 f"valid JSON-RPC: {unread}")
+        if is_protocol_error(exc):
             said = f"upstream error: {self._status(str(exc), 2000)}" if answered else \
-                self._wire.failure or f"{failed}: {self._status(_describe(exc))}"
+                self._wire.failure or f"{failed}: {self._status(describe(exc))}"
             return UpstreamError(said, getattr(exc, "code", None))
-        if answered and _is_invalid(exc):
+        if answered and is_invalid(exc):
             said = (f"upstream server '{self.server}' answered {answered} with an invalid "
                     f"result: {describe_invalid(exc)}")
             log.warning("%s", said)
             return UpstreamError(said)
         wire = self._wire
-        if not wire.failure and wire.origin and str(exc) == _SSE_ENDED:
+        if not wire.failure and wire.origin and str(exc) == SSE_ENDED:
             # the mcp client's words when an answer's event stream ends: toolhost cut it
             # (too big), or its server went away
             refused, wire.refused = wire.refused, ""
-            return _Broken(refused or f"upstream server '{self.server}' ({wire.origin}) "
+            return Broken(refused or f"upstream server '{self.server}' ({wire.origin}) "
                            "ended the event stream of its answer without answering (it may "
                            "have crashed or restarted); the next use tries again")
-        return _Broken(wire.failure or f"{failed}: {self._status(_describe(exc))}")
-
-
-_SSE_ENDED = "SSE stream ended without a response"
-# the mcp client's words for a request a closure ended, and the start of its words for one
-# whose answer's event stream failed or ended ("SSE stream ended without a response", ...)
-_CLOSED = "Connection closed"
-_SSE = "SSE stream "
-
-
-def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire: Wire) -> Any:
-    """The mcp package's client for ``spec``, telling ``on_message`` what the server says
-    unasked, over a transport that caps each message (``toolhost.gateway.transport``;
-    imported here: configs without upstreams never load the package)."""
-    from mcp.client.client import Client
-
-    quiet_mcp_logs()
-    if spec.command:
-        from mcp.client.stdio import get_default_environment
-
-        env = {**get_default_environment(),
-               **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG",
-                                                              "LC_ALL", "TMPDIR", "PYTHONPATH",
-                                                              "SYSTEMROOT")},
-               **dict(spec.env)}
-        assert errlog is not None
-        return Client(sifted(stdio_transport(list(spec.command), env, spec.cwd, errlog.file,
-                                             wire), wire.server),
-                      message_handler=on_message, **_declared(spec))
-    import httpx2
-
-    assert spec.url is not None
-    # nothing compressed: inflating is where a small answer becomes a huge one; no proxy
-    # variables, .netrc or redirects (as the http backend): requests go where the config says
-    from toolhost.gateway.http_broke import WatchedTransport, origin_of
-
-    wire.origin = origin_of(spec.url)
-    http = httpx2.AsyncClient(headers={"Accept-Encoding": "identity", **dict(spec.headers)},
-                              timeout=spec.timeout or 60.0, trust_env=False,
-                              follow_redirects=False, event_hooks=capped_http_hooks(wire),
-                              transport=WatchedTransport(wire))
-    return Client(sifted(_http_transport(spec.url, http, wire), wire.server),
-                  message_handler=on_message, **_declared(spec))
-
-
-def _declared(spec: UpstreamSpec) -> dict[str, Any]:
-    """The capabilities declared upstream: elicitation only when the config passes it on
-    (the mcp client declares it when given a callback; ``refuse_asks`` answers before any
-    callback is reached)."""
-    if not spec.elicitation:
-        return {}
-
-    async def unreached(ctx: Any, params: Any) -> Any:  # pragma: no cover - see refuse_asks
-        raise AssertionError("elicitation is answered by toolhost.gateway.asks")
-
-    return {"elicitation_callback": unreached}
-
-
-@contextlib.asynccontextmanager
-async def _http_transport(url: str, http: Any, wire: Wire) -> AsyncIterator[Any]:
-    """The mcp client's Streamable HTTP transport over ``http``, which is closed after it:
-    the transport leaves a client it was given open (each connection made again used to
-    leave its sockets behind, open until collected)."""
-    from mcp.client.streamable_http import streamable_http_client
-
-    async with http, streamable_http_client(url, http_client=http,
-                                            max_sse_event_size=wire.limit) as streams:
-        yield streams
-
-
-def _is_invalid(exc: BaseException) -> bool:
-    from pydantic import ValidationError
-
-    return isinstance(exc, ValidationError)
-
-
-def _is_protocol_error(exc: BaseException) -> bool:
-    """An error the upstream answered (the connection is fine), not a closed connection.
-    The mcp client says a closed one (or an answer's event stream that broke or ended) with
-    the code -32000, which JSON-RPC also gives servers for errors of their own (and many
-    use): only its own words, with no data, are a closure (an upstream that answers exactly
-    those is started again, as it asked)."""
-    from mcp.shared.exceptions import MCPError
-    from mcp.types import CONNECTION_CLOSED
-
-    if not isinstance(exc, MCPError):
-        return False
-    return not (exc.code == CONNECTION_CLOSED and exc.data is None
-                and (exc.message == _CLOSED or exc.message.startswith(_SSE)))
-
-
-def _describe(exc: BaseException) -> str:
-    inner = getattr(exc, "exceptions", None)  # an ExceptionGroup (3.11+ builtin)
-    if isinstance(inner, (list, tuple)) and inner:
-        return "; ".join(_describe(e) for e in inner)
-    if _is_invalid(exc):  # pydantic's report is many lines, with a URL each: one line
-        return f"an invalid answer ({describe_invalid(exc)})"
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return Broken(wire.failure or f"{failed}: {self._status(describe(exc))}")

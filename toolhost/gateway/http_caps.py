@@ -1,7 +1,12 @@
 """An HTTP upstream's answers, capped as they arrive: httpx hooks that count each answer's body
 (bytes and JSON values) and refuse one longer than the cap, or one the upstream compressed
 though toolhost asked for none (inflating is where bombs go off); the session and other
-requests carry on (``toolhost.gateway.transport`` is the stdio side of the same caps)."""
+requests carry on (``toolhost.gateway.transport`` is the stdio side of the same caps).
+
+A request's JSON answer (the body of its POST) is the answer to that request and no other:
+one that names another id, or is a request or notification instead, is refused once read
+(``not_the_answer``). The mcp client passed it on as a message of its own, and the request
+waited out its whole deadline (600 s by default) for an answer that had come."""
 
 from __future__ import annotations
 
@@ -12,10 +17,10 @@ from contextlib import suppress
 from typing import Any
 
 from toolhost.excerpt import cut
-from toolhost.gateway.transport import _PARSED_MAX, CAPPED, Wire
+from toolhost.gateway.transport import _PARSED_MAX, CAPPED, Wire, _top_level
 from toolhost.gateway.value_count import MAX_ANSWER_VALUES, MAX_VALUES, ValueCount
 
-__all__ = ["capped_http_hooks", "http_error_text"]
+__all__ = ["capped_http_hooks", "http_error_text", "not_the_answer"]
 
 # a request's method, when only "jsonrpc" and "id" come before it (as the mcp client writes)
 _METHOD = re.compile(rb'^\{[ \t]*(?:"(?:jsonrpc|id)"[ \t]*:[ \t]*(?:"[^"\\]{0,64}"|[0-9]{1,20})'
@@ -39,6 +44,56 @@ def _values_cap(request: Any) -> int:
         if isinstance(sent, dict) and sent.get("method") in CAPPED:
             return MAX_VALUES
     return MAX_ANSWER_VALUES
+
+
+def _request_id(request: Any) -> int | str | None:
+    """The id of the JSON-RPC request ``request`` POSTs, or None (a notification, an answer,
+    a body too large to read twice, a streamed one)."""
+    try:
+        body = request.content
+    except Exception:  # a streamed request body (httpx's RequestNotRead): not toolhost's
+        return None
+    if len(body) > _PARSED_MAX or b'"method"' not in body:
+        return None
+    with suppress(ValueError, RecursionError):
+        sent = json.loads(body)
+        ident = sent.get("id") if isinstance(sent, dict) and "method" in sent else None
+        if isinstance(ident, (int, str)) and not isinstance(ident, bool):
+            return ident
+    return None
+
+
+def not_the_answer(body: bytes, sent: int | str) -> str:
+    """Why ``body`` (a POST's JSON answer) is not the answer to the request with id ``sent``,
+    or "" when it is, or when it is no JSON-RPC message at all (the mcp client says so)."""
+    data: Any = None
+    scanned = len(body) > _PARSED_MAX  # (scanned: no parse holds the GIL long)
+    if not scanned:
+        with suppress(ValueError, RecursionError):
+            data = json.loads(body)
+    elif body.lstrip().startswith(b"{"):
+        data = _top_level(body)  # (its ids: integers and strings; any other is None)
+    if not isinstance(data, dict):
+        return ""
+    if "result" not in data and "error" not in data:
+        method = data.get("method")
+        if not isinstance(method, str):
+            return ""
+        kind = "request" if "id" in data else "notification"
+        return (f"the answer to the request with id {sent!r} is a {kind} "
+                f"({cut(repr(method), 60)}) instead")
+    if "id" not in data:
+        return f"the answer to the request with id {sent!r} names no id"
+    ident = data.get("id")
+    if ident is None and scanned:
+        return ""  # a float, null or other id the scan does not read: the client judges it
+    if isinstance(ident, float) and ident.is_integer():
+        ident = int(ident)  # (7.0: said by the client, as not valid JSON-RPC)
+    if isinstance(ident, (int, str)) and not isinstance(ident, bool) \
+            and str(ident) == str(sent):  # (the client matches "7" to 7 as well)
+        return ""
+    return (f"the answer to the request with id {sent!r} names the id "
+            f"{cut(repr(ident), 60)}")
 
 
 def http_error_text(response: Any) -> str:
@@ -68,13 +123,15 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
 
     class Capped(httpx2.AsyncByteStream):
         def __init__(self, inner: Any, refused: str, values: ValueCount | None,
-                     post: bool) -> None:
+                     post: bool, answering: int | str | None = None) -> None:
             self.inner, self.refused, self.values, self.post = inner, refused, values, post
+            self.answering = answering  # the id a JSON answer must name (None: not checked)
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             if self.refused:
                 raise Refused(self.refused)
             seen = 0
+            held: list[bytes] = []  # a JSON answer's body, checked once read (bounded: cap)
             async for chunk in self._chunks():
                 seen += len(chunk)
                 refused = wire.too_big("an answer") if seen > wire.limit else ""
@@ -86,7 +143,13 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
                         wire.refused = refused
                     await self.inner.aclose()  # now (the client may never close it)
                     raise Refused(refused)
+                if self.answering is not None:
+                    held.append(chunk)
                 yield chunk
+            if self.answering is not None:
+                wrong = not_the_answer(b"".join(held), self.answering)
+                if wrong:  # the client tells the request (no other answer will come)
+                    raise Refused(wrong)
 
         async def _chunks(self) -> AsyncIterator[bytes]:
             try:
@@ -117,7 +180,10 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
         events = "text/event-stream" in response.headers.get("content-type", "").lower()
         # an event stream's size is cut per event by the mcp client; its values, here
         values = ValueCount(_values_cap(response.request), events=events)
-        response.stream = Capped(response.stream, refused, values,
-                                 response.request.method == "POST")
+        post = response.request.method == "POST"
+        answering = _request_id(response.request) if post and response.status_code == 200 \
+            and "application/json" in response.headers.get("content-type", "").lower() \
+            else None
+        response.stream = Capped(response.stream, refused, values, post, answering)
 
     return {"response": [capped]}

@@ -11,7 +11,8 @@ most ``SAID`` per page, then a count), and the rest of the page is read as usual
 
 A page is checked as the client checks it, with the ``mcp`` types of each protocol era it
 speaks (a good page, the common case, costs one validation per era); the entries pydantic
-reports (by their index) are left out.
+reports (by their index) are left out. The notifications toolhost never acts on are dropped
+here too (``toolhost.gateway.unheard``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any, cast
 import anyio
 
 from toolhost.excerpt import cut
+from toolhost.gateway.unheard import Unheard
 
 __all__ = ["sifted"]
 
@@ -44,6 +46,7 @@ async def sifted(transport: Any, server: str) -> AsyncIterator[Any]:
         inner = streams[0]
         send, receive = anyio.create_memory_object_stream[Any](0)
         era: dict[str, str] = {}  # the version an initialize answer named (none: 2026-era)
+        unheard = Unheard()  # notifications toolhost never acts on: dropped here
 
         async def pump() -> None:
             async with send:
@@ -51,7 +54,8 @@ async def sifted(transport: Any, server: str) -> AsyncIterator[Any]:
                                          anyio.BrokenResourceError,
                                          anyio.EndOfStream):
                     async for item in inner:
-                        await send.send(sift(item, server, era))
+                        if not unheard.drops(item):
+                            await send.send(sift(item, server, era))
 
         tasks.start_soon(pump)
         try:

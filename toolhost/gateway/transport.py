@@ -239,6 +239,10 @@ def _answer_id(line: bytes) -> int | str | None:
     if not isinstance(data, dict) or "method" in data or not ("result" in data or "error" in data):
         return None
     ident = data.get("id")
+    if isinstance(ident, float) and ident.is_integer() and abs(ident) < 2 ** 63:
+        # 7.0 or 7e0 for the id 7 sent: the mcp client reads no such id, so the call would
+        # wait out its deadline (600 s by default); its waiter is answered at once instead
+        ident = int(ident)
     return ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
 
 

@@ -47,8 +47,8 @@ from toolhost.serve.http_access import AccessLog, note
 from toolhost.serve.http_cors import Cors
 from toolhost.serve.http_gate import Gate
 from toolhost.serve.http_limits import JsonAnswer
+from toolhost.serve.http_origin_form import origin_form
 from toolhost.serve.http_post import Poster, shutting_down
-from toolhost.serve.http_protocol import origin_form
 from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_state import InFlight
 from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams

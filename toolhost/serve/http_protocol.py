@@ -35,7 +35,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from typing import Any
@@ -51,81 +50,20 @@ from toolhost.serve.http_heads import (
     head_refusal,
     head_too_large,
 )
+from toolhost.serve.http_refusals import (
+    BUSY,
+    SMALL_CHUNK_BYTES,
+    SMALL_CHUNKS,
+    bad_request,
+    chunk_too_large,
+    small_chunks,
+)
 from toolhost.serve.http_streams import ABORT_EXTENSION, HALF_CLOSED_EXTENSION
 
 __all__ = ["MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_refusal", "head_too_large",
-           "header_deadline_protocol", "origin_form"]
+           "header_deadline_protocol"]
 
 log = logging.getLogger("toolhost.serve")
-
-_BUSY_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Server busy: too '
-              b'many connections (toolhost serve --max-connections); try again later"}}')
-# A chunk costs the server ~20 us to read however small it is (h11 and uvicorn handle each
-# as an event): 1-byte chunks made reading a body ~3,000 times dearer than its bytes, and
-# two clients sending them held honest calls for 11 s. Past SMALL_CHUNKS chunks, a body must
-# average SMALL_CHUNK_BYTES a chunk (honest streaming clients send kilobytes a chunk).
-SMALL_CHUNKS = 1024
-SMALL_CHUNK_BYTES = 256
-_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
-         b"retry-after: 1\r\nconnection: close\r\ncontent-length: "
-         + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
-
-
-def origin_form(app: Any) -> Any:
-    """``app`` serving an absolute-form request target (``POST http://host:port/mcp``, what a
-    client speaking through a proxy sends) as RFC 9112 section 3.2.2 asks: by its path, its
-    authority taking the place of the ``Host`` header (so the Host check judges that). One
-    with user info or without a host is left as it came (404)."""
-    from urllib.parse import unquote, urlsplit
-
-    async def serve(scope: Any, receive: Any, send: Any) -> None:
-        raw = scope.get("raw_path", b"") if scope["type"] == "http" else b""
-        if raw and not raw.startswith(b"/") and raw != b"*" \
-                and not raw[:8].lower().startswith((b"http://", b"https://")):
-            # neither origin- nor absolute-form: "%2Fmcp" was served as /mcp once decoded,
-            # a path that a proxy matching "/mcp" (or "/metrics") by its text lets through
-            await send({"type": "http.response.start", "status": 400, "headers": [
-                (b"content-type", b"application/json"), (b"connection", b"close")]})
-            await send({"type": "http.response.body", "body": json.dumps(
-                {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": (
-                    f"Bad Request: the request target {cut(raw.decode('latin-1'), 60)!r} "
-                    "does not start with '/'")}}).encode()})
-            return
-        if raw[:8].lower().startswith((b"http://", b"https://")):
-            try:
-                parts = urlsplit(raw.decode("latin-1"))
-                usable = bool(parts.hostname) and "@" not in parts.netloc
-            except ValueError:
-                usable = False
-            if usable:
-                path = parts.path or "/"
-                scope = {**scope, "path": unquote(path), "raw_path": path.encode("latin-1"),
-                         "headers": [(k, v) for k, v in scope["headers"] if k != b"host"]
-                         + [(b"host", parts.netloc.encode("latin-1"))]}
-        await app(scope, receive, send)
-
-    return serve
-
-
-def bad_request(exc: Exception | None) -> bytes:
-    """The 400 answering a request h11 refused with ``exc`` (its reason, cut)."""
-    why = cut(str(exc), 160) if exc is not None else "not valid HTTP/1.1"
-    return answer(400, "Bad Request", f"Bad Request: the request is not valid HTTP/1.1 "
-                   f"({why})")
-
-
-def small_chunks(chunks: int, size: int) -> bytes:
-    """The 400 answering a body of ``chunks`` chunks, ``size`` bytes in all."""
-    return answer(400, "Bad Request", f"Bad Request: a chunked body of {chunks:,} chunks "
-                   f"averaging under {SMALL_CHUNK_BYTES} bytes ({size:,} bytes in all); send "
-                   "larger chunks, or the body with a Content-Length")
-
-
-def chunk_too_large(size: int, limit: int) -> bytes:
-    """The 413 answering a chunk that announces ``size`` bytes, over ``limit``."""
-    return answer(413, "Content Too Large", f"Content Too Large: a chunk of {size:,} bytes; "
-                   f"a message is at most {limit:,} bytes (toolhost serve --max-message)")
-
 
 def header_deadline_protocol(header_timeout: float, max_connections: int | None = None,
                              max_body: int | None = None) -> type[asyncio.Protocol]:
@@ -275,7 +213,7 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                 warned[0] = now
                 log.warning("refused connections: %d are open (toolhost serve "
                             "--max-connections)", max_connections)
-            self.transport.write(_BUSY)
+            self.transport.write(BUSY)
             self.transport.close()
             # no longer counted (it is closing): else, until it is gone, uvicorn's own
             # concurrency limit refuses the request of a connection admitted meanwhile
