@@ -29,11 +29,12 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["leave_plugin_threads", "process_state_kept"]
+__all__ = ["leave_plugin_threads", "process_state_kept", "threads_noted"]
 
 log = logging.getLogger("toolhost.plugins")
 
-# the non-daemon threads a plugin started while it loaded, with the plugin's name
+# the non-daemon threads a plugin (or a python tool's module) started while it loaded, with
+# what loaded them ("plugin 'x'", "python tool module 'y'")
 _THREADS: list[tuple[str, threading.Thread]] = []
 THREAD_GRACE = 2.0  # seconds a plugin's threads get to end at exit, in all
 _REAL_EXIT = os._exit  # (exits_refused replaces os._exit while a plugin loads)
@@ -68,6 +69,18 @@ def process_state_kept(plugin: str) -> Iterator[None]:
         if changed:
             log.warning("plugin '%s' changed %s while loading: put back (a plugin must not "
                         "change the process it is loaded into)", plugin, ", ".join(changed))
+
+
+@contextlib.contextmanager
+def threads_noted(owner: str) -> Iterator[None]:
+    """Note the non-daemon threads the block starts (a python tool's module at import), as a
+    plugin's are: ``leave_plugin_threads`` does not let them hold the exit."""
+    threads = set(threading.enumerate())
+    try:
+        yield
+    finally:
+        _THREADS.extend((owner, thread) for thread in threading.enumerate()
+                        if thread not in threads and not thread.daemon)
 
 
 def _held(fds: tuple[int, ...]) -> dict[int, int]:
@@ -182,7 +195,7 @@ def _more_back(plugin: str, threads: set[threading.Thread], limits: dict[int, tu
         changed.append("built-ins (" + ", ".join(sorted(replaced)[:5]) + ")")
     for thread in threading.enumerate():
         if thread not in threads and not thread.daemon:
-            _THREADS.append((plugin, thread))
+            _THREADS.append((f"plugin '{plugin}'", thread))
     return list(dict.fromkeys(changed))
 
 
@@ -200,7 +213,7 @@ def leave_plugin_threads(code: int) -> None:
     if not alive:
         return
     for plugin, thread in alive:
-        log.warning("plugin '%s' left a thread running (%s, started while it loaded, not a "
+        log.warning("%s left a thread running (%s, started while it loaded, not a "
                     "daemon thread): toolhost exits without waiting for it", plugin,
                     thread.name)
     import atexit
