@@ -34,6 +34,7 @@ from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
 from toolhost.backends.conn_strings import conn_string
 from toolhost.backends.file_values import file_read, url_scheme
+from toolhost.backends.git_pathspecs import pathspec_magic
 from toolhost.backends.head_values import head_break
 from toolhost.backends.make_values import make_assignment
 from toolhost.backends.media_urls import media_url
@@ -214,6 +215,13 @@ class ArgvPlan:
                 f"the value makes {cut(helper, 60)!r} a git remote of the form NAME::ADDRESS,"
                 " so git would run the program git-remote-NAME (write the URL's scheme in "
                 "the config: \"https://{{ url }}\")")
+        magic = pathspec_magic(out, state.valued, self.cwd, self.search_path) \
+            if state.valued else None
+        if magic is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(magic, 60)!r} git pathspec magic (':/', ':(top)', "
+                "':!'), which names files outside the directory git runs in (the config can "
+                "write the start of the path: \"./{{ f }}\", or pass --literal-pathspecs)")
         piped = pipe_operand(out, state.valued, self.cwd, self.search_path) \
             if state.valued else None
         if piped is not None:
