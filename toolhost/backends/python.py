@@ -87,7 +87,7 @@ class PythonKind:
         # before the import (an in-process tool of the module may come later): a module's
         guard_exit()  # `from os import chdir, _exit` takes the guarded (refused in tools)
         # a thread the module starts at import must not hold the command's exit
-        from toolhost.plugins.process_state import threads_noted
+        from toolhost.backends.import_threads import threads_noted
 
         try:
             with threads_noted(f"python tool module '{ref.partition(':')[0]}'"):
