@@ -31,6 +31,14 @@ ARGVS = [
     ["env", "GIT_PAGER=cat", "/usr/bin/git", "show", "HEAD", "--", "{{ v }}"],
     ["git", "checkout", "--", "x", "{{ v }}"],
     ["git", "checkout", "--", ":{{ v }}"],
+    # a short option that is a flag of this subcommand (though another's takes a value)
+    ["git", "add", "-f", "{{ v }}"],
+    ["git", "add", "-n", "{{ v }}"],
+    ["git", "add", "-A", "{{ v }}"],
+    ["git", "ls-files", "-s", "{{ v }}"],
+    ["git", "checkout", "-m", "{{ v }}"],
+    ["git", "checkout", "-f", "HEAD", "{{ v }}"],
+    ["git", "commit", "-a", "{{ v }}"],
 ]
 MAGIC = [":/", ":(top)secret", ":(top,glob)**", ":!a.md", ":^a.md", ":(exclude)x",
          ":/secret/key.txt", ":(icase)README", ":(attr:x)y"]
@@ -54,6 +62,10 @@ def test_a_list_item_too() -> None:
 MUST_RUN = [
     (["git", "commit", "-m", "{{ v }}"], ":sparkles: add a feature"),
     (["git", "commit", "--message", "{{ v }}", "--", "a.md"], ":bug: fix"),
+    (["git", "commit", "-F", "-", "-C", "{{ v }}"], ":/fix"),
+    (["git", "tag", "-m", "{{ v }}", "v1"], ":tada: release"),
+    (["git", "grep", "-n", "{{ v }}"], ":x"),
+    (["git", "-C", "{{ v }}", "status"], ":x"),
     (["git", "grep", "{{ v }}"], ":param"),
     (["git", "grep", "-n", "{{ v }}", "--", "docs"], ":/"),
     (["git", "grep", "-e", "{{ v }}"], ":(top)"),

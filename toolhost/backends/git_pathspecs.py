@@ -12,8 +12,9 @@ revisions, and what follows is pathspecs.
 ``pathspec_magic`` finds an argument of git (through wrappers and links) where a value wrote
 the leading ``:``, or the magic right after a ``:`` the config wrote (``":{{ f }}"`` with
 ``(top)x``), in a place git may read a pathspec: after a literal ``--``, or an operand (not
-the argument of an option that takes one, ``-m``, ``--author``, ``-e``, ...; an option the
-table does not know is taken for a flag: fail closed); ``argv`` refuses the call. A commit
+the argument of an option that takes one, ``-m``, ``--author``, ``-e``, ...: the long ones
+of any subcommand, the short ones of that subcommand; an option the tables do not know is
+taken for a flag, fail closed); ``argv`` refuses the call. A commit
 message or a grep pattern (the first operand of ``git grep`` without ``-e``) may start with
 ``:`` (``-m ":sparkles: x"``). A ``:`` the config writes before a name (``":{{ path
 }}"``, git's index entry, with ``docs/a.md``), a value after a literal start (``"./{{ f }}"``)
@@ -29,21 +30,35 @@ from collections.abc import Sequence
 __all__ = ["pathspec_magic"]
 
 _LITERAL = frozenset({"--literal-pathspecs"})
-# git options (of any subcommand) whose argument is the next argument, never a pathspec
+# git's long options (of any subcommand) whose argument is the next argument, never a pathspec
 _VALUED = frozenset({
-    "-m", "--message", "-F", "--file", "-e", "--regexp", "-f", "--author", "--committer",
-    "--grep", "-S", "-G", "-C", "-c", "--format", "--pretty", "--date", "--since", "--until",
-    "--after", "--before", "-n", "--max-count", "--skip", "--template", "--onto", "-b", "-B",
-    "--branch", "-X", "--strategy-option", "-s", "--strategy", "-o", "--output", "--prefix",
-    "--remote", "-O", "--open-files-in-pager", "--reuse-message", "--reedit-message",
+    "--message", "--file", "--regexp", "--author", "--committer", "--grep", "--format",
+    "--pretty", "--date", "--since", "--until", "--after", "--before", "--max-count", "--skip",
+    "--template", "--onto", "--branch", "--strategy-option", "--strategy", "--output",
+    "--prefix", "--remote", "--open-files-in-pager", "--reuse-message", "--reedit-message",
     "--fixup", "--squash", "--trailer", "--cleanup", "--git-dir", "--work-tree",
-    "--namespace", "--max-depth", "-A", "--after-context", "--before-context", "--context",
+    "--namespace", "--max-depth", "--after-context", "--before-context", "--context",
     "--threads", "--exclude", "--glob", "--decorate-refs", "--decorate-refs-exclude",
-    "--pathspec-from-file", "--diff-filter", "-L", "--encoding", "--ignore-matching-lines",
-    "-I", "--word-diff-regex", "--color-words", "--output-indicator-new", "--src-prefix",
+    "--pathspec-from-file", "--diff-filter", "--encoding", "--ignore-matching-lines",
+    "--word-diff-regex", "--color-words", "--output-indicator-new", "--src-prefix",
     "--dst-prefix", "--line-prefix", "--anchored", "--rotate-to", "--skip-to", "--relative",
     "--depth", "--origin", "--upload-pack", "--reference", "--separate-git-dir", "--config",
+    "--source",
 })
+# short options that take the next argument, per subcommand ("" before it: git's own); a
+# short option not listed is a flag (`git add -f {{ f }}`: f is a pathspec)
+_LOG = frozenset({"-n", "-S", "-G", "-L", "-O", "-I"})
+_SHORT_VALUED: dict[str, frozenset[str]] = {
+    "": frozenset({"-C", "-c"}),
+    "commit": frozenset({"-m", "-F", "-c", "-C", "-t"}),
+    "grep": frozenset({"-e", "-f", "-A", "-B", "-C", "-m", "-O"}),
+    "log": _LOG, "show": _LOG, "diff": _LOG, "whatchanged": _LOG, "shortlog": _LOG,
+    "merge": frozenset({"-m", "-F", "-s", "-X"}),
+    "pull": frozenset({"-s", "-X"}), "rebase": frozenset({"-s", "-X", "-x"}),
+    "tag": frozenset({"-m", "-F", "-u"}), "stash": frozenset({"-m"}),
+    "restore": frozenset({"-s"}), "checkout": frozenset({"-b", "-B"}),
+    "switch": frozenset({"-c", "-C"}), "blame": frozenset({"-L", "-S", "-C", "-M"}),
+}
 
 
 def _name(program: str) -> str:
@@ -89,7 +104,8 @@ def _in_pathspec_place(out: Sequence[str], at: int, starts: dict[int, int]) -> s
     pattern = False  # git grep's pattern comes first unless -e / -f gives it
     for k in range(at + 1, len(out)):
         text, prev = out[k], out[k - 1] if k - 1 > at else ""
-        option_arg = not dashdash and prev in _VALUED and k - 1 not in starts
+        option_arg = not dashdash and k - 1 not in starts and (
+            prev in _VALUED or prev in _SHORT_VALUED.get(command, frozenset()))
         grep_pattern = not dashdash and command == "grep" and not pattern
         if k in starts and _magic(text, starts[k]) and not option_arg and not grep_pattern:
             return text
