@@ -7,7 +7,9 @@ own subreaper, ``subreaper_main``, started between the host and the program: a `
 -I`` start; then the sweep: the host as child subreaper walks its descendants in /proc), the
 same without the run's subreaper (the sweep only, as before secrets11), and without either
 (only the process group is killed, as on macOS), and the median time of the sweep itself
-(``ToolRun.end``) with nothing left to kill.
+(``ToolRun.end``) with nothing left to kill; and the time to end N runs open at once
+(``kill_all_tool_processes``, one sweep for all) per run, for N and 4N runs: near 1x when
+ending them costs linear time (it was quadratic: 300 runs took over 30 s).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import time
 
 import anyio
@@ -42,11 +45,34 @@ def sweep_only(n: int) -> float:
     return statistics.median(times)
 
 
+def many_open(n: int) -> float:
+    """Seconds per run to end ``n`` runs open at once, each with an escaped child."""
+    procs = []
+    for _ in range(n):
+        run = reaper.ToolRun()
+        proc = subprocess.Popen(["sh", "-c", "setsid sleep 300 & sleep 300"],
+                                start_new_session=True, env=run.env(dict(os.environ)))
+        run.started(proc.pid)
+        procs.append(proc)
+    time.sleep(0.5)  # each has started its child
+    start = time.perf_counter()
+    reaper.kill_all_tool_processes()
+    took = time.perf_counter() - start
+    for proc in procs:
+        proc.wait()
+    return took / n
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--open", type=int, default=50, help="runs open at once (N)")
     args = parser.parse_args()
+    if reaper.enable_subreaper():
+        small, large = many_open(args.open), many_open(4 * args.open)
+        print(f"ending {args.open} / {4 * args.open} open runs: {small * 1e3:.2f} / "
+              f"{large * 1e3:.2f} ms per run, ratio {large / small:.2f}x (1x: linear)")
     supervised = statistics.median(anyio.run(calls, args.calls) for _ in range(args.runs))
     supervisor, process._SUPERVISOR = process._SUPERVISOR, None
     with_sweep = statistics.median(anyio.run(calls, args.calls) for _ in range(args.runs))

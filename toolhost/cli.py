@@ -226,9 +226,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if exited is not None:
         raise SystemExit(1) if lost is not None and exited.code in (0, None) else exited
     code = max(code, 1) if lost is not None else code
-    loaded = sys.modules.get("toolhost.plugins.process_state")  # (only when plugins loaded)
-    if argv is None and loaded is not None:  # a plugin's thread must not hold the exit
-        loaded.leave_plugin_threads(code)
+    # (only when a plugin or a python tool's module was loaded)
+    loaded = sys.modules.get("toolhost.backends.import_threads")
+    if argv is None and loaded is not None:  # a thread they started must not hold the exit
+        loaded.leave_threads(code)
     return code
 
 

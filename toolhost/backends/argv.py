@@ -34,12 +34,14 @@ from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
 from toolhost.backends.conn_strings import conn_string
 from toolhost.backends.file_values import file_read, url_scheme
+from toolhost.backends.git_pathspecs import pathspec_magic
 from toolhost.backends.head_values import head_break
 from toolhost.backends.make_values import make_assignment
 from toolhost.backends.media_urls import media_url
 from toolhost.backends.operand_reads import EXPRESSION_WORDS, dd_operand, past_dashdash
 from toolhost.backends.pipe_operands import pipe_operand
 from toolhost.backends.remote_operands import git_helper, remote_operand
+from toolhost.backends.socat_addresses import socat_address
 from toolhost.backends.url_values import url_value_problem
 from toolhost.excerpt import cut
 
@@ -214,6 +216,21 @@ class ArgvPlan:
                 f"the value makes {cut(helper, 60)!r} a git remote of the form NAME::ADDRESS,"
                 " so git would run the program git-remote-NAME (write the URL's scheme in "
                 "the config: \"https://{{ url }}\")")
+        magic = pathspec_magic(out, state.valued, self.cwd, self.search_path) \
+            if state.valued else None
+        if magic is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(magic, 60)!r} git pathspec magic (':/', ':(top)', "
+                "':!'), which names files outside the directory git runs in (the config can "
+                "write the start of the path: \"./{{ f }}\", or pass --literal-pathspecs)")
+        address = socat_address(out, state.valued, state.tails, self.cwd, self.search_path) \
+            if state.valued else None
+        if address is not None:
+            raise ArgvRefused(
+                f"the value makes {cut(address, 60)!r} a socat address of its own choosing "
+                "(its type, an option after ',' or a second address after '!!': SYSTEM: and "
+                "EXEC: run commands); the config writes the type and the options: "
+                "\"TCP:{{ host }}:80\"")
         piped = pipe_operand(out, state.valued, self.cwd, self.search_path) \
             if state.valued else None
         if piped is not None:

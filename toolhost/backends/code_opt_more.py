@@ -10,6 +10,7 @@ the keys that run something (a value in the key is refused too).
 
 from __future__ import annotations
 
+from toolhost.backends.code_opt_dev import DEV_ALIASES, DEV_OPTIONS
 from toolhost.backends.code_opt_table import (
     ALIASES,
     CMD,
@@ -157,6 +158,8 @@ _MORE: dict[str, dict[str, str]] = {
     # psql -v NAME=VALUE: a prompt's `%`CMD`` runs CMD; a pager variable names a program
     "psql": {"--set": "kv-psql", "-v": "kv-psql", "--variable": "kv-psql"},
 }
+for _name, _options in DEV_OPTIONS.items():
+    _MORE[_name] = _MORE.get(_name, {}) | _options
 ALL_OPTIONS: dict[str, dict[str, str]] = {
     name: OPTIONS.get(name, {}) | _MORE.get(name, {}) for name in OPTIONS.keys() | _MORE.keys()}
 ALL_ALIASES = ALIASES | {
@@ -165,7 +168,7 @@ ALL_ALIASES = ALIASES | {
     "nerdctl": "docker", "gsc": "gs", "gsx": "gs", "ghostscript": "gs", "valkey-cli": "redis-cli",
     "keydb-cli": "redis-cli", "chg": "hg", "javaw": "java", "mplayer2": "mplayer",
     "mencoder": "mplayer", "cvlc": "vlc", "nvlc": "vlc", "qvlc": "vlc", "rvlc": "vlc",
-    "svlc": "vlc"}
+    "svlc": "vlc", **DEV_ALIASES}
 # git's subcommands whose own options run something: clone/init copy the hooks of a
 # template directory (and run post-checkout), daemon runs its access hook
 ALL_GIT_SHORT = GIT_SHORT | {

@@ -91,6 +91,8 @@ OPTIONS: dict[str, dict[str, str]] = {
             "--checkpoint-action": CMD, "--info-script": CMD, "--new-volume-script": CMD,
             "-F": CMD, "--rsh-command": CMD, "--rmt-command": CMD},
     "sort": {"--compress-program": CMD},
+    # split --filter=CMD: each piece is piped to CMD, run by $SHELL -c
+    "split": {"--filter": CMD},
     # --remote-send/--remote-expr: keys or an expression for a running vim
     # (`:!CMD`); vim -s SCRIPTIN (keys read from a file) is checked in code_opts (after -e
     # it is Ex mode's silent flag)
@@ -149,8 +151,10 @@ OPTIONS: dict[str, dict[str, str]] = {
     "gcc": {"-specs": "a configuration file", "--specs": "a configuration file",
             "-B": LIBDIR, "-wrapper": CMD, "-fplugin": MOD},
     "at": {"-f": "a script file"},
+    # --build DIR runs the build tool its cache names (a Makefile there), --install DIR
+    # its cmake_install.cmake scripts
     "cmake": {"-C": "a script file", "-P": "a script file", "-S": DIR,
-              "--toolchain": "a script file"},
+              "--toolchain": "a script file", "--build": DIR, "--install": DIR},
     "ninja": {"-C": DIR}, "terraform": {"-chdir": DIR},
     "mvn": {"-f": DIR, "--file": DIR}, "gradle": {"-p": DIR, "--project-dir": DIR,
                                                     "-b": DIR, "--build-file": DIR,
@@ -231,6 +235,7 @@ GIT_SHORT = {"rebase": {"-x": CMD, "-s": _STRATEGY}, "difftool": {"-x": CMD},
 ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vim",
             "view": "vim", "gvim": "vim", "vimdiff": "vim", "rvim": "vim", "gmake": "make",
             "gawk": "awk", "mawk": "awk", "nawk": "awk", "gsed": "sed", "gsort": "sort",
+            "gsplit": "split",
             "slogin": "ssh", "autossh": "ssh", "mariadb": "mysql", "sqlite": "sqlite3",
             "nodejs": "node", "luajit": "lua", "cc": "gcc", "g++": "gcc", "c++": "gcc",
             "clang": "gcc", "clang++": "gcc", "batch": "at", "py.test": "pytest", "gpg2": "gpg",

@@ -43,6 +43,7 @@ from toolhost.backends.code_opt_table import (
 )
 from toolhost.backends.code_redis import redis_slots
 from toolhost.backends.code_token import Token
+from toolhost.backends.code_tool_config import tool_config_slots
 
 __all__ = ["OPTION", "PLUS", "SUBCOMMAND", "Token", "option_code_slots", "program_family"]
 
@@ -64,15 +65,16 @@ def program_family(name: str) -> str:
 def option_code_slots(tokens: Sequence[Token], i: int, name: str) -> list[Slot]:
     """The positions after the program at ``i`` (named ``name``) whose value an option runs."""
     family = program_family(name)
+    written = tool_config_slots(tokens, i, name, family)  # npm config set, gh alias set
     table = ALL_OPTIONS.get(family)
     if table is None:
-        return []
+        return written
     sub, after = len(tokens), table
     if family == "git":
         sub, after = _git_subcommand(tokens, i)
     # sqlite3's and duckdb's operands after the database are statements
-    slots: list[Slot] = _sqlite_operands(tokens, i, name) \
-        if family in ("sqlite3", "duckdb") else []
+    slots: list[Slot] = written + (_sqlite_operands(tokens, i, name)
+                                   if family in ("sqlite3", "duckdb") else [])
     if family == "git":
         slots.extend(_git_sub_slots(tokens, sub, name))
     if family == "redis-cli":  # its operands are a command the server runs

@@ -86,8 +86,12 @@ class PythonKind:
         searched = extend_import_path(origin.file, extra)
         # before the import (an in-process tool of the module may come later): a module's
         guard_exit()  # `from os import chdir, _exit` takes the guarded (refused in tools)
+        # a thread the module starts at import must not hold the command's exit
+        from toolhost.backends.import_threads import threads_noted
+
         try:
-            fn = resolve_function(ref, searched)
+            with threads_noted(f"python tool module '{ref.partition(':')[0]}'"):
+                fn = resolve_function(ref, searched)
         except LookupError as exc:
             hint = getattr(exc, "hint", "")
             if hint == NOT_INSTALLED and searched:

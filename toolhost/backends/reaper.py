@@ -33,7 +33,9 @@ cap, host shutdown), ``ToolRun.end()`` kills:
 
 On macOS and other systems only the group is killed; a ``setsid`` child escapes.
 
-``kill_all_tool_processes()`` ends every live run at once (for the runner's shutdown).
+``kill_all_tool_processes()`` ends every live run at once (for the runner's shutdown). Runs
+that end together share their walks of the process tree (``reap_batch``): ending N runs costs
+a few walks, not N; the /proc readers are ``proc_tree``'s.
 
 If toolhost itself is killed outright (SIGKILL, the OOM killer), ``watchdog`` does the same
 from outside: the group, and on Linux the processes that carry the run's id.
@@ -49,10 +51,11 @@ import secrets
 import signal
 import sys
 import threading
-import time
 from dataclasses import dataclass, field
 
-from toolhost.backends import watchdog
+from toolhost.backends import proc_tree, watchdog
+from toolhost.backends.proc_tree import fields as _fields
+from toolhost.backends.reap_batch import Batcher
 
 __all__ = ["MARKER", "ToolRun", "enable_subreaper", "end_descendants",
            "kill_all_tool_processes", "live_runs"]
@@ -166,40 +169,29 @@ class ToolRun:
     def end(self) -> int:
         """Kill everything the run started; returns how many escaped processes were killed
         besides the group. Safe to call more than once and from a signal handler."""
-        with _lock:
-            _runs.pop(self.run_id, None)
-        if self.pgid is None:
-            return 0
-        killed: set[int] = set()
-        if enable_subreaper():
-            # Scan before killing and after every kill, once the killed are dead: a killed
-            # parent's children move to the host as it exits, and a scan during that move
-            # could miss them.
-            for _ in range(_MAX_ROUNDS):
-                found = _find(self.run_id.encode(), self.pgid, self.marks)
-                if self.orphaned and self.born:
-                    found += [pid for pid in _orphans(self.born) if pid not in found]
-                rest = [pid for pid in found if pid != self.pgid]
-                if self.supervised and rest:
-                    found = rest  # the run's subreaper last: while it lives, every
-                    # orphan of the run (one that left the group, cleared its environment
-                    # and closed its descriptors too) is its child, found by ancestry
-                if not found:
-                    break
-                for pid in found:
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        os.kill(pid, signal.SIGKILL)
-                if found is not rest:
-                    _killpg(self.pgid)
-                killed.update(found)
-                _wait_dead(found)
-            killed.discard(self.pgid)
-            _reap(killed)
+        return _end([self])[0]
+
+    def _closed(self) -> None:
+        """After the sweep: the group once more, and the watchdog told (once)."""
+        assert self.pgid is not None
         _killpg(self.pgid)
         if not self.ended:
             watchdog.closed(self.pgid, self.run_id)
         self.ended = True
-        return len(killed)
+
+
+def _end(runs: list[ToolRun]) -> list[int]:
+    """End ``runs`` together: one sweep of the process tree for all of them (Linux)."""
+    with _lock:
+        for run in runs:
+            _runs.pop(run.run_id, None)
+    started = [run for run in runs if run.pgid is not None]
+    counts = dict.fromkeys((run.run_id for run in runs), 0)
+    if started and enable_subreaper():
+        counts.update(zip((run.run_id for run in started), _batcher.end(started), strict=True))
+    for run in started:
+        run._closed()
+    return [counts[run.run_id] for run in runs]
 
 
 def end_descendants() -> int:
@@ -211,16 +203,16 @@ def end_descendants() -> int:
         return 0
     killed: set[int] = set()
     for _ in range(_MAX_ROUNDS):
-        found = [pid for pid, _ in _descendants()
-                 if (stat := _stat(pid)) is not None and stat[0] not in ("Z", "X")]
+        found = [pid for pid, _ in proc_tree.descendants()
+                 if (stat := proc_tree.stat(pid)) is not None and stat[0] not in ("Z", "X")]
         if not found:
             break
         for pid in found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         killed.update(found)
-        _wait_dead(found)
-    _reap(set(killed))
+        proc_tree.wait_dead(found)
+    proc_tree.reap(set(killed))
     return len(killed)
 
 
@@ -234,150 +226,41 @@ def kill_all_tool_processes() -> int:
     """End every live command run: kill each one's group and escaped descendants. For the
     runner's shutdown (sync, idempotent; also run at interpreter exit). Returns the count."""
     runs = live_runs()
-    for run in runs:
-        run.end()
+    _end(runs)
     return len(runs)
 
 
 atexit.register(kill_all_tool_processes)
 
 
-def _killpg(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+_killpg = proc_tree.killpg
 
 
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
-
-
-def _fields(pid: int) -> list[bytes]:
-    """The fields of /proc/<pid>/stat after the command's name (state first)."""
-    raw = _read(f"/proc/{pid}/stat")
-    return raw[raw.rfind(b")") + 2:].split() if raw else []
-
-
-def _stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, ppid, pgid) from /proc/<pid>/stat."""
-    fields = _fields(pid)
-    if len(fields) < 3:
-        return None
-    return fields[0].decode(), int(fields[1]), int(fields[2])
-
-
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
-        out.extend(int(c) for c in _read(f"/proc/{pid}/task/{tid}/children").split())
-    return out
-
-
-def _descendants() -> list[tuple[int, int]]:
-    """(pid, ppid) of every descendant of this process, parents first."""
-    out: list[tuple[int, int]] = []
-    todo = [os.getpid()]
-    seen: set[int] = set()
-    while todo:
-        parent = todo.pop()
-        for child in _children(parent):
-            if child not in seen:
-                seen.add(child)
-                out.append((child, parent))
-                todo.append(child)
-    return out
-
-
-def _find(marker: bytes, pgid: int, marks: frozenset[bytes] = frozenset()) -> list[int]:
-    """Live descendants of the host that belong to the run (marker, group, ancestry, or an
-    orphan re-parented to the host that holds the run's inherited descriptor)."""
-    needle = MARKER.encode() + b"=" + marker + b"\0"
-    ours: set[int] = set()
-    found: list[int] = []
-    host = os.getpid()
-    for pid, ppid in _descendants():
-        stat = _stat(pid)
-        if stat is None:
-            continue
-        state, _, group = stat
-        belongs = (ppid in ours or group == pgid
-                   or needle in _read(f"/proc/{pid}/environ") + b"\0"
-                   or (ppid == host and bool(marks) and _holds(pid, marks)))
-        if belongs:
-            ours.add(pid)
-            if state not in ("Z", "X"):
-                found.append(pid)
-    return found
-
-
-def _orphans(born: int) -> list[int]:
+def _orphans(born: int, spare: set[int] | frozenset[int] = frozenset()) -> list[int]:
     """The host's live children that it did not start and that started at or after ``born``
     (clock ticks since boot): processes re-parented to it (the host is a subreaper) whose
     run's subreaper is gone. Not a live run's leader, nor the watchdog, nor a child in the
     host's own session (``git``), nor one carrying the marker of a live run (another run's,
     which that run ends; a marker naming no live run is anyone's to write, so it spares
-    nothing). A run still being started is waited for (at most 2 s): its leader is a new
+    nothing), nor one of ``spare`` (what a sweep already gives to a run, and the leaders of
+    the runs it ends). A run still being started is waited for (at most 2 s): its leader is a new
     session's first process with no marker until it is registered."""
     with _lock:
         _settled.wait_for(lambda: _pending == 0, timeout=2.0)
         known = {run.pgid for run in _runs.values()}
         live = {MARKER.encode() + b"=" + run.run_id.encode() for run in _runs.values()}
-    known.add(watchdog.pid())
+    known |= {watchdog.pid(), *spare}
     host, session = os.getpid(), os.getsid(0)
     out: list[int] = []
-    for pid in _children(host):
+    for pid in proc_tree.children(host):
         fields = _fields(pid)
         if pid in known or len(fields) < 20 or fields[0] in (b"Z", b"X"):
             continue
         if int(fields[3]) == session or int(fields[19]) < born:
             continue
-        if live.isdisjoint(_read(f"/proc/{pid}/environ").split(b"\0")):
+        if live.isdisjoint(proc_tree.read(f"/proc/{pid}/environ").split(b"\0")):
             out.append(pid)
     return out
 
 
-def _holds(pid: int, marks: frozenset[bytes]) -> bool:
-    """Whether ``pid`` has a descriptor open on one of ``marks`` (``/proc/PID/fd`` links)."""
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        with contextlib.suppress(OSError):
-            if os.readlink(f"/proc/{pid}/fd/{fd}").encode() in marks:
-                return True
-    return False
-
-
-def _wait_dead(pids: list[int], limit: float = 2.0) -> None:
-    """Until each of ``pids`` is a zombie or gone (SIGKILL is delivered asynchronously)."""
-    deadline = time.monotonic() + limit
-    for pid in pids:
-        while time.monotonic() < deadline:
-            stat = _stat(pid)
-            if stat is None or stat[0] in ("Z", "X"):
-                break
-            time.sleep(0.001)
-
-
-def _reap(pids: set[int]) -> None:
-    """Collect the zombies of killed escapees that were re-parented to the host. Only pids
-    this run killed, never its leader (the event loop waits for that one)."""
-    for _ in range(40):
-        for pid in list(pids):
-            try:
-                done = os.waitpid(pid, os.WNOHANG)[0] != 0
-            except ChildProcessError:  # not (yet) our child: gone, or still being orphaned
-                done = _stat(pid) is None
-            if done:
-                pids.discard(pid)
-        if not pids:
-            return
-        time.sleep(0.005)
+_batcher = Batcher(_orphans)

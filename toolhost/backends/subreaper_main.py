@@ -141,9 +141,14 @@ def _shield() -> frozenset[int]:
     return frozenset(ignored)
 
 
-def _limit_memory(size: int) -> None:
-    """The program's ``max_memory`` (RLIMIT_DATA: what it writes, not address space it
-    only reserves); every process it starts inherits it."""
+def limit_memory(size: object) -> None:
+    """``max_memory`` (RLIMIT_DATA: what a process writes — heap, anonymous maps, thread
+    stacks —, not address space a runtime only reserves), for a command run's program and
+    for a python worker before the tool's module is imported; every process either starts
+    inherits it. Past it allocations fail (``MemoryError``). Not a positive int: nothing.
+    Built-in modules only: this module is also the command run's ``python -S -I`` process."""
+    if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+        return
     try:
         import resource
 
@@ -155,11 +160,12 @@ def _limit_memory(size: int) -> None:
         pass
 
 
-def _first_to_go() -> None:
-    """Make the run the first the kernel's OOM killer ends (``oom_score_adj`` 1000, which
-    every process it starts inherits): a tool that allocates without bound is killed, not
-    the host, the Claude CLI, or another tool's run. Raising one's own score needs no
-    privilege; where it cannot be written, nothing changes."""
+def first_to_go() -> None:
+    """Make the run (or a python worker) the first the kernel's OOM killer ends
+    (``oom_score_adj`` 1000, which every process it starts inherits): a tool that
+    allocates without bound is killed, not the host, the Claude CLI, or another tool's run.
+    Raising one's own score needs no privilege; where it cannot be written, nothing
+    changes."""
     try:
         with open("/proc/self/oom_score_adj", "w") as f:
             f.write("1000")
@@ -171,7 +177,7 @@ def main() -> None:
     fd_text, _, memory = sys.argv[1].partition(":")  # FD or FD:MAX_MEMORY
     fd, ctype, argv = int(fd_text), sys.argv[2], sys.argv[3:]
     ignored = _shield()
-    _first_to_go()
+    first_to_go()
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     try:
         child = os.fork()
@@ -180,7 +186,7 @@ def main() -> None:
         os._exit(127)
     if child == 0:
         if memory.isdigit():
-            _limit_memory(int(memory))
+            limit_memory(int(memory))
         _exec(fd, ctype, argv, ignored)
     os.close(fd)
     devnull = os.open(os.devnull, os.O_RDONLY)

@@ -31,6 +31,7 @@ import threading
 import traceback
 from typing import IO, Any
 
+from toolhost.backends.subreaper_main import first_to_go, limit_memory
 from toolhost.backends.worker_stderr import Diverted
 
 WORKER_STACK_BYTES = 256 * 1024 * 1024  # deep recursion fails with RecursionError, not SIGSEGV
@@ -49,13 +50,7 @@ def _die_with_parent() -> None:
         pass
     if os.getppid() == 1:  # the host died before prctl took effect
         os._exit(1)
-    # the first process the OOM killer ends (inherited by what the tool starts): a tool that
-    # allocates without bound is killed, not the host (raising one's own score is allowed)
-    try:
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write("1000")
-    except OSError:
-        pass
+    first_to_go()  # the OOM killer's first: a tool that allocates without bound, not the host
 
 
 def _send(out: IO[bytes], lock: threading.Lock, message: dict[str, Any]) -> None:
@@ -80,7 +75,7 @@ def main() -> int:
     init = json.loads(requests.readline() or b"{}")
     sys.path[:] = [p for p in init.get("sys_path", []) if isinstance(p, str)] or sys.path
     diverted = _scrubbed_output(init.get("secrets"))
-    _limit_memory(init.get("max_memory"))
+    limit_memory(init.get("max_memory"))
     try:
         from toolhost.backends.python_import import resolve_function
         from toolhost.compile.signature import inspect_callable
@@ -98,23 +93,6 @@ def main() -> int:
     anyio.run(_serve, fn, info, int(init.get("limit", 40_000)), protocol, lock, end_descendants,
               requests, diverted)
     return 0
-
-
-def _limit_memory(size: Any) -> None:
-    """``max_memory``: past it the worker's allocations fail (``MemoryError``), before the
-    tool's module is imported. RLIMIT_DATA counts what the process writes (heap, anonymous
-    maps, thread stacks), not address space a runtime only reserves."""
-    if not isinstance(size, int) or size <= 0:
-        return
-    import resource
-
-    try:
-        hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
-        if hard != resource.RLIM_INFINITY:
-            size = min(size, hard)
-        resource.setrlimit(resource.RLIMIT_DATA, (size, hard))
-    except (OSError, ValueError, OverflowError):
-        pass
 
 
 def _claim_stdin() -> IO[bytes]:

@@ -14,7 +14,8 @@ killed ``validate`` with SIGALRM a second on), a lowered resource limit (``RLIMI
 of 5 made the load an internal error), a replaced built-in (``builtins.print``: every
 command printed nothing), a forked child coming back from the import (a second toolhost ran
 the whole command again), and a non-daemon thread (Python waits for it at exit: ``validate``
-never ended). Such a thread is left running, and not waited for: ``leave_plugin_threads``.
+never ended). Such a thread is left running, and not waited for: ``leave_plugin_threads``
+(``toolhost.backends.import_threads``, which a python tool's module import uses too).
 """
 
 from __future__ import annotations
@@ -29,13 +30,13 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["leave_plugin_threads", "process_state_kept"]
+from toolhost.backends.import_threads import THREAD_GRACE, note_threads
+from toolhost.backends.import_threads import leave_threads as leave_plugin_threads
+
+__all__ = ["THREAD_GRACE", "leave_plugin_threads", "process_state_kept"]
 
 log = logging.getLogger("toolhost.plugins")
 
-# the non-daemon threads a plugin started while it loaded, with the plugin's name
-_THREADS: list[tuple[str, threading.Thread]] = []
-THREAD_GRACE = 2.0  # seconds a plugin's threads get to end at exit, in all
 _REAL_EXIT = os._exit  # (exits_refused replaces os._exit while a plugin loads)
 _TIMERS = tuple(getattr(signal, name) for name in ("ITIMER_REAL", "ITIMER_VIRTUAL",
                                                    "ITIMER_PROF") if hasattr(signal, name))
@@ -180,34 +181,5 @@ def _more_back(plugin: str, threads: set[threading.Thread], limits: dict[int, tu
     if replaced:
         vars(builtins).update({k: names[k] for k in replaced})
         changed.append("built-ins (" + ", ".join(sorted(replaced)[:5]) + ")")
-    for thread in threading.enumerate():
-        if thread not in threads and not thread.daemon:
-            _THREADS.append((plugin, thread))
+    note_threads(f"plugin '{plugin}'", threads)
     return list(dict.fromkeys(changed))
-
-
-def leave_plugin_threads(code: int) -> None:
-    """At the end of the process's own command line: a non-daemon thread a plugin started
-    while loading is waited for, as Python would, but for ``THREAD_GRACE`` seconds in all
-    (one that never ends held ``validate`` for ever); one still running then is named, the
-    exit hooks run, and the process ends with ``code`` without it."""
-    import time
-
-    deadline = time.monotonic() + THREAD_GRACE
-    for _, thread in _THREADS:
-        thread.join(max(0.0, deadline - time.monotonic()))
-    alive = [(plugin, thread) for plugin, thread in _THREADS if thread.is_alive()]
-    if not alive:
-        return
-    for plugin, thread in alive:
-        log.warning("plugin '%s' left a thread running (%s, started while it loaded, not a "
-                    "daemon thread): toolhost exits without waiting for it", plugin,
-                    thread.name)
-    import atexit
-
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        with contextlib.suppress(Exception):
-            if stream is not None:
-                stream.flush()
-    _REAL_EXIT(code)
