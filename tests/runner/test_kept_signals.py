@@ -9,21 +9,13 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.runner.cli_harness import TOOLHOST, fake_cli
+from tests.runner.cli_harness import TOOLHOST, cli_text, fake_cli
 from toolhost.runner.kept_signals import kept_signals
 
-# calls the command tool echo in its turn; logs the answer; ends the turn
-CALLS = r'''#!{python}
-import json, os, sys
-def send(o):
-    print(json.dumps(o), flush=True)
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("type") == "control_request":
-        send({{"type": "control_response", "response": {{"subtype": "success",
-              "request_id": m["request_id"], "response": {{}}}}}})
+# calls the command tool echo in its turn; writes the answer to $ANSWER; ends the turn
+CALLS = cli_text(r'''
     elif m.get("type") == "control_response" and m["response"]["request_id"] == "c":
-        open(os.environ["FAKE_LOG"], "w").write(json.dumps(m["response"]["response"]))
+        open(os.environ["ANSWER"], "w").write(json.dumps(m["response"]["response"]))
         send({{"type": "result", "subtype": "success", "is_error": False, "result": "ok",
               "uuid": "u"}})
     elif m.get("type") == "user":
@@ -31,7 +23,7 @@ for line in sys.stdin:
               "subtype": "mcp_message", "server_name": "s", "message": {{"jsonrpc": "2.0",
               "id": 1, "method": "tools/call", "params": {{"name": "echo",
               "arguments": {{"text": "hi"}}}}}}}}}})
-'''
+''')
 
 CONFIG = """\
 toolhost: 1
@@ -59,13 +51,13 @@ def test_an_import_that_ignores_sigchld_and_sigquit_does_not_keep_them(tmp_path:
         "def add(a: int, b: int) -> int:\n    return a + b\n")
     (tmp_path / "c.yaml").write_text(CONFIG)
     cli = fake_cli(tmp_path, CALLS)
-    log = tmp_path / "cli.log"
+    answer = tmp_path / "answer.json"
     done = subprocess.run([TOOLHOST, "run", "c.yaml", "--cli", str(cli), "-p", "hi"],
                           cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
                           text=True, timeout=60,
-                          env={"PATH": "/usr/bin:/bin", "FAKE_LOG": str(log)})
+                          env={"PATH": "/usr/bin:/bin", "ANSWER": str(answer)})
     assert done.returncode == 0, done.stderr
-    assert json.loads(log.read_text())["mcp_response"]["result"] == {
+    assert json.loads(answer.read_text())["mcp_response"]["result"] == {
         "content": [{"type": "text", "text": "hi"}], "isError": False}
     assert "changed how toolhost takes SIGQUIT, SIGCHLD" in done.stderr, done.stderr
     assert "Unknown child process" not in done.stderr
@@ -85,27 +77,18 @@ def test_only_what_the_block_changed_is_put_back_and_named() -> None:
 
 # calls grab (an async python tool that sets SIGTERM back to its default), then a slow call;
 # says when that one was sent
-GRABS = r'''#!{python}
-import json, os, sys
-def send(o):
-    print(json.dumps(o), flush=True)
-def call(rid, name):
-    send({{"type": "control_request", "request_id": rid, "request": {{
-          "subtype": "mcp_message", "server_name": "s", "message": {{"jsonrpc": "2.0",
-          "id": rid, "method": "tools/call", "params": {{"name": name, "arguments": {{}}}}}}}}}})
-log = open(os.environ["FAKE_LOG"], "a")
-for line in sys.stdin:
-    log.write(line)
-    log.flush()
-    m = json.loads(line)
-    if m.get("type") == "control_request":
-        send({{"type": "control_response", "response": {{"subtype": "success",
-              "request_id": m["request_id"], "response": {{}}}}}})
+GRABS = cli_text(r'''
     elif m.get("type") == "control_response" and m["response"]["request_id"] == "g":
         call("s", "slow")
     elif m.get("type") == "user":
         call("g", "grab")
-'''
+''', prelude=r'''
+    def call(rid, name):
+        send({{"type": "control_request", "request_id": rid, "request": {{
+              "subtype": "mcp_message", "server_name": "s", "message": {{"jsonrpc": "2.0",
+              "id": rid, "method": "tools/call", "params": {{"name": name,
+              "arguments": {{}}}}}}}}}})
+''')
 
 
 def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path) -> None:
