@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.runner.cli_harness import TOOLHOST, cli_text, fake_cli
 from toolhost.runner.kept_signals import kept_signals
 
@@ -91,13 +93,34 @@ GRABS = cli_text(r'''
 ''')
 
 
-def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path) -> None:
-    # An async tool's signal.signal(SIGTERM, SIG_DFL) replaced the event loop's handler: the
-    # next SIGTERM ended toolhost outright, the slow call unanswered and never audited
+GRABBING = {
+    # the next SIGTERM ended toolhost outright, the slow call unanswered and never audited
+    "signal": ("signal.signal(signal.SIGTERM, signal.SIG_DFL)", "SIGTERM belongs"),
+    # asyncio put the tool's handler in the session's place before calling signal.signal:
+    # SIGTERM then did nothing at all (no stop)
+    "loop": ("loop.add_signal_handler(signal.SIGTERM, lambda: None)", "SIGTERM belongs"),
+    "loop-remove": ("loop.remove_signal_handler(signal.SIGTERM)", "SIGTERM belongs"),
+    # the loop was never woken by a signal again
+    "wakeup-fd": ("signal.set_wakeup_fd(-1)", "wake-up descriptor belongs"),
+    "mask": ("signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})", "SIGTERM belongs"),
+    # scheduled: the loop calls signal.signal itself, from asyncio's frames
+    "scheduled": ("loop.call_soon(signal.signal, signal.SIGTERM, signal.SIG_DFL)", "grabbed"),
+    "scheduled-loop": ("loop.call_soon(loop.add_signal_handler, signal.SIGTERM, print)",
+                       "grabbed"),
+}
+
+
+@pytest.mark.parametrize("how", list(GRABBING))
+def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path, how: str) -> None:
+    # An async tool runs on the event loop's thread: each way it could take SIGTERM from the
+    # session's receiver is refused, and the stop still answers the call in flight
+    grab, said = GRABBING[how]
     (tmp_path / "grabber.py").write_text(
-        "import signal\n"
+        "import asyncio, signal\n"
         "async def grab() -> str:\n"
-        "    signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
+        "    loop = asyncio.get_running_loop()\n"
+        f"    {grab}\n"
+        "    await asyncio.sleep(0)\n"
         "    return 'grabbed'\n")
     running = tmp_path / "running"
     (tmp_path / "c.yaml").write_text(f"""\
@@ -122,11 +145,38 @@ permissions:
         while not running.exists() and time.monotonic() < deadline:
             time.sleep(0.01)
         process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=60)
-    assert process.returncode == 143
+        try:
+            _, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # the signal was taken: no stop came
+            process.kill()
+            _, err = process.communicate()
+    assert process.returncode == 143, err
     assert "SIGTERM: stopping the session" in err, err
     answers = {m["response"]["request_id"]: m["response"]["response"]["mcp_response"]
                for m in map(json.loads, log.read_text().splitlines())
                if m["type"] == "control_response"}
-    assert "SIGTERM belongs to toolhost run" in json.dumps(answers["g"])
+    assert said in json.dumps(answers["g"]), answers
     assert "toolhost is stopping (SIGTERM)" in json.dumps(answers["s"]), answers
+
+
+def test_serve_does_not_keep_what_an_import_set_either(tmp_path: Path) -> None:
+    # the same import under ``toolhost serve``: its command tools failed ("exited with code
+    # 255"), nothing said why
+    (tmp_path / "evilmod.py").write_text(
+        "import signal\n"
+        "signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
+        "def add(a: int, b: int) -> int:\n    return a + b\n")
+    (tmp_path / "c.yaml").write_text(CONFIG)
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                 "protocolVersion": "2025-06-18", "capabilities": {},
+                 "clientInfo": {"name": "t", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "echo", "arguments": {"text": "hi"}}}]
+    done = subprocess.run([TOOLHOST, "serve", "c.yaml"], cwd=tmp_path, capture_output=True,
+                          input="".join(json.dumps(line) + "\n" for line in lines),
+                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    answers = {m.get("id"): m for m in map(json.loads, done.stdout.splitlines())}
+    assert answers[1]["result"]["content"] == [{"type": "text", "text": "hi"}], done.stderr
+    assert answers[1]["result"]["isError"] is False
+    assert "changed how toolhost takes SIGCHLD" in done.stderr, done.stderr

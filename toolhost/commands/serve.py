@@ -287,7 +287,15 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
     if args.project_relative:
         args.config = project_config(args.config)
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
-    build = build_serve(args.config, args.server, every=args.all_servers)
+    from toolhost.runner.kept_signals import kept_signals
+    from toolhost.visible import visible
+
+    with kept_signals() as put_back:  # an import cannot keep the server's signals
+        build = build_serve(args.config, args.server, every=args.all_servers)
+    if put_back:
+        print(f"toolhost: warning: loading {visible(args.config)} changed how toolhost takes "
+              f"{', '.join(put_back)} (a plugin's or a python tool's import); put back: the "
+              "server keeps its own signals", file=sys.stderr)
     limits = limits_from(args, build.host.config.serve)  # (the config's serve: settings)
     sockets = None
     if args.transport == "http":  # bound before "serving" is said: a failure is one line
