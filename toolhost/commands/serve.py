@@ -7,7 +7,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolhost.commands._argtypes import interval, port, positive_int, seconds, size
 from toolhost.limits import DEFAULT_LIMITS as DEFAULTS
@@ -222,10 +222,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
-    import anyio
-
     from toolhost.errors import ToolhostError
-    from toolhost.serve.build import ServeBuild, Server, abuild_serve, build_serve
 
     token = None
     auth = None
@@ -284,6 +281,27 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
         protocol = claim_stdout()
         requests = claim_stdin()  # and no tool or child process reads the client's requests
+    # what a tool writes to fds 1 and 2 below Python (os.write, a C library, a child it
+    # starts) passes a pipe that hides secrets and shows it inert (runner.inert_fds); shown
+    # at every exit, the one by a re-raised signal too
+    from toolhost.runner.inert_fds import InertDescriptors
+    from toolhost.stdout_guard import before_signal_death
+
+    guard = InertDescriptors.open()
+    forget = before_signal_death(guard.close)
+    try:
+        return _served(args, started, token, auth, protocol, requests)
+    finally:
+        forget()
+        guard.close()
+
+
+def _served(args: argparse.Namespace, started: Callable[[], None], token: str | None,
+            auth: Any, protocol: Any, requests: Any) -> int:
+    import anyio
+
+    from toolhost.serve.build import ServeBuild, Server, abuild_serve, build_serve
+
     if args.project_relative:
         args.config = project_config(args.config)
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded

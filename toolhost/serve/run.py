@@ -16,7 +16,7 @@ from toolhost.serve.redact_telemetry import redact_telemetry
 from toolhost.serve.resource_watch import ResourceWatch
 from toolhost.serve.served import ServedServer
 from toolhost.serve.stdio import EOF_GRACE_SECONDS, StdioServer
-from toolhost.stdout_guard import claim_stdout
+from toolhost.stdout_guard import claim_stdout, signal_death_near
 
 __all__ = ["SERVE_EXTRA_HINT", "serve_http", "serve_stdio"]
 
@@ -62,6 +62,7 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
     if caught and caught[0] == signal.SIGINT:
         raise KeyboardInterrupt  # exit 130, as a Ctrl-C always did
     if caught:  # the process ends by the signal, as over HTTP (uvicorn) and as before
+        signal_death_near()  # no finally runs after this: what fds 1 and 2 hold is shown
         signal.signal(caught[0], signal.SIG_DFL)
         signal.raise_signal(caught[0])
 

@@ -1,0 +1,76 @@
+"""``toolhost serve``: what an in-process python tool writes to fds 1 and 2 below Python
+(``os.write``) reaches the server's stderr with its secrets hidden and nothing a terminal
+acts on, at every exit: the end of input, and SIGTERM (the process then ends by the signal
+it re-raises, where no ``finally`` runs)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.runner.cli_harness import TOOLHOST
+
+SECRET = "sekrit-token-12345"
+
+LEAKS = """\
+import os
+def t() -> str:
+    token = os.environ["TOK"]
+    os.write(1, ("raw1:" + token + "\\x1b]52;c;aGk=\\x07\\n").encode())
+    os.write(2, ("raw2:" + token + "\\n").encode())
+    os.write(1, ("tail:" + token).encode())  # no newline: still shown at the end
+    return "ok"
+"""
+
+CONFIG = """\
+toolhost: 1
+servers:
+  s:
+    env: {TOK: "${TOK}"}
+    tools:
+      t:
+        python: leak:t
+permissions:
+  default: allow
+"""
+
+
+def _line(message: object) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+@pytest.mark.parametrize("end", ["end of input", "SIGTERM"])
+def test_a_tool_s_raw_writes_show_no_secret(tmp_path: Path, end: str) -> None:
+    (tmp_path / "leak.py").write_text(LEAKS)
+    (tmp_path / "c.yaml").write_text(CONFIG)
+    with subprocess.Popen([TOOLHOST, "serve", "c.yaml"], cwd=tmp_path,
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE,
+                          env={"PATH": "/usr/bin:/bin", "TOK": SECRET}) as process:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(
+            _line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            + _line({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            + _line({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "t", "arguments": {}}}))
+        process.stdin.flush()
+        answers = [json.loads(process.stdout.readline()) for _ in range(2)]
+        assert answers[1]["result"]["content"] == [{"type": "text", "text": "ok"}]
+        if end == "SIGTERM":
+            process.send_signal(signal.SIGTERM)
+        try:  # (communicate closes stdin: the end of input)
+            _, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, err = process.communicate()
+    text = err.decode(errors="replace")
+    assert process.returncode == (-signal.SIGTERM if end == "SIGTERM" else 0), text
+    assert SECRET not in text and "\x1b" not in text and "\x07" not in text, text
+    for shown in ("raw1:***", "raw2:***", "tail:***"):
+        assert shown in text, text
