@@ -1,7 +1,7 @@
-"""``toolhost serve``: what an in-process python tool writes to fds 1 and 2 below Python
-(``os.write``) reaches the server's stderr with its secrets hidden and nothing a terminal
-acts on, at every exit: the end of input, and SIGTERM (the process then ends by the signal
-it re-raises, where no ``finally`` runs)."""
+"""``toolhost serve`` and ``toolhost call``: what an in-process python tool writes to fds 1
+and 2 below Python (``os.write``) reaches stderr with its secrets hidden and nothing a
+terminal acts on, at every exit: the end of input, and SIGTERM (the process then ends by the
+signal it re-raises, where no ``finally`` runs)."""
 
 from __future__ import annotations
 
@@ -74,3 +74,18 @@ def test_a_tool_s_raw_writes_show_no_secret(tmp_path: Path, end: str) -> None:
     assert SECRET not in text and "\x1b" not in text and "\x07" not in text, text
     for shown in ("raw1:***", "raw2:***", "tail:***"):
         assert shown in text, text
+
+
+def test_toolhost_call_shows_no_secret_a_tool_wrote_raw(tmp_path: Path) -> None:
+    # the same tool under ``toolhost call``: its stdout is the result alone, its stderr
+    # shows the raw writes with the secret hidden
+    (tmp_path / "leak.py").write_text(LEAKS)
+    (tmp_path / "c.yaml").write_text(CONFIG)
+    done = subprocess.run([TOOLHOST, "call", "c.yaml", "s.t"], cwd=tmp_path,
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "TOK": SECRET})
+    err = done.stderr.decode(errors="replace")
+    assert done.returncode == 0 and done.stdout == b"ok\n", (done.stdout, err)
+    assert SECRET not in err and "\x1b" not in err and "\x07" not in err, err
+    for shown in ("raw1:***", "raw2:***", "tail:***"):
+        assert shown in err, err
