@@ -96,6 +96,8 @@ GRABS = cli_text(r'''
 GRABBING = {
     # the next SIGTERM ended toolhost outright, the slow call unanswered and never audited
     "signal": ("signal.signal(signal.SIGTERM, signal.SIG_DFL)", "SIGTERM belongs"),
+    # a reference taken at the module's import, before the session
+    "taken-before": ("taken(signal.SIGTERM, signal.SIG_DFL)", "SIGTERM belongs"),
     # asyncio put the tool's handler in the session's place before calling signal.signal:
     # SIGTERM then did nothing at all (no stop)
     "loop": ("loop.add_signal_handler(signal.SIGTERM, lambda: None)", "SIGTERM belongs"),
@@ -117,6 +119,7 @@ def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path, how: str) -
     grab, said = GRABBING[how]
     (tmp_path / "grabber.py").write_text(
         "import asyncio, signal\n"
+        "from signal import signal as taken\n"
         "async def grab() -> str:\n"
         "    loop = asyncio.get_running_loop()\n"
         f"    {grab}\n"

@@ -16,8 +16,11 @@ session runs:
 Who asks is judged by the first frame above the call that is not asyncio's, anyio's or
 contextlib's (they act for their caller): it must be toolhost's. A function the loop calls
 as a callback (``loop.call_soon(signal.signal, ...)``) was scheduled by someone else, so it
-is refused too. Not seen: a reference to ``signal.signal`` taken before the session
-(``from signal import signal`` at import), ``_signal`` itself, ``ctypes`` ``sigaction``.
+is refused too. ``signal.signal`` and ``signal.pthread_sigmask`` are guarded where they call
+the C module (``signal``'s own ``_signal``), so a reference taken before the session (``from
+signal import signal`` at a module's import) is guarded as well. Not seen: a reference to
+``set_wakeup_fd`` taken before, ``_signal`` imported by a tool itself, ``ctypes``
+``sigaction``.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ __all__ = ["signals_owned"]
 
 # what acts for its caller (the event loop's add_signal_handler): the first frame above
 # them decides
-_THROUGH = ("asyncio", "anyio", "contextlib")
+_THROUGH = ("signal", "asyncio", "anyio", "contextlib")
 
 
 def _within(module: str, packages: tuple[str, ...]) -> bool:
@@ -82,19 +85,6 @@ def signals_owned() -> Iterator[None]:
     ``RuntimeError`` for the loop's, as asyncio's own refusals)."""
     main = threading.main_thread()
     owned = _owned_mask()
-    originals: dict[str, Callable[..., Any]] = {}
-
-    def guard_signal(name: str, refuse: Callable[[tuple[Any, ...]], str | None]) -> None:
-        original = getattr(signal, name)
-        originals[name] = original
-
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            why = refuse(args)
-            if why is not None and not _by_toolhost(sys._getframe(1)):
-                raise ValueError(_refusal(why))
-            return original(*args, **kwargs)
-
-        setattr(signal, name, guarded)
 
     def blocks_owned(args: tuple[Any, ...]) -> str | None:
         if threading.current_thread() is not main or len(args) < 2:
@@ -104,19 +94,62 @@ def signals_owned() -> Iterator[None]:
             return None
         return ", ".join(sorted(_name(s) for s in signals & owned))
 
-    guard_signal("signal", lambda args: _name(args[0]) if args else "a signal")
-    guard_signal("set_wakeup_fd", lambda args: "the signal wake-up descriptor")
-    guard_signal("pthread_sigmask", blocks_owned)
+    refusals: dict[str, Callable[[tuple[Any, ...]], str | None]] = {
+        "signal": lambda args: _name(args[0]) if args else "a signal",
+        "pthread_sigmask": blocks_owned,
+    }
+    # ``signal.signal`` (a Python function) calls ``_signal.signal`` from signal's globals:
+    # guarded there, every reference to it is
+    c_module = getattr(signal, "_signal", None)
+    guarded_c = _GuardedC(c_module, refusals) if c_module is not None else None
+    if guarded_c is not None:
+        setattr(signal, "_signal", guarded_c)  # noqa: B010
+    original_wakeup = signal.set_wakeup_fd
+
+    def set_wakeup_fd(*args: Any, **kwargs: Any) -> Any:
+        if not _by_toolhost(sys._getframe(1)):
+            raise ValueError(_refusal("the signal wake-up descriptor"))
+        return original_wakeup(*args, **kwargs)
+
+    setattr(signal, "set_wakeup_fd", set_wakeup_fd)  # noqa: B010
     loop = _running_loop()
     loop_guards = _guard_loop(loop) if loop is not None else []
     try:
         yield
     finally:
-        for name, original in originals.items():
-            setattr(signal, name, original)
+        setattr(signal, "set_wakeup_fd", original_wakeup)  # noqa: B010
+        if guarded_c is not None and getattr(signal, "_signal", None) is guarded_c:
+            setattr(signal, "_signal", c_module)  # noqa: B010
         for attribute in loop_guards:
             with contextlib.suppress(AttributeError):
                 delattr(loop, attribute)
+
+
+class _GuardedC:
+    """Stands for the C module ``_signal`` in ``signal``'s globals: the functions named in
+    ``refusals`` are refused to code other than toolhost's when their refusal says why;
+    everything else is the module's own."""
+
+    def __init__(self, module: Any, refusals: dict[str, Callable[[tuple[Any, ...]],
+                                                               str | None]]) -> None:
+        self._module = module
+        for name, refuse in refusals.items():
+            original = getattr(module, name, None)
+            if original is not None:
+                setattr(self, name, self._guard(original, refuse))
+
+    @staticmethod
+    def _guard(original: Callable[..., Any], refuse: Callable[[tuple[Any, ...]], str | None]
+               ) -> Callable[..., Any]:
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            why = refuse(args)
+            if why is not None and not _by_toolhost(sys._getframe(1)):
+                raise ValueError(_refusal(why))
+            return original(*args, **kwargs)
+        return guarded
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
