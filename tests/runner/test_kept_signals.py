@@ -7,7 +7,9 @@ import json
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -183,3 +185,48 @@ def test_serve_does_not_keep_what_an_import_set_either(tmp_path: Path) -> None:
     assert answers[1]["result"]["content"] == [{"type": "text", "text": "hi"}], done.stderr
     assert answers[1]["result"]["isError"] is False
     assert "changed how toolhost takes SIGCHLD" in done.stderr, done.stderr
+
+
+def test_serve_does_not_keep_what_a_reload_s_import_set(tmp_path: Path) -> None:
+    # --watch: the module comes with an edit of the config, imported by the reload
+    (tmp_path / "evilmod.py").write_text(
+        "import signal\n"
+        "signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
+        "def add(a: int, b: int) -> int:\n    return a + b\n")
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG.replace("      add:\n        python: evilmod:add\n"
+                                     "        params: {a: {type: integer}, b: {type: integer}}\n",
+                                     ""))
+    with subprocess.Popen([TOOLHOST, "serve", "c.yaml", "--watch", "--watch-interval", "0.1"],
+                          cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"}) as process:
+        assert process.stdin is not None and process.stdout is not None
+
+        def send(message: object) -> None:
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+
+        def until(test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+            assert process.stdout is not None
+            for line in process.stdout:
+                message: dict[str, Any] = json.loads(line)
+                if test(message):
+                    return message
+            raise AssertionError("the server ended")
+
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+        until(lambda m: m.get("id") == 0)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        config.write_text(CONFIG)
+        until(lambda m: m.get("method") == "notifications/tools/list_changed")
+        send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "echo", "arguments": {"text": "hi"}}})
+        answer = until(lambda m: m.get("id") == 1)
+        process.stdin.close()
+        err = process.stderr.read().decode() if process.stderr else ""
+        process.wait(timeout=60)
+    assert answer["result"]["content"] == [{"type": "text", "text": "hi"}], (answer, err)
+    assert "changed how toolhost takes SIGCHLD" in err, err

@@ -336,7 +336,12 @@ def _served(args: argparse.Namespace, started: Callable[[], None], token: str | 
             from toolhost.reload import Reloader
 
             async def load(path: str) -> ServeBuild:
-                return await abuild_serve(path, args.server, every=args.all_servers)
+                with kept_signals() as put_back:  # a reload's imports, as the first load's
+                    build = await abuild_serve(path, args.server, every=args.all_servers)
+                if put_back:
+                    print(f"toolhost: warning: reloading {visible(path)} changed how toolhost "
+                          f"takes {', '.join(put_back)}; put back", file=sys.stderr)
+                return build
 
             reloader = Reloader(args.config, load=load, on_swap=server.swap,
                                 initial=build, interval=args.watch_interval, since=loading)
