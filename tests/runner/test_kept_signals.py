@@ -3,7 +3,9 @@ it for the session: ``toolhost run`` puts back what it had and says which."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import signal
 import subprocess
 import time
@@ -15,6 +17,7 @@ import pytest
 
 from tests.runner.cli_harness import TOOLHOST, cli_text, fake_cli
 from toolhost.runner.kept_signals import kept_signals
+from toolhost.runner.owned_signals import signals_owned
 
 # calls the command tool echo in its turn; writes the answer to $ANSWER; ends the turn
 CALLS = cli_text(r'''
@@ -230,3 +233,34 @@ def test_serve_does_not_keep_what_a_reload_s_import_set(tmp_path: Path) -> None:
         process.wait(timeout=60)
     assert answer["result"]["content"] == [{"type": "text", "text": "hi"}], (answer, err)
     assert "changed how toolhost takes SIGCHLD" in err, err
+
+
+def test_a_child_a_tool_forks_has_its_signals_to_itself() -> None:
+    # a tool's forked child (multiprocessing's fork start, a manager's server setting SIGINT
+    # ignored) is another process: refusing it there broke the child, not the session
+    def session() -> tuple[str, int]:
+        async def run() -> tuple[str, int]:
+            with signals_owned():
+                try:
+                    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+                    here = "set"
+                except ValueError as exc:
+                    here = str(exc)
+                pid = os.fork()
+                if pid == 0:  # the child: not toolhost's session
+                    try:
+                        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+                        os._exit(0)
+                    except BaseException:
+                        os._exit(3)
+                _, status = os.waitpid(pid, 0)
+                return here, os.waitstatus_to_exitcode(status)
+        return asyncio.run(run())
+
+    before = signal.getsignal(signal.SIGUSR1)
+    try:
+        here, child = session()
+    finally:
+        signal.signal(signal.SIGUSR1, before)  # type: ignore[arg-type]
+    assert here.startswith("SIGUSR1 belongs to toolhost run"), here
+    assert child == 0

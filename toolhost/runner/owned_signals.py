@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -45,8 +46,14 @@ def _within(module: str, packages: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in packages)
 
 
+_OWNER: list[int] = []  # the process whose signals are owned (not a child forked from it)
+
+
 def _by_toolhost(frame: FrameType | None) -> bool:
-    """Whether the call made in ``frame`` (and up) was asked for by toolhost's own code."""
+    """Whether the call made in ``frame`` (and up) was asked for by toolhost's own code, or
+    made in another process (a child a tool forked: its signals are its own)."""
+    if os.getpid() not in _OWNER:
+        return True
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
         if not isinstance(module, str):
@@ -85,6 +92,8 @@ def signals_owned() -> Iterator[None]:
     ``RuntimeError`` for the loop's, as asyncio's own refusals)."""
     main = threading.main_thread()
     owned = _owned_mask()
+    me = os.getpid()
+    _OWNER.append(me)
 
     def blocks_owned(args: tuple[Any, ...]) -> str | None:
         if threading.current_thread() is not main or len(args) < 2:
@@ -117,6 +126,7 @@ def signals_owned() -> Iterator[None]:
     try:
         yield
     finally:
+        _OWNER.remove(me)
         setattr(signal, "set_wakeup_fd", original_wakeup)  # noqa: B010
         if guarded_c is not None and getattr(signal, "_signal", None) is guarded_c:
             setattr(signal, "_signal", c_module)  # noqa: B010
