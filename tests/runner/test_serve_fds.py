@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,40 @@ def test_toolhost_call_shows_no_secret_a_tool_wrote_raw(tmp_path: Path) -> None:
     assert SECRET not in err and "\x1b" not in err and "\x07" not in err, err
     for shown in ("raw1:***", "raw2:***", "tail:***"):
         assert shown in err, err
+
+
+def test_over_http_what_is_left_is_shown_at_sigterm(tmp_path: Path) -> None:
+    # uvicorn re-raises the SIGTERM it took once the server stopped: the process ends by
+    # it, and what the pipe still held (a last line without its newline) was lost
+    (tmp_path / "leak.py").write_text(LEAKS)
+    (tmp_path / "c.yaml").write_text(CONFIG)
+    with subprocess.Popen([TOOLHOST, "serve", "c.yaml", "--transport", "http", "--port", "0"],
+                          cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE,
+                          env={"PATH": "/usr/bin:/bin", "TOK": SECRET}) as process:
+        assert process.stderr is not None  # (fd 1 is the real stdout over HTTP)
+        seen = b""
+        while b"serving MCP on " not in seen:
+            line = process.stderr.readline()
+            assert line, seen
+            seen += line
+        url = seen.split(b"serving MCP on ")[1].split()[0].decode()
+        request = urllib.request.Request(url, data=json.dumps({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "t", "arguments": {}}}).encode(), headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-06-18"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert b'"text":"ok"' in response.read().replace(b" ", b"")
+        process.send_signal(signal.SIGTERM)
+        try:
+            out, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = process.communicate()
+    text = (seen + err + out).decode(errors="replace")
+    assert process.returncode == -signal.SIGTERM, text
+    assert SECRET not in text, text
+    for shown in ("raw1:***", "raw2:***", "tail:***"):
+        assert shown in text, text
