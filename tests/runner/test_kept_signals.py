@@ -264,3 +264,71 @@ def test_a_child_a_tool_forks_has_its_signals_to_itself() -> None:
         signal.signal(signal.SIGUSR1, before)  # type: ignore[arg-type]
     assert here.startswith("SIGUSR1 belongs to toolhost run"), here
     assert child == 0
+
+
+@pytest.mark.parametrize("how", ["signal", "loop"])
+def test_serve_does_not_let_a_tool_take_sigterm(tmp_path: Path, how: str) -> None:
+    # under toolhost serve too: SIG_DFL ended it at once (the slow call never answered),
+    # the loop's handler made SIGTERM do nothing
+    grab, said = GRABBING[how]
+    (tmp_path / "grabber.py").write_text(
+        "import asyncio, signal\n"
+        "async def grab() -> str:\n"
+        "    loop = asyncio.get_running_loop()\n"
+        f"    {grab}\n"
+        "    return 'grabbed'\n")
+    running = tmp_path / "running"
+    (tmp_path / "c.yaml").write_text(f"""\
+toolhost: 1
+servers:
+  s:
+    tools:
+      grab:
+        python: grabber:grab
+      slow:
+        command: [sh, -c, 'touch "$0"; exec sleep 60', {json.dumps(str(running))}]
+permissions:
+  default: allow
+""")
+    with subprocess.Popen([TOOLHOST, "serve", "c.yaml", "--shutdown-grace", "0.5"],
+                          cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"}) as process:
+        assert process.stdin is not None and process.stdout is not None
+
+        def send(message: object) -> None:
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+
+        def answer(request_id: int) -> dict[str, Any]:
+            assert process.stdout is not None
+            for line in process.stdout:
+                message: dict[str, Any] = json.loads(line)
+                if message.get("id") == request_id:
+                    return message
+            raise AssertionError(f"no answer to {request_id}")
+
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+        answer(0)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "grab", "arguments": {}}})
+        grabbed = answer(1)
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "slow", "arguments": {}}})
+        deadline = time.monotonic() + 30
+        while not running.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        process.send_signal(signal.SIGTERM)
+        try:
+            out, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # the signal was taken: no stop came
+            process.kill()
+            out, err = process.communicate()
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert [m.get("id") for m in answers if "id" in m] == [2], (answers, err)
+    assert process.returncode == -signal.SIGTERM, err
+    assert said in json.dumps(grabbed), grabbed
+    assert "toolhost serve while it serves" in json.dumps(grabbed), grabbed

@@ -73,9 +73,12 @@ def _name(signalnum: object) -> str:
         return f"signal {signalnum!r}"
 
 
+_WHOSE: list[str] = []  # who owns the signals now (the innermost ``signals_owned``)
+
+
 def _refusal(what: str) -> str:
-    return (f"{what} belongs to toolhost run while its session runs: a tool cannot change "
-            "how it is handled")
+    whose = _WHOSE[-1] if _WHOSE else "toolhost run while its session runs"
+    return f"{what} belongs to {whose}: a tool cannot change how it is handled"
 
 
 def _owned_mask() -> frozenset[int]:
@@ -84,16 +87,18 @@ def _owned_mask() -> frozenset[int]:
 
 
 @contextlib.contextmanager
-def signals_owned() -> Iterator[None]:
+def signals_owned(whose: str = "toolhost run while its session runs") -> Iterator[None]:
     """See the module text: for the block, ``signal.signal``, ``signal.set_wakeup_fd``,
     ``signal.pthread_sigmask`` (blocking a session signal on the main thread) and the
     running loop's ``add_signal_handler``/``remove_signal_handler`` raise when code other
     than toolhost's calls them (``ValueError`` for ``signal``'s, as off the main thread;
-    ``RuntimeError`` for the loop's, as asyncio's own refusals)."""
+    ``RuntimeError`` for the loop's, as asyncio's own refusals). ``whose`` names the owner
+    in the refusal (``toolhost serve while it serves``)."""
     main = threading.main_thread()
     owned = _owned_mask()
     me = os.getpid()
     _OWNER.append(me)
+    _WHOSE.append(whose)
 
     def blocks_owned(args: tuple[Any, ...]) -> str | None:
         if threading.current_thread() is not main or len(args) < 2:
@@ -127,6 +132,7 @@ def signals_owned() -> Iterator[None]:
         yield
     finally:
         _OWNER.remove(me)
+        _WHOSE.remove(whose)
         setattr(signal, "set_wakeup_fd", original_wakeup)  # noqa: B010
         if guarded_c is not None and getattr(signal, "_signal", None) is guarded_c:
             setattr(signal, "_signal", c_module)  # noqa: B010

@@ -18,6 +18,7 @@ import anyio
 from starlette.types import ASGIApp
 
 from toolhost.limits import Limits
+from toolhost.runner.owned_signals import signals_owned
 from toolhost.serve.http_limits import FD_HEADROOM, raise_fd_limit
 from toolhost.serve.http_protocol import header_deadline_protocol
 from toolhost.serve.http_state import InFlight
@@ -97,8 +98,9 @@ async def run_uvicorn(owner: Served, sockets: list[socket.socket]) -> None:
             # uvicorn takes only SIGINT and SIGTERM, and SIGHUP's default killed the
             # process at once, cutting off every call in flight
             with super().capture_signals():
-                try:
-                    with hangup_as(self.handle_exit):
+                try:  # and while it serves, a tool cannot take a signal from it
+                    with hangup_as(self.handle_exit), \
+                            signals_owned("toolhost serve while it serves"):
                         yield
                 finally:  # uvicorn re-raises a signal it took as this block ends
                     if self._captured_signals:

@@ -12,6 +12,7 @@ from typing import IO, Any
 import anyio
 
 from toolhost.limits import DEFAULT_LIMITS, Limits
+from toolhost.runner.owned_signals import signals_owned
 from toolhost.serve.redact_telemetry import redact_telemetry
 from toolhost.serve.resource_watch import ResourceWatch
 from toolhost.serve.served import ServedServer
@@ -73,7 +74,9 @@ async def _stop_on_signals(server: StdioServer, caught: list[int]) -> None:
     second Ctrl-C cancels what still runs at once, as over HTTP."""
     wanted = [s for s in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None))
               if s is not None]
-    with anyio.open_signal_receiver(*wanted) as signals:
+    # and while it serves, a tool cannot take one of them (toolhost.runner.owned_signals)
+    with signals_owned("toolhost serve while it serves"), \
+            anyio.open_signal_receiver(*wanted) as signals:
         async for signum in signals:
             if not caught:
                 caught.append(signum)
