@@ -8,8 +8,8 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -190,8 +190,10 @@ def test_serve_does_not_keep_what_an_import_set_either(tmp_path: Path) -> None:
     assert "changed how toolhost takes SIGCHLD" in done.stderr, done.stderr
 
 
-def test_serve_does_not_keep_what_a_reload_s_import_set(tmp_path: Path) -> None:
-    # --watch: the module comes with an edit of the config, imported by the reload
+def test_serve_refuses_a_reload_s_import_that_sets_a_signal(tmp_path: Path) -> None:
+    # --watch: the module comes with an edit of the config, imported by the reload while the
+    # server runs (SIGCHLD ignored made every command tool fail): the reload fails, in one
+    # located line, and the server goes on with the last good config and its own signals
     (tmp_path / "evilmod.py").write_text(
         "import signal\n"
         "signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
@@ -204,35 +206,40 @@ def test_serve_does_not_keep_what_a_reload_s_import_set(tmp_path: Path) -> None:
                           cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"}) as process:
         assert process.stdin is not None and process.stdout is not None
+        assert process.stderr is not None
+        stop = threading.Timer(60, process.kill)  # a failure, never a hang
+        stop.start()
 
         def send(message: object) -> None:
             assert process.stdin is not None
             process.stdin.write(json.dumps(message).encode() + b"\n")
             process.stdin.flush()
 
-        def until(test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-            assert process.stdout is not None
-            for line in process.stdout:
-                message: dict[str, Any] = json.loads(line)
-                if test(message):
-                    return message
-            raise AssertionError("the server ended")
-
-        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}})
-        until(lambda m: m.get("id") == 0)
-        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        config.write_text(CONFIG)
-        until(lambda m: m.get("method") == "notifications/tools/list_changed")
-        send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-              "params": {"name": "echo", "arguments": {"text": "hi"}}})
-        answer = until(lambda m: m.get("id") == 1)
-        process.stdin.close()
-        err = process.stderr.read().decode() if process.stderr else ""
-        process.wait(timeout=60)
-    assert answer["result"]["content"] == [{"type": "text", "text": "hi"}], (answer, err)
-    assert "changed how toolhost takes SIGCHLD" in err, err
+        try:
+            send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            assert b'"id":0' in process.stdout.readline()
+            send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            config.write_text(CONFIG)
+            said = b""
+            while b"reload" not in said:
+                line = process.stderr.readline()
+                assert line, said
+                said += line
+            said += process.stderr.readline()  # the located line
+            send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                  "params": {"name": "echo", "arguments": {"text": "hi"}}})
+            answer = json.loads(process.stdout.readline())
+            process.stdin.close()
+            process.wait()
+        finally:
+            stop.cancel()
+    text = said.decode()
+    assert "reload failed; still serving the last good config" in text, text
+    assert "c.yaml:6:9: servers.s.tools.add.python: importing 'evilmod' raised ValueError: " \
+        "SIGCHLD belongs to toolhost serve while it serves" in text, text
+    assert answer["result"]["content"] == [{"type": "text", "text": "hi"}], (answer, text)
 
 
 def test_a_child_a_tool_forks_has_its_signals_to_itself() -> None:
