@@ -7,7 +7,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from toolhost.commands._argtypes import interval, port, positive_int, seconds, size
 from toolhost.limits import DEFAULT_LIMITS as DEFAULTS
@@ -15,6 +15,7 @@ from toolhost.limits import Limits
 
 if TYPE_CHECKING:
     from toolhost.config.model import ServeConfig
+    from toolhost.serve.auth import JwtAuth
 
 HELP = "serve a config's tools to any MCP client (stdio or Streamable HTTP)"
 
@@ -297,7 +298,8 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
 
 def _served(args: argparse.Namespace, started: Callable[[], None], token: str | None,
-            auth: Any, protocol: Any, requests: Any) -> int:
+            auth: JwtAuth | None, protocol: IO[bytes] | None, requests: IO[bytes] | None
+            ) -> int:
     import anyio
 
     from toolhost.serve.build import ServeBuild, Server, abuild_serve, build_serve
