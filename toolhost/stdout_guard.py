@@ -17,6 +17,10 @@ device, so a tool's ``input()``, a library reading ``sys.stdin`` and a child pro
 inherits fd 0 (``subprocess.run(["cat"])``) read nothing, instead of taking the client's next
 requests (which were then never answered, and whose arguments reached the tool).
 
+``before_signal_death`` registers what must run before the process ends by a signal it
+re-raises on itself (``toolhost serve``'s stop): ``atexit`` and ``finally`` never run then,
+and a pipe draining fds 1 and 2 (``runner.inert_fds``) would lose what it still holds.
+
 ``fill_closed_stdio`` runs first of all: a process started with fd 0, 1 or 2 closed (``<&-``)
 gets the null device there, so the next file it opens (the event loop's epoll, a pipe) does
 not take that number and get read as requests or turns, or written to as output.
@@ -24,12 +28,37 @@ not take that number and get read as requests or turns, or written to as output.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
+from collections.abc import Callable
 from typing import IO, TextIO
 
-__all__ = ["claim_stdin", "claim_stdout", "claim_stdout_text", "fill_closed_stdio"]
+__all__ = ["before_signal_death", "claim_stdin", "claim_stdout", "claim_stdout_text",
+           "fill_closed_stdio", "signal_death_near"]
+
+_BEFORE_DEATH: list[Callable[[], None]] = []
+
+
+def before_signal_death(hook: Callable[[], None]) -> Callable[[], None]:
+    """Run ``hook`` in ``signal_death_near`` (see the module text); returns a function
+    that takes it off again."""
+    _BEFORE_DEATH.append(hook)
+
+    def forget() -> None:
+        with contextlib.suppress(ValueError):
+            _BEFORE_DEATH.remove(hook)
+    return forget
+
+
+def signal_death_near() -> None:
+    """Called just before the process re-raises a signal that ends it: every hook, newest
+    first, each once (a failing one does not keep the others from running)."""
+    while _BEFORE_DEATH:
+        hook = _BEFORE_DEATH.pop()
+        with contextlib.suppress(Exception):
+            hook()
 
 
 def fill_closed_stdio() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import threading
 
 import anyio
 import pytest
@@ -173,3 +174,39 @@ async def test_a_reads_lines_answered_inline_are_held_once_for_their_output(brok
     writer.close()
     assert await lines.receive_line() == b"left"
     lines.aclose()
+
+
+@pytest.mark.parametrize("elsewhere", ["thread", "other loop"])
+async def test_read_now_is_refused_off_the_loop_s_thread(elsewhere: str) -> None:
+    # the queue and the splitter are the loop's, unlocked: a read from another thread (or
+    # from another loop's thread) could tear a line; it must not read at all
+    read_fd, write_fd = os.pipe()
+    lines = await PipeLines.open(read_fd, 1024)
+    try:
+        os.write(write_fd, b"first\nsecond\n")
+        raised: list[BaseException] = []
+
+        def read_there() -> None:
+            try:
+                if elsewhere == "thread":
+                    lines.read_now()
+                else:
+                    async def in_its_loop() -> None:
+                        lines.read_now()
+                    asyncio.run(in_its_loop())
+            except BaseException as exc:  # the test looks at it
+                raised.append(exc)
+
+        there = threading.Thread(target=read_there)
+        there.start()
+        there.join()  # the loop is held: it cannot read the pipe meanwhile
+        assert [type(exc) for exc in raised] == [RuntimeError], raised
+        assert "off its event loop's thread" in str(raised[0])
+        lines.read_now()  # on the loop's thread: read at once
+        os.close(write_fd)
+        write_fd = -1
+        assert await take_all(lines) == [b"first", b"second"]
+    finally:
+        if write_fd >= 0:
+            os.close(write_fd)
+        lines.aclose()

@@ -10,6 +10,7 @@ import select
 import subprocess
 import sys
 import termios
+import textwrap
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -17,13 +18,17 @@ from pathlib import Path
 
 TOOLHOST = str(Path(sys.executable).parent / "toolhost")
 
-# The start of a fake CLI (a ``str.format`` template: ``{python}``): logs every line it reads
-# to $FAKE_LOG and acknowledges every control request; what follows it adds ``elif`` arms
-FAKE_CLI_HEAD = r'''#!{python}
-import json, os, sys, time
-log = open(os.environ["FAKE_LOG"], "ab", buffering=0)
+# A fake CLI is a ``str.format`` template (``{python}``; other braces doubled): the top, a
+# prelude slot (module-level code run before the first line is read: helpers its arms call),
+# then a loop that logs every line it reads to $FAKE_LOG (if set) and acknowledges every
+# control request; the arms that follow add ``elif`` branches to it
+_TOP = r'''#!{python}
+import json, os, signal, sys, threading, time
+log = open(os.environ.get("FAKE_LOG", os.devnull), "ab", buffering=0)
 def send(o):
     print(json.dumps(o), flush=True)
+'''
+_LOOP = r'''
 for line in sys.stdin:
     log.write(line.encode())
     m = json.loads(line)
@@ -31,6 +36,17 @@ for line in sys.stdin:
         send({{"type": "control_response", "response": {{"subtype": "success",
               "request_id": m["request_id"], "response": {{}}}}}})
 '''
+
+
+def cli_text(arms: str, prelude: str = "") -> str:
+    """A fake CLI's text: ``prelude`` (top-level code, e.g. ``def die(): ...``) put before
+    the reading loop, ``arms`` (``elif`` branches, indented 4) after its control-request
+    branch. Both follow the template's brace doubling."""
+    return _TOP + textwrap.dedent(prelude) + _LOOP + arms
+
+
+FAKE_CLI_HEAD = cli_text("")
+"""The fake CLI with no prelude and no arms: tests append their ``elif`` arms to it."""
 
 # Logs every line it reads; a turn asks about mcp__s__echo, ends when the answer comes
 ASKS = FAKE_CLI_HEAD + r'''

@@ -3,27 +3,26 @@ it for the session: ``toolhost run`` puts back what it had and says which."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
-from tests.runner.cli_harness import TOOLHOST, fake_cli
+import pytest
+
+from tests.runner.cli_harness import TOOLHOST, cli_text, fake_cli
 from toolhost.runner.kept_signals import kept_signals
+from toolhost.runner.owned_signals import signals_owned
 
-# calls the command tool echo in its turn; logs the answer; ends the turn
-CALLS = r'''#!{python}
-import json, os, sys
-def send(o):
-    print(json.dumps(o), flush=True)
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("type") == "control_request":
-        send({{"type": "control_response", "response": {{"subtype": "success",
-              "request_id": m["request_id"], "response": {{}}}}}})
+# calls the command tool echo in its turn; writes the answer to $ANSWER; ends the turn
+CALLS = cli_text(r'''
     elif m.get("type") == "control_response" and m["response"]["request_id"] == "c":
-        open(os.environ["FAKE_LOG"], "w").write(json.dumps(m["response"]["response"]))
+        open(os.environ["ANSWER"], "w").write(json.dumps(m["response"]["response"]))
         send({{"type": "result", "subtype": "success", "is_error": False, "result": "ok",
               "uuid": "u"}})
     elif m.get("type") == "user":
@@ -31,7 +30,7 @@ for line in sys.stdin:
               "subtype": "mcp_message", "server_name": "s", "message": {{"jsonrpc": "2.0",
               "id": 1, "method": "tools/call", "params": {{"name": "echo",
               "arguments": {{"text": "hi"}}}}}}}}}})
-'''
+''')
 
 CONFIG = """\
 toolhost: 1
@@ -59,13 +58,13 @@ def test_an_import_that_ignores_sigchld_and_sigquit_does_not_keep_them(tmp_path:
         "def add(a: int, b: int) -> int:\n    return a + b\n")
     (tmp_path / "c.yaml").write_text(CONFIG)
     cli = fake_cli(tmp_path, CALLS)
-    log = tmp_path / "cli.log"
+    answer = tmp_path / "answer.json"
     done = subprocess.run([TOOLHOST, "run", "c.yaml", "--cli", str(cli), "-p", "hi"],
                           cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
                           text=True, timeout=60,
-                          env={"PATH": "/usr/bin:/bin", "FAKE_LOG": str(log)})
+                          env={"PATH": "/usr/bin:/bin", "ANSWER": str(answer)})
     assert done.returncode == 0, done.stderr
-    assert json.loads(log.read_text())["mcp_response"]["result"] == {
+    assert json.loads(answer.read_text())["mcp_response"]["result"] == {
         "content": [{"type": "text", "text": "hi"}], "isError": False}
     assert "changed how toolhost takes SIGQUIT, SIGCHLD" in done.stderr, done.stderr
     assert "Unknown child process" not in done.stderr
@@ -85,36 +84,51 @@ def test_only_what_the_block_changed_is_put_back_and_named() -> None:
 
 # calls grab (an async python tool that sets SIGTERM back to its default), then a slow call;
 # says when that one was sent
-GRABS = r'''#!{python}
-import json, os, sys
-def send(o):
-    print(json.dumps(o), flush=True)
-def call(rid, name):
-    send({{"type": "control_request", "request_id": rid, "request": {{
-          "subtype": "mcp_message", "server_name": "s", "message": {{"jsonrpc": "2.0",
-          "id": rid, "method": "tools/call", "params": {{"name": name, "arguments": {{}}}}}}}}}})
-log = open(os.environ["FAKE_LOG"], "a")
-for line in sys.stdin:
-    log.write(line)
-    log.flush()
-    m = json.loads(line)
-    if m.get("type") == "control_request":
-        send({{"type": "control_response", "response": {{"subtype": "success",
-              "request_id": m["request_id"], "response": {{}}}}}})
+GRABS = cli_text(r'''
     elif m.get("type") == "control_response" and m["response"]["request_id"] == "g":
         call("s", "slow")
     elif m.get("type") == "user":
         call("g", "grab")
-'''
+''', prelude=r'''
+    def call(rid, name):
+        send({{"type": "control_request", "request_id": rid, "request": {{
+              "subtype": "mcp_message", "server_name": "s", "message": {{"jsonrpc": "2.0",
+              "id": rid, "method": "tools/call", "params": {{"name": name,
+              "arguments": {{}}}}}}}}}})
+''')
 
 
-def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path) -> None:
-    # An async tool's signal.signal(SIGTERM, SIG_DFL) replaced the event loop's handler: the
-    # next SIGTERM ended toolhost outright, the slow call unanswered and never audited
+GRABBING = {
+    # the next SIGTERM ended toolhost outright, the slow call unanswered and never audited
+    "signal": ("signal.signal(signal.SIGTERM, signal.SIG_DFL)", "SIGTERM belongs"),
+    # a reference taken at the module's import, before the session
+    "taken-before": ("taken(signal.SIGTERM, signal.SIG_DFL)", "SIGTERM belongs"),
+    # asyncio put the tool's handler in the session's place before calling signal.signal:
+    # SIGTERM then did nothing at all (no stop)
+    "loop": ("loop.add_signal_handler(signal.SIGTERM, lambda: None)", "SIGTERM belongs"),
+    "loop-remove": ("loop.remove_signal_handler(signal.SIGTERM)", "SIGTERM belongs"),
+    # the loop was never woken by a signal again
+    "wakeup-fd": ("signal.set_wakeup_fd(-1)", "wake-up descriptor belongs"),
+    "mask": ("signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})", "SIGTERM belongs"),
+    # scheduled: the loop calls signal.signal itself, from asyncio's frames
+    "scheduled": ("loop.call_soon(signal.signal, signal.SIGTERM, signal.SIG_DFL)", "grabbed"),
+    "scheduled-loop": ("loop.call_soon(loop.add_signal_handler, signal.SIGTERM, print)",
+                       "grabbed"),
+}
+
+
+@pytest.mark.parametrize("how", list(GRABBING))
+def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path, how: str) -> None:
+    # An async tool runs on the event loop's thread: each way it could take SIGTERM from the
+    # session's receiver is refused, and the stop still answers the call in flight
+    grab, said = GRABBING[how]
     (tmp_path / "grabber.py").write_text(
-        "import signal\n"
+        "import asyncio, signal\n"
+        "from signal import signal as taken\n"
         "async def grab() -> str:\n"
-        "    signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
+        "    loop = asyncio.get_running_loop()\n"
+        f"    {grab}\n"
+        "    await asyncio.sleep(0)\n"
         "    return 'grabbed'\n")
     running = tmp_path / "running"
     (tmp_path / "c.yaml").write_text(f"""\
@@ -139,11 +153,189 @@ permissions:
         while not running.exists() and time.monotonic() < deadline:
             time.sleep(0.01)
         process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=60)
-    assert process.returncode == 143
+        try:
+            _, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # the signal was taken: no stop came
+            process.kill()
+            _, err = process.communicate()
+    assert process.returncode == 143, err
     assert "SIGTERM: stopping the session" in err, err
     answers = {m["response"]["request_id"]: m["response"]["response"]["mcp_response"]
                for m in map(json.loads, log.read_text().splitlines())
                if m["type"] == "control_response"}
-    assert "SIGTERM belongs to toolhost run" in json.dumps(answers["g"])
+    assert said in json.dumps(answers["g"]), answers
     assert "toolhost is stopping (SIGTERM)" in json.dumps(answers["s"]), answers
+
+
+def test_serve_does_not_keep_what_an_import_set_either(tmp_path: Path) -> None:
+    # the same import under ``toolhost serve``: its command tools failed ("exited with code
+    # 255"), nothing said why
+    (tmp_path / "evilmod.py").write_text(
+        "import signal\n"
+        "signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
+        "def add(a: int, b: int) -> int:\n    return a + b\n")
+    (tmp_path / "c.yaml").write_text(CONFIG)
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                 "protocolVersion": "2025-06-18", "capabilities": {},
+                 "clientInfo": {"name": "t", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "echo", "arguments": {"text": "hi"}}}]
+    done = subprocess.run([TOOLHOST, "serve", "c.yaml"], cwd=tmp_path, capture_output=True,
+                          input="".join(json.dumps(line) + "\n" for line in lines),
+                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    answers = {m.get("id"): m for m in map(json.loads, done.stdout.splitlines())}
+    assert answers[1]["result"]["content"] == [{"type": "text", "text": "hi"}], done.stderr
+    assert answers[1]["result"]["isError"] is False
+    assert "changed how toolhost takes SIGCHLD" in done.stderr, done.stderr
+
+
+def test_serve_refuses_a_reload_s_import_that_sets_a_signal(tmp_path: Path) -> None:
+    # --watch: the module comes with an edit of the config, imported by the reload while the
+    # server runs (SIGCHLD ignored made every command tool fail): the reload fails, in one
+    # located line, and the server goes on with the last good config and its own signals
+    (tmp_path / "evilmod.py").write_text(
+        "import signal\n"
+        "signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
+        "def add(a: int, b: int) -> int:\n    return a + b\n")
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG.replace("      add:\n        python: evilmod:add\n"
+                                     "        params: {a: {type: integer}, b: {type: integer}}\n",
+                                     ""))
+    with subprocess.Popen([TOOLHOST, "serve", "c.yaml", "--watch", "--watch-interval", "0.1"],
+                          cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"}) as process:
+        assert process.stdin is not None and process.stdout is not None
+        assert process.stderr is not None
+        stop = threading.Timer(60, process.kill)  # a failure, never a hang
+        stop.start()
+
+        def send(message: object) -> None:
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+
+        try:
+            send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            assert b'"id":0' in process.stdout.readline()
+            send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            config.write_text(CONFIG)
+            said = b""
+            while b"reload" not in said:
+                line = process.stderr.readline()
+                assert line, said
+                said += line
+            said += process.stderr.readline()  # the located line
+            send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                  "params": {"name": "echo", "arguments": {"text": "hi"}}})
+            answer = json.loads(process.stdout.readline())
+            process.stdin.close()
+            process.wait()
+        finally:
+            stop.cancel()
+    text = said.decode()
+    assert "reload failed; still serving the last good config" in text, text
+    assert "c.yaml:6:9: servers.s.tools.add.python: importing 'evilmod' raised ValueError: " \
+        "SIGCHLD belongs to toolhost serve while it serves" in text, text
+    assert answer["result"]["content"] == [{"type": "text", "text": "hi"}], (answer, text)
+
+
+def test_a_child_a_tool_forks_has_its_signals_to_itself() -> None:
+    # a tool's forked child (multiprocessing's fork start, a manager's server setting SIGINT
+    # ignored) is another process: refusing it there broke the child, not the session
+    def session() -> tuple[str, int]:
+        async def run() -> tuple[str, int]:
+            with signals_owned():
+                try:
+                    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+                    here = "set"
+                except ValueError as exc:
+                    here = str(exc)
+                pid = os.fork()
+                if pid == 0:  # the child: not toolhost's session
+                    try:
+                        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+                        os._exit(0)
+                    except BaseException:
+                        os._exit(3)
+                _, status = os.waitpid(pid, 0)
+                return here, os.waitstatus_to_exitcode(status)
+        return asyncio.run(run())
+
+    before = signal.getsignal(signal.SIGUSR1)
+    try:
+        here, child = session()
+    finally:
+        signal.signal(signal.SIGUSR1, before)  # type: ignore[arg-type]
+    assert here.startswith("SIGUSR1 belongs to toolhost run"), here
+    assert child == 0
+
+
+@pytest.mark.parametrize("how", ["signal", "loop"])
+def test_serve_does_not_let_a_tool_take_sigterm(tmp_path: Path, how: str) -> None:
+    # under toolhost serve too: SIG_DFL ended it at once (the slow call never answered),
+    # the loop's handler made SIGTERM do nothing
+    grab, said = GRABBING[how]
+    (tmp_path / "grabber.py").write_text(
+        "import asyncio, signal\n"
+        "async def grab() -> str:\n"
+        "    loop = asyncio.get_running_loop()\n"
+        f"    {grab}\n"
+        "    return 'grabbed'\n")
+    running = tmp_path / "running"
+    (tmp_path / "c.yaml").write_text(f"""\
+toolhost: 1
+servers:
+  s:
+    tools:
+      grab:
+        python: grabber:grab
+      slow:
+        command: [sh, -c, 'touch "$0"; exec sleep 60', {json.dumps(str(running))}]
+permissions:
+  default: allow
+""")
+    with subprocess.Popen([TOOLHOST, "serve", "c.yaml", "--shutdown-grace", "0.5"],
+                          cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"}) as process:
+        assert process.stdin is not None and process.stdout is not None
+
+        def send(message: object) -> None:
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+
+        def answer(request_id: int) -> dict[str, Any]:
+            assert process.stdout is not None
+            for line in process.stdout:
+                message: dict[str, Any] = json.loads(line)
+                if message.get("id") == request_id:
+                    return message
+            raise AssertionError(f"no answer to {request_id}")
+
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+        answer(0)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "grab", "arguments": {}}})
+        grabbed = answer(1)
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "slow", "arguments": {}}})
+        deadline = time.monotonic() + 30
+        while not running.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        process.send_signal(signal.SIGTERM)
+        try:
+            out, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # the signal was taken: no stop came
+            process.kill()
+            out, err = process.communicate()
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert [m.get("id") for m in answers if "id" in m] == [2], (answers, err)
+    assert process.returncode == -signal.SIGTERM, err
+    assert said in json.dumps(grabbed), grabbed
+    assert "toolhost serve while it serves" in json.dumps(grabbed), grabbed

@@ -8,19 +8,11 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.runner.cli_harness import TOOLHOST, fake_cli
+from tests.runner.cli_harness import TOOLHOST, cli_text, fake_cli
 
 # Calls the slow tool twice and asks about echo in a turn; exits (code 3) once both calls'
 # tools run (each touches a file first)
-DIES_IN_CALLS = r'''#!{python}
-import json, os, sys, time
-def send(o):
-    print(json.dumps(o), flush=True)
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("type") == "control_request":
-        send({{"type": "control_response", "response": {{"subtype": "success",
-              "request_id": m["request_id"], "response": {{}}}}}})
+DIES_IN_CALLS = cli_text(r'''
     elif m.get("type") == "user":
         for k in ("1", "2"):
             send({{"type": "control_request", "request_id": "c" + k, "request": {{
@@ -31,7 +23,7 @@ for line in sys.stdin:
         while not all(os.path.exists(os.environ["RUNNING"] + k) for k in "12"):
             time.sleep(0.01)
         sys.exit(3)
-'''
+''')
 
 
 def test_calls_the_cli_s_end_cut_short_have_their_audit_line(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,24 +12,14 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.runner.cli_harness import ECHO_CONFIG
+from tests.runner.cli_harness import ECHO_CONFIG, cli_text, fake_cli
 from toolhost.errors import RunnerError
 from toolhost.host import load_host
 from toolhost.permissions import Decision
 from toolhost.runner import TextRenderer, run_host
 
 # Asks about a call, then ends (exit code 3, or the OOM killer) with the question open
-DIES_AT_A_QUESTION = r'''#!{python}
-import json, os, signal, sys, threading
-def send(o):
-    print(json.dumps(o), flush=True)
-def die():
-    {die}
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("type") == "control_request":
-        send({{"type": "control_response", "response": {{"subtype": "success",
-              "request_id": m["request_id"], "response": {{}}}}}})
+DIES_AT_A_QUESTION = r'''
     elif m.get("type") == "user":
         send({{"type": "control_request", "request_id": "q", "request": {{
               "subtype": "can_use_tool", "tool_name": "mcp__s__echo",
@@ -55,9 +44,7 @@ class Thinking:
 ])
 def test_a_question_open_when_the_cli_ends_is_audited_as_the_cli_ending(
         tmp_path: Path, die: str, said: str) -> None:
-    cli = tmp_path / "cli.py"
-    cli.write_text(DIES_AT_A_QUESTION.format(python=sys.executable, die=die))
-    cli.chmod(0o755)
+    cli = fake_cli(tmp_path, cli_text(DIES_AT_A_QUESTION, prelude=f"def die():\n    {die}\n"))
     audit = tmp_path / "audit.jsonl"
     config = tmp_path / "c.yaml"
     config.write_text(ECHO_CONFIG + f"permissions:\n  default: ask\n  audit_log: {audit}\n")

@@ -297,10 +297,17 @@ def main(args: argparse.Namespace) -> int:
         finally:
             await compiled.aclose()
 
+    from toolhost.runner.inert_fds import InertDescriptors
     from toolhost.stdout_quiet import prints_to_stderr
 
     with prints_to_stderr():  # a tool's own print is not its result (`call --json | jq`)
-        outcome = anyio.run(run)
+        # and what it writes to fds 1 and 2 below Python (os.write, a child) passes a
+        # pipe that hides secrets and shows it inert (runner.inert_fds)
+        guard = InertDescriptors.open()
+        try:
+            outcome = anyio.run(run)
+        finally:
+            guard.close()
     if isinstance(outcome, tuple):
         print(f"toolhost call: {visible(outcome[0], lines=True)}", file=sys.stderr)
         return outcome[1]

@@ -7,7 +7,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from toolhost.commands._argtypes import interval, port, positive_int, seconds, size
 from toolhost.limits import DEFAULT_LIMITS as DEFAULTS
@@ -15,6 +15,7 @@ from toolhost.limits import Limits
 
 if TYPE_CHECKING:
     from toolhost.config.model import ServeConfig
+    from toolhost.serve.auth import JwtAuth
 
 HELP = "serve a config's tools to any MCP client (stdio or Streamable HTTP)"
 
@@ -222,10 +223,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
-    import anyio
-
     from toolhost.errors import ToolhostError
-    from toolhost.serve.build import ServeBuild, Server, abuild_serve, build_serve
 
     token = None
     auth = None
@@ -284,10 +282,40 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
         protocol = claim_stdout()
         requests = claim_stdin()  # and no tool or child process reads the client's requests
+    # what a tool writes to fds 1 and 2 below Python (os.write, a C library, a child it
+    # starts) passes a pipe that hides secrets and shows it inert (runner.inert_fds); shown
+    # at every exit, the one by a re-raised signal too
+    from toolhost.runner.inert_fds import InertDescriptors
+    from toolhost.stdout_guard import before_signal_death
+
+    guard = InertDescriptors.open()
+    forget = before_signal_death(guard.close)
+    try:
+        return _served(args, started, token, auth, protocol, requests)
+    finally:
+        forget()
+        guard.close()
+
+
+def _served(args: argparse.Namespace, started: Callable[[], None], token: str | None,
+            auth: JwtAuth | None, protocol: IO[bytes] | None, requests: IO[bytes] | None
+            ) -> int:
+    import anyio
+
+    from toolhost.serve.build import ServeBuild, Server, abuild_serve, build_serve
+
     if args.project_relative:
         args.config = project_config(args.config)
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
-    build = build_serve(args.config, args.server, every=args.all_servers)
+    from toolhost.runner.kept_signals import kept_signals
+    from toolhost.visible import visible
+
+    with kept_signals() as put_back:  # an import cannot keep the server's signals
+        build = build_serve(args.config, args.server, every=args.all_servers)
+    if put_back:
+        print(f"toolhost: warning: loading {visible(args.config)} changed how toolhost takes "
+              f"{', '.join(put_back)} (a plugin's or a python tool's import); put back: the "
+              "server keeps its own signals", file=sys.stderr)
     limits = limits_from(args, build.host.config.serve)  # (the config's serve: settings)
     sockets = None
     if args.transport == "http":  # bound before "serving" is said: a failure is one line
@@ -310,7 +338,12 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
             from toolhost.reload import Reloader
 
             async def load(path: str) -> ServeBuild:
-                return await abuild_serve(path, args.server, every=args.all_servers)
+                with kept_signals() as put_back:  # a reload's imports, as the first load's
+                    build = await abuild_serve(path, args.server, every=args.all_servers)
+                if put_back:
+                    print(f"toolhost: warning: reloading {visible(path)} changed how toolhost "
+                          f"takes {', '.join(put_back)}; put back", file=sys.stderr)
+                return build
 
             reloader = Reloader(args.config, load=load, on_swap=server.swap,
                                 initial=build, interval=args.watch_interval, since=loading)

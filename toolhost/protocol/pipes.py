@@ -35,6 +35,13 @@ InlineFn = Callable[[bytes], bool]
 """Offered each line while the reader waits; True: it was answered, do not queue it."""
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # no loop runs on this thread
+        return None
+
+
 class PipeLines(SplitLines, asyncio.Protocol):
     """Reads a pipe (a file descriptor) as newline-delimited lines; see the module text.
 
@@ -55,6 +62,7 @@ class PipeLines(SplitLines, asyncio.Protocol):
         self._paused = False
         self._eof = False
         self._fd = -1  # the pipe's descriptor (``read_now``), set by ``open``
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop reading it
 
     @classmethod
     async def open(cls, fd: int, max_line_bytes: int) -> PipeLines:
@@ -67,6 +75,7 @@ class PipeLines(SplitLines, asyncio.Protocol):
             pipe.close()
             raise
         protocol._fd = pipe.fileno()
+        protocol._loop = loop
         return protocol
 
     # -- asyncio.Protocol ---------------------------------------------------------------
@@ -166,7 +175,12 @@ class PipeLines(SplitLines, asyncio.Protocol):
     def read_now(self, limit: int = PAUSE_BYTES) -> None:
         """Queue what the pipe holds at this moment (at most ``limit`` bytes), without
         waiting and without offering it ``inline``: a stopping host answers what the writer
-        sent before the stop began, though the event loop had not read it yet."""
+        sent before the stop began, though the event loop had not read it yet.
+
+        Only on the thread of the loop that reads the pipe (``RuntimeError`` elsewhere, and
+        nothing read): the queue and the line splitter are the loop's, unlocked."""
+        if self._loop is not None and _running_loop() is not self._loop:
+            raise RuntimeError("PipeLines.read_now called off its event loop's thread")
         transport = self._transport
         fd = self._fd
         if self._eof or transport is None or transport.is_closing() or fd < 0:

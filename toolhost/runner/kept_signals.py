@@ -8,18 +8,16 @@ hangs; ``SIGPIPE`` at its default kills toolhost on a write to a closed pipe, sa
 ``kept_signals`` notes every disposition before the load and puts back those the load
 changed, naming them (a warning): the session's signals stay the ones it documents. A
 handler installed below Python (a C extension's ``sigaction``) cannot be seen or put back.
-While the session runs, ``signals_owned`` keeps them so: a tool cannot change one.
+While the session runs, ``runner.owned_signals`` keeps them so: a tool cannot change one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
-import sys
 from collections.abc import Iterator
-from typing import Any
 
-__all__ = ["kept_signals", "signals_owned"]
+__all__ = ["kept_signals"]
 
 _FIXED = {signal.SIGKILL, signal.SIGSTOP}  # no process can change these
 
@@ -49,40 +47,3 @@ def kept_signals() -> Iterator[list[str]]:
                 if handler is not None and signal.getsignal(signum) is not handler:
                     signal.signal(signum, handler)  # type: ignore[arg-type]
                     put_back.append(signum.name)
-
-
-_OWN = ("toolhost", "asyncio", "anyio")  # the callers that may set a disposition meanwhile
-
-
-def _ours(module: str) -> bool:
-    return any(module == own or module.startswith(own + ".") for own in _OWN)
-
-
-@contextlib.contextmanager
-def signals_owned() -> Iterator[None]:
-    """While the session runs its signals are its own: ``signal.signal`` called by any code
-    but toolhost's and the event loop's (an in-process python tool, a library it calls)
-    raises ``ValueError``, as it does off the main thread (which a tool run in a worker
-    thread meets anyway). An async tool that set SIGTERM back to its default made the next
-    SIGTERM end toolhost outright: no call answered, no audit line, the terminal's modes
-    left to the watchdog. (A reference taken before, ``from signal import signal``, is not
-    seen; nor is ``set_wakeup_fd`` or a mask.)"""
-    original = signal.signal
-
-    def guarded(signalnum: int, handler: Any) -> Any:
-        caller = sys._getframe(1).f_globals.get("__name__", "")
-        if not isinstance(caller, str) or not _ours(caller):
-            try:
-                name = signal.Signals(signalnum).name
-            except ValueError:
-                name = f"signal {signalnum}"
-            raise ValueError(f"{name} belongs to toolhost run while its session runs: a "
-                             "tool cannot change how it is handled")
-        return original(signalnum, handler)
-
-    setattr(signal, "signal", guarded)  # noqa: B010 (mypy: a module's function)
-    try:
-        yield
-    finally:
-        if signal.signal is guarded:
-            setattr(signal, "signal", original)  # noqa: B010

@@ -18,7 +18,7 @@ import anyio.abc
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.gate import PermissionGate
 from toolhost.protocol.open_requests import StoppedRequest
-from toolhost.runner.kept_signals import signals_owned
+from toolhost.runner.owned_signals import signals_owned
 from toolhost.runner.process import CliSession
 from toolhost.runner.terminal import Terminal
 from toolhost.runner.ttyfd import job_control

@@ -18,12 +18,14 @@ import anyio
 from starlette.types import ASGIApp
 
 from toolhost.limits import Limits
+from toolhost.runner.owned_signals import signals_owned
 from toolhost.serve.http_limits import FD_HEADROOM, raise_fd_limit
 from toolhost.serve.http_protocol import header_deadline_protocol
 from toolhost.serve.http_state import InFlight
 from toolhost.serve.http_streams import Streams
 from toolhost.serve.shutdown import TaskHold, drain
 from toolhost.serve.telemetry_flush import flush_telemetry
+from toolhost.stdout_guard import signal_death_near
 
 __all__ = ["Served", "hangup_as", "run_uvicorn"]
 
@@ -95,8 +97,14 @@ async def run_uvicorn(owner: Served, sockets: list[socket.socket]) -> None:
             # SIGHUP (a closed terminal, `kill -HUP`) stops as gracefully as SIGTERM:
             # uvicorn takes only SIGINT and SIGTERM, and SIGHUP's default killed the
             # process at once, cutting off every call in flight
-            with super().capture_signals(), hangup_as(self.handle_exit):
-                yield
+            with super().capture_signals():
+                try:  # and while it serves, a tool cannot take a signal from it
+                    with hangup_as(self.handle_exit), \
+                            signals_owned("toolhost serve while it serves"):
+                        yield
+                finally:  # uvicorn re-raises a signal it took as this block ends
+                    if self._captured_signals:
+                        signal_death_near()
 
     server = _Server(config)
 

@@ -12,11 +12,12 @@ from typing import IO, Any
 import anyio
 
 from toolhost.limits import DEFAULT_LIMITS, Limits
+from toolhost.runner.owned_signals import signals_owned
 from toolhost.serve.redact_telemetry import redact_telemetry
 from toolhost.serve.resource_watch import ResourceWatch
 from toolhost.serve.served import ServedServer
 from toolhost.serve.stdio import EOF_GRACE_SECONDS, StdioServer
-from toolhost.stdout_guard import claim_stdout
+from toolhost.stdout_guard import claim_stdout, signal_death_near
 
 __all__ = ["SERVE_EXTRA_HINT", "serve_http", "serve_stdio"]
 
@@ -62,6 +63,7 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
     if caught and caught[0] == signal.SIGINT:
         raise KeyboardInterrupt  # exit 130, as a Ctrl-C always did
     if caught:  # the process ends by the signal, as over HTTP (uvicorn) and as before
+        signal_death_near()  # no finally runs after this: what fds 1 and 2 hold is shown
         signal.signal(caught[0], signal.SIG_DFL)
         signal.raise_signal(caught[0])
 
@@ -72,7 +74,9 @@ async def _stop_on_signals(server: StdioServer, caught: list[int]) -> None:
     second Ctrl-C cancels what still runs at once, as over HTTP."""
     wanted = [s for s in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None))
               if s is not None]
-    with anyio.open_signal_receiver(*wanted) as signals:
+    # and while it serves, a tool cannot take one of them (toolhost.runner.owned_signals)
+    with signals_owned("toolhost serve while it serves"), \
+            anyio.open_signal_receiver(*wanted) as signals:
         async for signum in signals:
             if not caught:
                 caught.append(signum)
