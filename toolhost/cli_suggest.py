@@ -135,6 +135,13 @@ class SuggestingParser(argparse.ArgumentParser):
         if key in own:
             return (f"'{key}' is an option of toolhost itself: write it before the command "
                     f"(toolhost {key} {command.prog.partition(' ')[2]} ...)")
+        owners = [sub.prog for sub in _commands() if sub.prog != command.prog
+                  and key in _options(sub, nested=False)]
+        if owners:  # another command's (install --entry-only is mcp-config's)
+            named = [f"`{prog}`" for prog in owners[:3]]
+            listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
+            return (f"'{key}' is not an option of `{command.prog}`; {listed} "
+                    f"{'has' if len(named) == 1 else 'have'} it")
         return f"'{key}' is not an option of `{command.prog}` (its --help lists them)"
 
 
@@ -186,4 +193,20 @@ def _options(parser: argparse.ArgumentParser, *, nested: bool = True) -> set[str
         if nested and isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
                 found |= _options(sub)
+    return found
+
+
+def _commands(parser: argparse.ArgumentParser | None = None) -> list[argparse.ArgumentParser]:
+    """Every (sub)command parser under ``parser`` (toolhost's whole command line: a run
+    builds only the command it names), each once."""
+    if parser is None:
+        from toolhost.cli import build_parser
+
+        parser = build_parser()
+    found: list[argparse.ArgumentParser] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                found.append(sub)
+                found += _commands(sub)
     return found
