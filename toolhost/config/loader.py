@@ -57,6 +57,16 @@ FORMAT_VERSION = 1
 MAX_EXTENDS_ENTRIES = 1_000
 TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run",
             "serve")
+# keys of a server, a tool or permissions written at the top level: where they go instead
+_MISPLACED_AT_TOP = {
+    **{key: f"'{key}' is a key of a server: write it under servers: {{NAME: {{{key}: ...}}}}"
+       for key in ("tools", "cwd", "env", "base_url", "headers", "auth", "mcp", "openapi",
+                   "resources", "prompts")},
+    **{key: f"'{key}' is a key of a tool: write it under servers: {{NAME: {{tools: {{TOOL: "
+            f"{{{key}: ...}}}}}}}}" for key in ("command", "python", "http", "params")},
+    **{key: f"'{key}' is a key of permissions: write it under permissions: {{{key}: ...}}"
+       for key in ("allow", "deny", "ask", "default", "ask_mode", "audit_log")},
+}
 
 
 @gc_paused
@@ -483,7 +493,7 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
     redact = HostConfig(version=FORMAT_VERSION, servers={}, secrets=frozenset(secrets)).redact
     check = Checker(merged.marks, merged.file, redact, merged.substituted)
     data: dict[str, Any] = merged.data
-    check.known_keys(data, (), TOP_KEYS)
+    check.known_keys(data, (), TOP_KEYS, _MISPLACED_AT_TOP)
     plugins = build_plugins(check, data["plugins"]) if "plugins" in data else ()
     listed = len(plugins)
     if plugins:  # the lock refuses an unlocked release before any of its code is imported
