@@ -130,13 +130,13 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
                 else _habit_hint(text, line))
         from toolhost.config.conflicts import conflicted  # (only when it failed)
 
-        path = _syntax_path(text, line, col)
-        said = _duplicate(message, text, line, col, path)
+        key_path = _syntax_path(text, line, col)
+        said = _duplicate(message, text, line, col, key_path)
         if said is not None:  # in YAML's words, at the key: both grammars say it alike
             message, col, hint = said
         else:
             message = f"invalid TOML: {cut(message, 300)}"
-        problems.append(conflicted(Problem(message, file, line, col, path, hint=hint),
+        problems.append(conflicted(Problem(message, file, line, col, key_path, hint=hint),
                                    text, "TOML"))
         return None
     except ValueError:  # int() refused a number of thousands of digits; tomllib says not where
