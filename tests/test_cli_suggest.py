@@ -115,7 +115,7 @@ servers:
   project:
     tools:
       greet:
-        command: [echo, "hi {name}"]
+        command: [echo, "hi {{ name }}"]
         params: {name: {type: string}}
 """
 
@@ -138,3 +138,11 @@ def test_a_word_in_capitals_gets_a_did_you_mean(
     assert _refused(argv) == 2
     err = capsys.readouterr().err
     assert expected in err.strip().splitlines()[-1], err
+
+
+def test_a_missing_subcommand_names_the_ones_there_are(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert _refused(["permissions"]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.endswith("required: SUBCOMMAND (one of: check, lint, list, test; "
+                         "`toolhost permissions SUBCOMMAND --help` shows one)"), last

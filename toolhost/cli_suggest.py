@@ -92,6 +92,12 @@ class SuggestingParser(argparse.ArgumentParser):
             missing = [w.strip() for w in message[len(_REQUIRED):].split(",")]
             if missing and missing[0] in _CONFIG_ARGS:
                 return _config_hint()
+            choices = [sorted(a.choices) for a in self._actions
+                       if isinstance(a, argparse._SubParsersAction) and a.choices
+                       and str(a.metavar or a.dest) in missing]
+            if choices:  # `toolhost permissions` alone: which subcommands there are
+                return (f" (one of: {', '.join(choices[0])}; `{self.prog} SUBCOMMAND --help`"
+                        " shows one)")
         return ""
 
 
