@@ -107,3 +107,16 @@ def test_braces_the_program_reads_still_load(command: str, tmp_path: Path) -> No
     config.write_text(BASE.replace('[wc, -l, --, "{{ path }}"]', command))
     done = run_cli(["validate", str(config)], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("written", ["project/count_lines", "project:count_lines",
+                                     "project::count_lines", "project__count_lines",
+                                     "project count_lines", "count_lines"])
+def test_a_tool_named_with_another_separator_gets_the_dotted_name(
+        written: str, tmp_path: Path) -> None:
+    config = tmp_path / "toolhost.yaml"
+    config.write_text(BASE)
+    done = run_cli(["call", str(config), written, "path=x"], cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].endswith(
+        f"not {written!r}; did you mean project.count_lines?"), done.stderr
