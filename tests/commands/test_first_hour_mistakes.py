@@ -120,3 +120,37 @@ def test_a_tool_named_with_another_separator_gets_the_dotted_name(
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].endswith(
         f"not {written!r}; did you mean project.count_lines?"), done.stderr
+
+
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("policy-tests.yaml", "config: toolhost.yaml\ncases:\n  - {tool: Bash, expect: ask}\n",
+     "1:1: not a toolhost config: this is a policy test file (cases:) (run it with "
+     "`toolhost permissions test policy-tests.yaml`)"),
+    ("smoke.yaml", "description: d\nturns:\n  - text: hi\n",
+     "1:1: not a toolhost config: this is a scenario (a scripted model: turns:) (run it "
+     "with `toolhost run CONFIG --script smoke.yaml -p go`)"),
+    ("clients.toml", "[mcpServers.x]\ncommand = 'x'\n",
+     "1:1: not a toolhost config: this is an MCP client's file (mcpServers:) (`toolhost "
+     "install` and `toolhost mcp-config` write its entries)"),
+])
+def test_another_file_of_the_project_is_named_for_what_it_is(
+        name: str, text: str, said: str, tmp_path: Path) -> None:
+    # `toolhost validate *.yaml` where `toolhost init` wrote its files: each says what it is,
+    # not "add 'toolhost: 1' at the top" (which would make it a broken config)
+    (tmp_path / name).write_text(text)
+    done = run_cli(["validate", name], cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [f"{name}:{said}"], done.stderr
+
+
+def test_init_writes_one_config_and_validate_of_all_its_files_says_each(
+        tmp_path: Path) -> None:
+    assert run_cli(["init"], cwd=tmp_path).returncode == 0
+    done = run_cli(["validate", "toolhost.yaml", "policy-tests.yaml",
+                    "scenarios/smoke.yaml"], cwd=tmp_path)
+    assert "toolhost.yaml: ok" in done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert [line.split(": not a toolhost config: ")[0] for line in lines
+            if "not a toolhost config" in line] == ["policy-tests.yaml:1:1",
+                                                    "scenarios/smoke.yaml:1:1"], lines
+    assert "missing format version" not in done.stderr

@@ -42,7 +42,7 @@ from toolhost.config.repotree import loading_with
 from toolhost.config.secret_budget import secret_budget_problem
 from toolhost.config.sources import entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins, format_path, mark_for, node_count
-from toolhost.errors import ConfigError, PluginError, Problem
+from toolhost.errors import ConfigError, PluginError, Problem, shown
 from toolhost.excerpt import cut
 from toolhost.lockfile import LockGuard, lock_path, read_lock
 from toolhost.lockfile.guard import guarding
@@ -332,6 +332,11 @@ class _Reader:
                     f"missing format version ('{cut(typo, 60)}' is not a key of toolhost's "
                     "format)", doc.file, at.line, at.column, typo,
                     f"did you mean 'toolhost'? write '{line}'"))
+            elif is_main and (other := _other_kind(doc.data)) is not None:
+                # `toolhost validate *.yaml` beside what `toolhost init` writes: not a config
+                self.version_problems.append(Problem(
+                    f"not a toolhost config: this is {other[0]}", doc.file, 1, 1, "",
+                    other[1].replace("FILE", shown(doc.file))))
             elif is_main:
                 self.version_problems.append(Problem(
                     "missing format version", doc.file, 1, 1, "toolhost",
@@ -474,6 +479,21 @@ def _git_keys(entry: Any) -> tuple[str, str, str] | None:
     from toolhost.config.gitrepos import entry_problem  # (git's modules: only when needed)
 
     return entry_problem(entry)
+
+
+def _other_kind(data: Mapping[str, Any]) -> tuple[str, str] | None:
+    """What another file of toolhost's or a client's is (what it is, how it is used), by
+    its keys; None for anything else (a config that lacks its version)."""
+    if "cases" in data and "servers" not in data:
+        return ("a policy test file (cases:)",
+                "run it with `toolhost permissions test FILE`")
+    if "turns" in data and "servers" not in data:
+        return ("a scenario (a scripted model: turns:)",
+                "run it with `toolhost run CONFIG --script FILE -p go`")
+    if "mcpServers" in data:
+        return ("an MCP client's file (mcpServers:)",
+                "`toolhost install` and `toolhost mcp-config` write its entries")
+    return None
 
 
 def _chain_too_long(chain: tuple[str, ...], name: str, limit: int, origin: Origin) -> Problem:
