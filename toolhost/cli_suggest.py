@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
-__all__ = ["SuggestingParser", "suggestion"]
+__all__ = ["SuggestingParser", "is_config", "suggestion"]
 
 _CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
 _UNKNOWN = "unrecognized arguments: "
@@ -159,7 +159,7 @@ def _config_hint() -> str:
     try:
         here = sorted(n for n in os.listdir(".")[:1000]
                       if n.endswith((".yaml", ".yml", ".toml")) and not n.startswith(".")
-                      and os.path.isfile(n) and _is_config(n))
+                      and os.path.isfile(n) and is_config(n))
     except OSError:
         return ""
     if not here:  # (a case file, a CI workflow, a docker-compose.yml: no config)
@@ -172,7 +172,7 @@ def _config_hint() -> str:
 _TOP_KEY = re.compile(rb"^toolhost[ \t]*[:=]", re.M)
 
 
-def _is_config(name: str) -> bool:
+def is_config(name: str) -> bool:
     """Whether the file ``name`` sets the top-level ``toolhost:`` key every config has,
     within its first 8 KiB (a case file, a CI workflow or a docker-compose.yml does not)."""
     import os

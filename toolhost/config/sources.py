@@ -157,6 +157,24 @@ def resolve_extends(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     return resolver(entry, base_dir=base_dir, origin=origin)
 
 
+def _configs_in(folder: str) -> list[str]:
+    """Up to five files of ``folder`` to name as its config, written as a path from here:
+    the ones that set ``toolhost:`` first, toolhost.* first among them (a policy test, a
+    scenario or a CI workflow is no config). At most 1,000 entries are looked at."""
+    from toolhost.cli_suggest import is_config
+
+    try:
+        with os.scandir(folder) as listing:
+            names = [e.name for _, e in zip(range(1000), listing, strict=False)
+                     if e.name.lower().endswith(tuple(SUFFIXES)) and e.is_file()]
+    except OSError:
+        return []
+    where = [os.path.join(folder, n) if folder not in (".", "./") else n for n in names]
+    configs = sorted(where, key=lambda p: (not is_config(p),
+                                           not os.path.basename(p).startswith("toolhost."), p))
+    return configs[:5]
+
+
 def read_doc(path: Path | str, layer: str, problems: list[Problem],
              origin: Origin | None = None) -> Doc | None:
     """Read and parse one file; problems (unreadable, bad syntax) go to ``problems``.
@@ -173,9 +191,7 @@ def read_doc(path: Path | str, layer: str, problems: list[Problem],
     kind = SUFFIXES.get(Path(path).suffix.lower())
     if kind is None:
         if os.path.isdir(name):  # `toolhost validate .`: the project, not its config file
-            inside = sorted(f.name for f in Path(name).iterdir()
-                            if f.suffix.lower() in SUFFIXES and f.is_file())[:5] \
-                if os.access(name, os.R_OK | os.X_OK) else []
+            inside = _configs_in(name)
             problems.append(Problem("is a directory, not a config file", name,
                                     hint="name the config file in it" + (
                                         f": {', '.join(inside)}" if inside else
