@@ -19,8 +19,10 @@ CASES = {
                   "this file is written as TOML (key = value, [tables]): name it .toml"),
     "table.yaml": ("[servers.s]\n", "this file is written as TOML"),
     # a directory named instead of the config file in it
+    # written as a path from here, the configs first (a policy test, a CI workflow are
+    # none), toolhost.* first among them
     "proj": (None, "proj: is a directory, not a config file (name the config file in it: "
-             "toolhost.yaml)"),
+             "proj/toolhost.yaml, proj/b.yaml, proj/a-workflow.yml, proj/policy-tests.yaml)"),
     "empty": (None, "empty: is a directory, not a config file (name the config file in it "
               "(`toolhost init` writes toolhost.yaml))"),
 }
@@ -37,6 +39,10 @@ def test_a_first_hour_mistake_is_one_line_saying_how_to_fix_it(
         (tmp_path / name).mkdir()
         if name == "proj":
             (tmp_path / name / "toolhost.yaml").write_text("toolhost: 1\n")
+            (tmp_path / name / "b.yaml").write_text("# another\ntoolhost: 1\n")
+            (tmp_path / name / "a-workflow.yml").write_text("on: push\n")
+            (tmp_path / name / "policy-tests.yaml").write_text("config: x\ncases: []\n")
+            (tmp_path / name / "notes.txt").write_text("toolhost: 1\n")
     else:
         (tmp_path / name).write_text(text)
     assert main(["validate", name]) == 1

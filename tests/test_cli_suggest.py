@@ -107,3 +107,42 @@ def _refused(argv: list[str]) -> object:
         return cli.main(argv)
     except SystemExit as exited:  # argparse's own exit, as on the command line
         return exited.code
+
+
+CONFIG = """\
+toolhost: 1
+servers:
+  project:
+    tools:
+      greet:
+        command: [echo, "hi {{ name }}"]
+        params: {name: {type: string}}
+"""
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["VALIDATE", "c.yaml"], "did you mean 'validate'?"),
+    (["tools", "c.yaml", "--JSON"], "'--JSON': did you mean '--json'?"),
+    (["call", "c.yaml", "PROJECT.greet", "name=x"], "no server 'PROJECT' (servers: project);"
+                                                     " did you mean 'project'?"),
+    (["call", "c.yaml", "project.GREET", "name=x"], "did you mean 'greet'?"),
+    (["call", "c.yaml", "project.greet", "NAME=x"], "did you mean 'name'?"),
+])
+def test_a_word_in_capitals_gets_a_did_you_mean(
+        argv: list[str], expected: str, tmp_path: object, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    monkeypatch.chdir(str(tmp_path))
+    Path("c.yaml").write_text(CONFIG)
+    assert _refused(argv) == 2
+    err = capsys.readouterr().err
+    assert expected in err.strip().splitlines()[-1], err
+
+
+def test_a_missing_subcommand_names_the_ones_there_are(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert _refused(["permissions"]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.endswith("required: SUBCOMMAND (one of: check, lint, list, test; "
+                         "`toolhost permissions SUBCOMMAND --help` shows one)"), last

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import tracemalloc
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -90,3 +91,22 @@ def test_a_huge_python_attribute_plugin_name_or_placeholder_gets_no_hint_cheaply
     assert found is None and peak < 8 * len(word)
     # a typo still gets its hint
     assert _attribute_hint(json, "detect_encodnig") == "did you mean 'detect_encoding'?"
+
+
+@pytest.mark.parametrize(("word", "choices", "expected"), [
+    ("PROJECT", ["project", "other"], ["project"]),      # difflib's ratio: 0
+    ("Servers", ["servers", "settings"], ["servers"]),
+    ("--JSON", ["--json", "--strict"], ["--json"]),
+    ("SEVRERS", ["servers"], ["servers"]),               # a typo in capitals
+    ("ÉCHO", ["écho"], ["écho"]),
+    ("STRASSE", ["straße"], ["straße"]),                 # casefold, not lower
+])
+def test_a_word_in_other_capitals_gets_its_choice(
+        word: str, choices: list[str], expected: list[str]) -> None:
+    assert close_matches(word, choices) == expected
+
+
+def test_the_same_case_is_preferred_and_no_word_is_its_own_hint() -> None:
+    assert close_matches("a", ["A", "a"]) == ["A"]       # "a" is the word itself
+    assert close_matches("Greet", ["greet", "greets"], n=2) == ["greet", "greets"]
+    assert close_matches("QQQ", ["servers"]) == []

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
-__all__ = ["SuggestingParser", "suggestion"]
+__all__ = ["SuggestingParser", "is_config", "suggestion"]
 
 _CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
 _UNKNOWN = "unrecognized arguments: "
@@ -92,6 +92,12 @@ class SuggestingParser(argparse.ArgumentParser):
             missing = [w.strip() for w in message[len(_REQUIRED):].split(",")]
             if missing and missing[0] in _CONFIG_ARGS:
                 return _config_hint()
+            choices = [sorted(a.choices) for a in self._actions
+                       if isinstance(a, argparse._SubParsersAction) and a.choices
+                       and str(a.metavar or a.dest) in missing]
+            if choices:  # `toolhost permissions` alone: which subcommands there are
+                return (f" (one of: {', '.join(choices[0])}; `{self.prog} SUBCOMMAND --help`"
+                        " shows one)")
         return ""
 
 
@@ -135,6 +141,13 @@ class SuggestingParser(argparse.ArgumentParser):
         if key in own:
             return (f"'{key}' is an option of toolhost itself: write it before the command "
                     f"(toolhost {key} {command.prog.partition(' ')[2]} ...)")
+        owners = [sub.prog for sub in _commands() if sub.prog != command.prog
+                  and key in _options(sub, nested=False)]
+        if owners:  # another command's (install --entry-only is mcp-config's)
+            named = [f"`{prog}`" for prog in owners[:3]]
+            listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
+            return (f"'{key}' is not an option of `{command.prog}`; {listed} "
+                    f"{'has' if len(named) == 1 else 'have'} it")
         return f"'{key}' is not an option of `{command.prog}` (its --help lists them)"
 
 
@@ -146,7 +159,7 @@ def _config_hint() -> str:
     try:
         here = sorted(n for n in os.listdir(".")[:1000]
                       if n.endswith((".yaml", ".yml", ".toml")) and not n.startswith(".")
-                      and os.path.isfile(n) and _is_config(n))
+                      and os.path.isfile(n) and is_config(n))
     except OSError:
         return ""
     if not here:  # (a case file, a CI workflow, a docker-compose.yml: no config)
@@ -159,7 +172,7 @@ def _config_hint() -> str:
 _TOP_KEY = re.compile(rb"^toolhost[ \t]*[:=]", re.M)
 
 
-def _is_config(name: str) -> bool:
+def is_config(name: str) -> bool:
     """Whether the file ``name`` sets the top-level ``toolhost:`` key every config has,
     within its first 8 KiB (a case file, a CI workflow or a docker-compose.yml does not)."""
     import os
@@ -186,4 +199,20 @@ def _options(parser: argparse.ArgumentParser, *, nested: bool = True) -> set[str
         if nested and isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
                 found |= _options(sub)
+    return found
+
+
+def _commands(parser: argparse.ArgumentParser | None = None) -> list[argparse.ArgumentParser]:
+    """Every (sub)command parser under ``parser`` (toolhost's whole command line: a run
+    builds only the command it names), each once."""
+    if parser is None:
+        from toolhost.cli import build_parser
+
+        parser = build_parser()
+    found: list[argparse.ArgumentParser] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                found.append(sub)
+                found += _commands(sub)
     return found

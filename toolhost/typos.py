@@ -19,9 +19,28 @@ def close_matches(word: str, choices: Iterable[str], n: int = 1,
                   cutoff: float = 0.6) -> list[str]:
     """``difflib.get_close_matches(word, choices, n, cutoff)``, bounded: none for a word of
     more than ``MAX_TYPO`` characters, and only the choices whose length can reach the ratio
-    (``2*M/(a+b) >= cutoff`` with M at most the shorter length) are compared."""
+    (``2*M/(a+b) >= cutoff`` with M at most the shorter length) are compared.
+
+    A choice that differs from the word in case only (``PROJECT`` for ``project``,
+    ``--JSON``, ``SERVERS:``) comes first: difflib's ratio for it is 0, so it was never
+    offered. When difflib finds nothing, the words are compared case-folded
+    (``Sevrers`` for ``servers``)."""
     if len(word) > MAX_TYPO:
         return []
+    pool = list(choices)
+    folded = word.casefold()
+    same = [c for c in pool if c != word and c.casefold() == folded]
+    found = _near(word, pool, n, cutoff)
+    if not found:
+        by_fold: dict[str, str] = {}
+        for choice in pool:
+            by_fold.setdefault(choice.casefold(), choice)
+        found = [by_fold[c] for c in _near(folded, list(by_fold), n, cutoff)]
+    return (same + [c for c in found if c not in same])[:n]
+
+
+def _near(word: str, choices: list[str], n: int, cutoff: float) -> list[str]:
+    """difflib's matches among the choices whose length can reach the ratio."""
     size = len(word)
     # difflib's own first test (real_quick_ratio), computed as it does: the same floats, so
     # rounding never leaves out a choice it would take (1.2*2 < 0.8*3 in floats)

@@ -125,3 +125,50 @@ def test_update_takes_one_rev(tmp_path: Path) -> None:
     config.write_text("toolhost: 1\n")
     _usage_error(run_cli(["update", str(config), "--rev", "v1", "--rev", "v2"], cwd=tmp_path),
                  "argument --rev", "given twice")
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    # mcp-config's: install writes the whole file, so it was taken and did nothing
+    (["--entry-only"], "'--entry-only' is not an option of `toolhost install`; "
+                       "`toolhost mcp-config` has it"),
+    (["--scope", "user"], "--scope: not used here: Claude Desktop has one config file"),
+    (["--scope", "project"], "--scope: not used here"),
+    (["--uninstall", "--force"], "--force: not used here: --uninstall only removes"),
+    (["--uninstall", "--watch", "--no-check"], "--watch, --no-check: not used here"),
+    (["--uninstall", "--absolute"], "--absolute: not used here"),
+])
+def test_install_refuses_a_flag_it_would_not_use(tmp_path: Path, flags: list[str],
+                                                  said: str) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    target = tmp_path / "x.json"
+    target.write_text('{"mcpServers": {"a": {"command": "x"}}}\n')
+    client = "claude-desktop" if "--scope" in flags else "claude-code"
+    _usage_error(run_cli(["install", client, str(config), "--server", "a", "--file",
+                          str(target), *flags], cwd=tmp_path), said)
+    assert target.read_text() == '{"mcpServers": {"a": {"command": "x"}}}\n'
+
+
+def test_install_still_takes_scope_for_claude_code_and_uninstall_alone(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    target = tmp_path / "x.json"
+    done = run_cli(["install", "claude-code", str(config), "--server", "a", "--scope",
+                    "user", "--file", str(target)], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    done = run_cli(["install", "claude-code", str(config), "--server", "a", "--uninstall",
+                    "--file", str(target)], cwd=tmp_path)
+    assert done.returncode == 0 and "removed 'a'" in done.stdout, (done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["tools", "{config}", "--transport", "http"], "`toolhost serve` has it"),
+    (["validate", "{config}", "--dry-run"],
+     "`toolhost install`, `toolhost lock` and `toolhost update` have it"),
+    (["validate", "{config}", "--zzz"], "(its --help lists them)"),
+])
+def test_another_commands_option_names_the_command_that_has_it(
+        tmp_path: Path, argv: list[str], said: str) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    _usage_error(run_cli([w.format(config=config) for w in argv], cwd=tmp_path), said)

@@ -110,7 +110,7 @@ servers:
     "dup.yaml": ("toolhost: 1\nservers:\n  s: {}\n  s: {}\n",
                  ["dup.yaml:4:3: servers.s: duplicate key"]),
     "dup.toml": ('toolhost = 1\n[servers.s]\ndescription = "a"\ndescription = "b"\n',
-                 ["dup.toml:4:", "invalid TOML: Cannot overwrite a value"]),
+                 ["dup.toml:4:1: servers.s.description: duplicate key"]),
     "syntax.yaml": ("toolhost: 1\nservers:\n  s:\n    tools:\n      t: {command: [echo]\n"
                     "      u: 1\n",
                     ["syntax.yaml:6:7: servers.s.tools.t: invalid YAML: did not find "

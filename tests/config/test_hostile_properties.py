@@ -30,7 +30,7 @@ PROFILE = "h28-ci" if os.environ.get("CI") else "h28-dev"
 
 BASE: dict[str, Any] = {"toolhost": 1, "servers": {"s": {
     "description": "d", "timeout": "5s", "env": {"A": "b"},
-    "tools": {"t": {"command": ["echo", "{p}"], "params": {"p": {"type": "string"}}}}}},
+    "tools": {"t": {"command": ["echo", "{{ p }}"], "params": {"p": {"type": "string"}}}}}},
     "permissions": {"allow": ["mcp__s__t"], "deny": []}}
 
 
@@ -136,7 +136,7 @@ _SPLICE = st.sampled_from([
     "<<<<<<< HEAD\n"])
 YAML_TEXT = json.dumps(BASE, indent=2)
 TOML_TEXT = ('toolhost = 1\n[servers.s]\ndescription = "d"\ntimeout = "5s"\nenv = {A = "b"}\n'
-             '[servers.s.tools.t]\ncommand = ["echo", "{p}"]\nparams.p.type = "string"\n'
+             '[servers.s.tools.t]\ncommand = ["echo", "{{ p }}"]\nparams.p.type = "string"\n'
              '[permissions]\nallow = ["mcp__s__t"]\ndeny = []\n')
 
 

@@ -30,3 +30,26 @@ def test_a_huge_unknown_key_gets_no_hint_in_memory_of_its_size(word: str) -> Non
     finally:
         tracemalloc.stop()
     assert hint == "" and peak < len(word) // 4
+
+
+@pytest.mark.parametrize(("text", "hint"), [
+    ("toolhost: 1\nSERVERS: {}\n", "2:1: SERVERS: unknown key (did you mean 'servers'?)"),
+    ("toolhost: 1\nservers:\n  a:\n    tools:\n      t:\n        COMMAND: [echo]\n",
+     "6:9: servers.a.tools.t.COMMAND: unknown key (did you mean 'command'?)"),
+    ("toolhost: 1\nservers:\n  a:\n    tools:\n      t:\n        command: [echo]\n"
+     "        Description: x\n",
+     "7:9: servers.a.tools.t.Description: unknown key (did you mean 'description'?)"),
+    ('toolhost = 1\n[servers.a.tools.t]\ncommand = ["echo"]\nTIMEOUT = 5\n',
+     "4:1: servers.a.tools.t.TIMEOUT: unknown key (did you mean 'timeout'?)"),
+])
+def test_a_key_in_other_capitals_gets_the_key(text: str, hint: str, tmp_path: object) -> None:
+    from pathlib import Path
+
+    from toolhost.config import load_config
+    from toolhost.errors import ConfigError
+
+    path = Path(str(tmp_path)) / ("c.toml" if text.startswith("toolhost =") else "c.yaml")
+    path.write_text(text)
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert hint in str(raised.value), str(raised.value)

@@ -64,6 +64,7 @@ def _unpathed(problem: Problem) -> str:
 @example("a: &m {x: 1}\nb: &n {w: 2, y: 3}\nc: {z: 0, <<: [*m, *n]}\nd: {<<: *m, x: 9}\n")
 @example("l: &l [{a: 1}, {b: 2}]\nm: {<<: *l}\nn: {<<: [*l, 1]}\no: {<<: 1}\n")
 @example("a: &a [{x: 1}]\nb: {<<: *a, <<: *a}\n")
+@example("x: &x [a, b, c]\ns:\n  <<: *x\n  t: {<<: [*x, [1], ]}\nu: {<<: }\nv: {<<: ''}\n")
 @example("a: !!binary aGk=\nb: !!set {x}\nc: !foo 1\nd: ! 1\ne: !!str 1\nf: 2001-01-01\n")
 @example("a: [0755, 1:30, .inf, 1e999, 0x1F, +1, ~, yes, On, 'x', \"y\", 9999999999]\n")
 @example("a: &a [1, 2]\nb: &b [*a, *a]\nc: &c [*b, *b]\nd: [*c, *c, *c]\n")

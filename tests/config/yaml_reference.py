@@ -38,6 +38,14 @@ _FLOAT = _T + "float"
 _new_tuple = tuple.__new__
 
 
+def _kind(node: Node) -> str:
+    if isinstance(node, SequenceNode):
+        return "a list"
+    if isinstance(node, ScalarNode):
+        return "an empty value" if node.value == "" and not node.style else "a plain value"
+    return "a value that is no mapping"  # pragma: no cover
+
+
 class Recheck(Exception):
     """A trusted walk met something the prescan might have refused first."""
 
@@ -157,11 +165,17 @@ class Walker:
             if merges == 2:  # PyYAML would merge both; YAML says a key is written once
                 self.problem(key_node, path, "duplicate key '<<' (a mapping has one merge key)",
                              "merge several mappings with one key: <<: [*a, *b]")
-            sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+            listed = isinstance(value_node, SequenceNode)
+            sources = value_node.value if listed else [value_node]
+            bad = [_kind(s) for s in sources if not isinstance(s, MappingNode)]
+            if bad:  # one problem, at the merge key
+                got = (f"its list holds {' and '.join(dict.fromkeys(bad[:3]))}" if listed
+                       else f"not {bad[0]}")
+                self.problem(key_node, path, "invalid YAML merge: '<<' takes a mapping or a "
+                             f"list of mappings, {got}",
+                             "anchor a mapping (x: &x {...}) and merge it: <<: *x")
             for source in sources:
                 if not isinstance(source, MappingNode):
-                    self.problem(source, path, "invalid YAML merge: '<<' takes a mapping or a "
-                                 "list of mappings")
                     continue
                 value = self.walk(source, path)
                 if isinstance(value, dict):

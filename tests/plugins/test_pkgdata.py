@@ -66,3 +66,28 @@ def test_a_name_no_package_can_have_is_not_offered_to_pip(name: str) -> None:
     (problem,) = info.value.problems
     assert "is not of the form 'pkg:NAME/PATH'" in problem.message
     assert "pip install" not in problem.hint
+
+
+def test_a_mistyped_package_or_file_names_the_one_meant(make_plugin: MakePlugin) -> None:
+    site = make_plugin("toolhost-frag", modules={"toolhost_frag/__init__": ""},
+                       entry_points={"main": "toolhost_frag"})
+    (site / "toolhost_frag" / "presets").mkdir()
+    (site / "toolhost_frag" / "presets" / "readonly.yaml").write_text("servers: {}\n")
+    (site / "toolhost_frag" / "presets" / "notes.txt").write_text("not a config\n")
+
+    def hint(ref: str) -> str:
+        with pytest.raises(ConfigError) as info:
+            resolve_pkg(ref, where=AT)
+        return info.value.problems[0].hint
+
+    assert hint("pkg:toolhost-frag/presets/readonli.yaml") == \
+        "did you mean pkg:toolhost-frag/presets/readonly.yaml?"
+    assert hint("pkg:toolhost-frag/Presets/ReadOnly.yaml") == \
+        "did you mean pkg:toolhost-frag/presets/readonly.yaml?"
+    assert hint("pkg:toolhost-frag/nothing/like/it.yaml") == \
+        "its config files: presets/readonly.yaml"
+    # a name one letter off an installed distribution: not "pip install" the typo alone
+    assert hint("pkg:toolhost-fra/presets/readonly.yaml") == (
+        "did you mean pkg:toolhost-frag/presets/readonly.yaml? If not: pip install "
+        "toolhost-fra")
+    assert hint("pkg:zzzqqqxx/x.yaml") == "pip install zzzqqqxx"

@@ -100,7 +100,8 @@ class CommandKind:
         names = (templating.placeholders(sources) | plan.group_names
                  | (templating.placeholders(plan.item_sources) - {"item"}))
         names -= templating.GLOBALS
-        typo = templating.misspelt_placeholder(names, tool.params)
+        typo = templating.misspelt_placeholder(names, tool.params) \
+            or templating.single_braced([*sources, *plan.item_sources], names, tool.params)
         if typo:
             raise problem(typo)
         problems = check_plan(plan, tool, names, opts)

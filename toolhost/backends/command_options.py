@@ -44,7 +44,8 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
         "stdin": {"type": "string", "description": "Template written to the program's stdin."},
         "env": {"type": "object", "additionalProperties": {"type": ["string", "number"]},
                 # a name the OS cannot hold (empty, '=' or NUL in it) failed every call
-                "propertyNames": {"minLength": 1, "pattern": "^[^=\u0000]*$"},
+                "propertyNames": {"minLength": 1, "pattern": "^[^=\u0000]*$",
+                                  "description": "A variable's name holds no '=' or NUL."},
                 "description": "Extra environment variables (templates), merged onto a "
                                "minimal base of PATH, HOME, LANG and the server's env."},
         "cwd": {"type": "string", "description": "Working directory, relative to the config "
@@ -61,6 +62,7 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
                                   "lines (-> {lines: [...]}) or binary (an image, audio or "
                                   "blob resource, by mime_type or sniffed)."},
         "mime_type": {"type": "string", "pattern": "^[a-z]+/[A-Za-z0-9.+-]+$",
+                      "examples": ["image/png"],
                       "description": "With stdout: binary, the type of the output (default: "
                                      "sniffed from its first bytes)."},
         "allow_dash": {"type": "array", "items": {"type": "string"}, "uniqueItems": True,

@@ -45,6 +45,7 @@ __all__ = [
     "placeholder_schema",
     "placeholders",
     "render_value",
+    "single_braced",
     "single_variable",
     "template_budget",
     "unrenderable_message",
@@ -414,6 +415,21 @@ def misspelt_placeholder(names: Iterable[str], declared: Iterable[str]) -> str |
         if close:
             return (f"placeholder '{name}' is not a declared param; did you mean "
                     f"'{close[0]}'? (declared: {', '.join(declared)})")
+    return None
+
+
+def single_braced(sources: Iterable[str], names: Iterable[str],
+                  declared: Iterable[str]) -> str | None:
+    """A message when a declared param no template uses is written in single braces
+    (``"hi {name}"``, as in Python's format or a shell's): that is literal text, so the
+    param the model fills in is dropped; None when there is none."""
+    used = set(names)
+    unused = [d for d in declared if d not in used]
+    for source in sources if unused else ():
+        for name in unused:
+            if "{" + name + "}" in source:
+                return (f"'{{{name}}}' is literal text, and the param '{name}' is used by no "
+                        f"template: a placeholder is written {{{{ {name} }}}}")
     return None
 
 

@@ -270,6 +270,11 @@ def main(args: argparse.Namespace) -> int:
         except UsageError as exc:
             owners = [f"{s}.{args.tool}" for s, tools in compiled.servers.items()
                       if any(t.name == args.tool for t in tools)]
+            # another separator (project/greet, project:greet, project__greet)
+            parts = re.split(r"::|[/:\s]|__", args.tool, maxsplit=1)
+            if len(parts) == 2 and any(t.name == parts[1]
+                                       for t in compiled.servers.get(parts[0], ())):
+                owners.append(f"{parts[0]}.{parts[1]}")
             anyio.run(compiled.aclose)
             raise UsageError(f"{exc}" + (f"; did you mean {' or '.join(owners)}?" if owners
                                          else "")) from None

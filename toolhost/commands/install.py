@@ -51,8 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from toolhost.commands.mcp_config import add_arguments as entry_arguments
 
     parser.add_argument("client", choices=CLIENTS, help="which client's config to edit")
-    entry_arguments(parser)
-    parser.add_argument("--scope", choices=("project", "user"), default="project",
+    entry_arguments(parser, printed=False)
+    parser.add_argument("--scope", choices=("project", "user"), default=None,
                         help="claude-code only: ./.mcp.json (project) or ~/.claude.json (user)")
     parser.add_argument("--file", metavar="PATH", help="edit this file instead")
     parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
@@ -72,6 +72,8 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.commands._install_checks import check_path, check_top
     from toolhost.commands.mcp_config import checked_entry
 
+    _refuse_unused(args)
+    args.scope = args.scope or "project"
     path = Path(args.file) if args.file else client_file(args.client, args.scope)
     if args.file and not os.path.isdir(path.parent or "."):
         from toolhost.errors import ToolhostError
@@ -136,6 +138,26 @@ def main(args: argparse.Namespace) -> int:
         print(f"Restart {'Claude Desktop' if args.client == 'claude-desktop' else 'Claude Code'}"
               " to pick it up.")
     return 0
+
+
+def _refuse_unused(args: argparse.Namespace) -> None:
+    """A flag this install would take and then not use is a usage error (exit 2): the
+    author believes it did something (``--scope user`` for Claude Desktop, which has one
+    file; ``--uninstall --force``, which removes what is there anyway)."""
+    unused = []
+    if args.client == "claude-desktop" and args.scope is not None:
+        unused.append(("--scope", "Claude Desktop has one config file (claude-code only)"))
+    if args.uninstall:
+        why = "--uninstall only removes the entry"
+        unused += [(flag, why) for flag, given in (
+            ("--watch", args.watch), ("--no-check", args.no_check), ("--force", args.force),
+            ("--absolute", args.absolute)) if given]
+    if unused:
+        flags = ", ".join(flag for flag, _ in unused)
+        print(f"toolhost install: "
+              f"error: {flags}: not used here: {unused[0][1]}; leave "
+              f"{'it' if len(unused) == 1 else 'them'} out", file=sys.stderr)
+        raise SystemExit(2)
 
 
 def _project_of(args: argparse.Namespace, path: Path) -> str | None:

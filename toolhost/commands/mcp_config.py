@@ -32,7 +32,9 @@ Examples:
 """
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, *, printed: bool = True) -> None:
+    """The entry's options; ``printed``: this command prints it (``install`` writes it, so
+    ``--entry-only`` would be taken and do nothing there)."""
     parser.add_argument("config", help="the config file (YAML or TOML)")
     # --all with --server would serve every server, not the ones named
     which = parser.add_mutually_exclusive_group()
@@ -44,8 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the entry's key (default: the server's name, or 'toolhost')")
     parser.add_argument("--watch", action="store_true",
                         help="make the server reload when the config changes")
-    parser.add_argument("--entry-only", action="store_true",
-                        help="print only the entry (for `claude mcp add-json NAME ...`)")
+    if printed:
+        parser.add_argument("--entry-only", action="store_true",
+                            help="print only the entry (for `claude mcp add-json NAME ...`)")
     parser.add_argument("--no-check", action="store_true",
                         help="do not load the config first (print even if it has errors)")
 

@@ -293,7 +293,7 @@ def _check(args: argparse.Namespace) -> int:
             print(describe_caller(caller))
         if depends:
             print(f"depends on the caller: {decision.behavior} without one (stdio, toolhost "
-                  f"run); {len(depends)} rule(s) restricted to callers apply to this call for "
+                  f"run); {len(depends):,} rule(s) restricted to callers apply to this call for "
                   "some callers:")
             for r in depends:
                 print(f"  {r.effect:5}  {shown(config.redact(r.text))}  ({shown(str(r.origin))})")
@@ -370,7 +370,7 @@ def _lint(args: argparse.Namespace) -> int:
 
         for finding in findings:
             print(shown(str(finding)))
-        print(f"{len(findings)} finding(s) in {len(policy.rules)} rule(s)", file=sys.stderr)
+        print(f"{len(findings):,} finding(s) in {len(policy.rules):,} rule(s)", file=sys.stderr)
     return 1 if findings else 0
 
 
@@ -417,7 +417,7 @@ def _test(args: argparse.Namespace) -> int:
             print(f"warning: {shown(str(warning))}", file=sys.stderr)
         broken += bool(cases.problems)
         if cases.not_run:
-            print(f"{path}: {cases.not_run} case(s) not run: a value of theirs is refused "
+            print(f"{path}: {cases.not_run:,} case(s) not run: a value of theirs is refused "
                   "(above)", file=sys.stderr)
         config_path = args.config or cases.config
         if config_path is None or not cases.cases:
@@ -433,7 +433,7 @@ def _test(args: argparse.Namespace) -> int:
             for problem in exc.problems:
                 print(str(problem), file=sys.stderr)
             print(f"{path}: the config {config_path} does not load: its "
-                  f"{len(cases.cases)} case(s) were not run", file=sys.stderr)
+                  f"{len(cases.cases):,} case(s) were not run", file=sys.stderr)
             broken += 1
             continue
         for case in cases.cases:
@@ -453,9 +453,9 @@ def _test(args: argparse.Namespace) -> int:
             if args.verbose or not outcome.passed:
                 print(shown(config.redact(outcome.line())))
     total = passed + failed
-    summary = f"{total} case(s): {passed} passed, {failed} failed"
+    summary = f"{total:,} case(s): {passed:,} passed, {failed:,} failed"
     if broken:
-        summary += f"; {broken} file(s) with problems"
+        summary += f"; {broken:,} file(s) with problems"
     print(("FAIL: " if failed or broken else "PASS: ") + summary)
     return 1 if failed or broken else 0
 

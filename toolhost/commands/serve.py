@@ -325,8 +325,8 @@ def _served(args: argparse.Namespace, started: Callable[[], None], token: str | 
     server = Server(build, limits)
     shown = [t.name for t in build.tools[:10]]  # a config may have hundreds of tools
     more = len(build.tools) - len(shown)
-    names = (", ".join(shown) + (f", ... ({more} more)" if more > 0 else "")) or "none"
-    print(f"toolhost: serving {build.name} ({len(build.tools)} tools: {names}) over "
+    names = (", ".join(shown) + (f", ... ({more:,} more)" if more > 0 else "")) or "none"
+    print(f"toolhost: serving {build.name} ({len(build.tools):,} tools: {names}) over "
           f"{args.transport}", file=sys.stderr, flush=True)
 
     async def serve() -> None:

@@ -186,6 +186,10 @@ class BackendChecker:
             # jsonschema's own message repeats the value: 4,000 digits of it, maybe
             check.problem(where, f"must be {_BOUNDS[error.validator]} "
                           f"{shown(error.validator_value)}, got {shown(instance)}")
+        elif error.validator == "pattern" and isinstance(instance, str):
+            # jsonschema's own message is the regular expression, which teaches nothing
+            check.problem(where, f"{_value(instance)} is not of the form this key takes",
+                          _pattern_hint(instance, str(error.validator_value), schema))
         else:
             check.problem(where, cut(error.message, 300))
 
@@ -236,6 +240,21 @@ def _form(schema: Mapping[str, Any]) -> str:
     if "enum" in schema:
         names.append("one of " + " | ".join(str(c) for c in schema["enum"]))
     return " or ".join(dict.fromkeys(names))
+
+
+def _pattern_hint(value: str, pattern: str, schema: Mapping[str, Any]) -> str:
+    """How to write a value its pattern refused: a module path with a dot where the colon
+    goes (``tools.greet`` for ``tools:greet``) is written back; else the schema's example
+    and its words."""
+    if ":" in pattern and ":" not in value and "." in value:
+        head, _, tail = value.rpartition(".")
+        if re.fullmatch(pattern, f"{head}:{tail}"):
+            return f"did you mean '{cut(head, 80)}:{cut(tail, 40)}'? (module:function)"
+    examples = schema.get("examples")
+    example = f"e.g. {examples[0]!r}" if isinstance(examples, list) and examples else ""
+    words = schema.get("description")
+    return "; ".join(x for x in (example, cut(words, 200) if isinstance(words, str) else "")
+                     if x)
 
 
 def _value(value: Any) -> str:

@@ -34,6 +34,22 @@ EXTERNAL_FIELDS = {"stdio": ("command", "args", "env", "cwd"),
 NAME = re.compile(r"^[A-Za-z0-9_-]+\Z")  # \Z: "$" also matches before a final newline
 
 
+# keys of the file's top level and of a tool, written in a server: where they go instead
+_TOP_LEVEL = ("permissions", "plugins", "extends", "settings", "run", "serve", "toolhost")
+_TOOL_LEVEL = ("command", "python", "http", "params", "input_schema", "annotations", "title",
+               "output_schema", "output", "max_output_chars", "redact_results", "task_support")
+
+
+def _misplaced_in_server(name: str) -> dict[str, str]:
+    placed = {key: f"'{key}' is a key of the file's top level, not of a server"
+              for key in _TOP_LEVEL}
+    placed["permissions"] += (f"; its rules name this server's tools as mcp__{name}__TOOL"
+                              if name.isidentifier() else "")
+    placed.update({key: f"'{key}' is a key of a tool: write it under tools: "
+                        f"{{NAME: {{{key}: ...}}}}" for key in _TOOL_LEVEL})
+    return placed
+
+
 def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str, ServerConfig]:
     servers = check.mapping(value, ("servers",))
     out: dict[str, ServerConfig] = {}
@@ -61,7 +77,7 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
 
             upstream = build_upstream(check, data, path)
         elif not imported:
-            check.known_keys(data, path, SERVER_KEYS)
+            check.known_keys(data, path, SERVER_KEYS, _misplaced_in_server(str(name)))
             for key in ("include", "exclude"):
                 if key in data:
                     check.problem((*path, key), f"'{key}' chooses the tools of an imported "

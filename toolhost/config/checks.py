@@ -200,13 +200,15 @@ class Checker:
         self.expected(path, "a mapping", value)
         return None
 
-    def known_keys(self, data: Mapping[str, Any], path: Path, allowed: Collection[str]) -> None:
-        """Report every key of ``data`` not in ``allowed``, with the nearest valid one."""
+    def known_keys(self, data: Mapping[str, Any], path: Path, allowed: Collection[str],
+                   elsewhere: Mapping[str, str] | None = None) -> None:
+        """Report every key of ``data`` not in ``allowed``, with where it belongs when it is
+        a key of another level (``elsewhere``: key -> hint), else the nearest valid one."""
         for key in data:
             if key not in allowed:
                 # a near miss costs a fuzzy match: past MAX_PROBLEMS nobody reads the hints
-                hint = (did_you_mean(key, allowed) or _known_here(allowed)
-                        if len(self.problems) < MAX_PROBLEMS else "")
+                hint = ((elsewhere or {}).get(key) or did_you_mean(key, allowed)
+                        or _known_here(allowed) if len(self.problems) < MAX_PROBLEMS else "")
                 self.problem((*path, key), "unknown key", hint)
 
     def require(self, data: Mapping[str, Any], path: Path, key: str, what: str) -> bool:

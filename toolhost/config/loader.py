@@ -42,7 +42,7 @@ from toolhost.config.repotree import loading_with
 from toolhost.config.secret_budget import secret_budget_problem
 from toolhost.config.sources import entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins, format_path, mark_for, node_count
-from toolhost.errors import ConfigError, PluginError, Problem
+from toolhost.errors import ConfigError, PluginError, Problem, shown
 from toolhost.excerpt import cut
 from toolhost.lockfile import LockGuard, lock_path, read_lock
 from toolhost.lockfile.guard import guarding
@@ -57,6 +57,16 @@ FORMAT_VERSION = 1
 MAX_EXTENDS_ENTRIES = 1_000
 TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run",
             "serve")
+# keys of a server, a tool or permissions written at the top level: where they go instead
+_MISPLACED_AT_TOP = {
+    **{key: f"'{key}' is a key of a server: write it under servers: {{NAME: {{{key}: ...}}}}"
+       for key in ("tools", "cwd", "env", "base_url", "headers", "auth", "mcp", "openapi",
+                   "resources", "prompts")},
+    **{key: f"'{key}' is a key of a tool: write it under servers: {{NAME: {{tools: {{TOOL: "
+            f"{{{key}: ...}}}}}}}}" for key in ("command", "python", "http", "params")},
+    **{key: f"'{key}' is a key of permissions: write it under permissions: {{{key}: ...}}"
+       for key in ("allow", "deny", "ask", "default", "ask_mode", "audit_log")},
+}
 
 
 @gc_paused
@@ -322,6 +332,11 @@ class _Reader:
                     f"missing format version ('{cut(typo, 60)}' is not a key of toolhost's "
                     "format)", doc.file, at.line, at.column, typo,
                     f"did you mean 'toolhost'? write '{line}'"))
+            elif is_main and (other := _other_kind(doc.data)) is not None:
+                # `toolhost validate *.yaml` beside what `toolhost init` writes: not a config
+                self.version_problems.append(Problem(
+                    f"not a toolhost config: this is {other[0]}", doc.file, 1, 1, "",
+                    other[1].replace("FILE", shown(doc.file))))
             elif is_main:
                 self.version_problems.append(Problem(
                     "missing format version", doc.file, 1, 1, "toolhost",
@@ -466,6 +481,21 @@ def _git_keys(entry: Any) -> tuple[str, str, str] | None:
     return entry_problem(entry)
 
 
+def _other_kind(data: Mapping[str, Any]) -> tuple[str, str] | None:
+    """What another file of toolhost's or a client's is (what it is, how it is used), by
+    its keys; None for anything else (a config that lacks its version)."""
+    if "cases" in data and "servers" not in data:
+        return ("a policy test file (cases:)",
+                "run it with `toolhost permissions test FILE`")
+    if "turns" in data and "servers" not in data:
+        return ("a scenario (a scripted model: turns:)",
+                "run it with `toolhost run CONFIG --script FILE -p go`")
+    if "mcpServers" in data:
+        return ("an MCP client's file (mcpServers:)",
+                "`toolhost install` and `toolhost mcp-config` write its entries")
+    return None
+
+
 def _chain_too_long(chain: tuple[str, ...], name: str, limit: int, origin: Origin) -> Problem:
     """The located problem for one link too many: the chain shown by its ends."""
     links = [*chain, name]
@@ -483,7 +513,7 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
     redact = HostConfig(version=FORMAT_VERSION, servers={}, secrets=frozenset(secrets)).redact
     check = Checker(merged.marks, merged.file, redact, merged.substituted)
     data: dict[str, Any] = merged.data
-    check.known_keys(data, (), TOP_KEYS)
+    check.known_keys(data, (), TOP_KEYS, _MISPLACED_AT_TOP)
     plugins = build_plugins(check, data["plugins"]) if "plugins" in data else ()
     listed = len(plugins)
     if plugins:  # the lock refuses an unlocked release before any of its code is imported

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import importlib.util
+import os
 import re
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -23,6 +24,7 @@ from packaging.utils import canonicalize_name
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.errors import ConfigError, Problem
 from toolhost.excerpt import cut
+from toolhost.typos import close_matches
 
 __all__ = ["PREFIX", "is_pkg_ref", "resolve_pkg", "resolve_pkg_entry"]
 
@@ -50,8 +52,10 @@ def resolve_pkg(ref: str, *, where: Origin = UNKNOWN) -> Path:
                      hint="e.g. pkg:toolhost-files/presets/readonly.yaml")
     dirs = _package_dirs(name)
     if not dirs:
+        near = _near_package(name)
         raise _error(where, f"no installed package or module named {name!r} (from {ref!r})",
-                     hint=f"pip install {name}")  # (a checked name)
+                     hint=f"did you mean pkg:{near}/{cut(rel, 120)}? If not: pip install {name}"
+                     if near else f"pip install {name}")  # (a checked name)
     for base in dirs:
         candidate = base.joinpath(*parts)
         try:
@@ -61,7 +65,36 @@ def resolve_pkg(ref: str, *, where: Origin = UNKNOWN) -> Path:
         if found:
             return candidate
     shown = ", ".join(str(d) for d in dirs)
-    raise _error(where, f"package {name!r} has no file {cut(rel, 120)!r} (looked in {shown})")
+    files = _config_files(dirs)
+    close = close_matches(rel, files, n=1, cutoff=0.7)
+    hint = f"did you mean pkg:{name}/{close[0]}?" if close else (
+        f"its config files: {', '.join(files[:5])}{', ...' if len(files) > 5 else ''}"
+        if files else "")
+    raise _error(where, f"package {name!r} has no file {cut(rel, 120)!r} (looked in {shown})",
+                 hint=hint)
+
+
+def _config_files(dirs: list[Path]) -> list[str]:
+    """The YAML and TOML files under a package's directories, relative to them, for a hint:
+    at most 2,000 entries are looked at (a package may be huge)."""
+    found: list[str] = []
+    seen = 0
+    for base in dirs:
+        for folder, subdirs, names in os.walk(base):
+            subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+            seen += len(names) + len(subdirs)
+            found += sorted(Path(folder, n).relative_to(base).as_posix() for n in names
+                            if n.endswith((".yaml", ".yml", ".toml")))
+            if seen > 2000:
+                return found
+    return found
+
+
+def _near_package(name: str) -> str | None:
+    """An installed distribution with a close name (``toolhost-file`` for toolhost-files)."""
+    names = {canonicalize_name(d.metadata["Name"] or "") for d in md.distributions()}
+    found = close_matches(canonicalize_name(name), sorted(names - {""}), n=1, cutoff=0.8)
+    return found[0] if found else None
 
 
 def _package_dirs(name: str) -> list[Path]:

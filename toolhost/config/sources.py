@@ -62,7 +62,8 @@ def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
                        f"{getattr(exc, 'strerror', None) or exc}") from None
     if not path.exists():
         raise _problem(origin, f"extends: no such file: {cut(str(path), 200)}",
-                       "paths are relative to the file that names them")
+                       _meant(str(entry), path) or ("" if os.path.isabs(os.path.expanduser(
+                           str(entry))) else "paths are relative to the file that names them"))
     if not path.is_file():
         raise _problem(origin, f"extends: not a regular file: {cut(str(path), 200)}")
     outside = escapes(origin.file, path)
@@ -74,6 +75,37 @@ def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
                        "repository, through no symlink or '..' out of it; or name another "
                        "one with {repo, rev, path}")
     return path
+
+
+def _meant(entry: str, path: Path) -> str:
+    """The file a missing entry probably meant: a close name beside it (``bsae.yaml``,
+    ``base.yml``, ``Base.yaml``), or the same name in a close directory (``sbu/base.yaml``),
+    written as the entry was; "" when none is close or the directory cannot be read."""
+    from toolhost.typos import close_matches
+
+    def near(folder: Path, word: str, files: bool) -> str | None:
+        # (a directory's name is short: a swap of two letters in three is 0.67)
+        try:
+            with os.scandir(folder) as listing:  # a huge directory: its first 1000 only
+                names = [e.name for _, e in zip(range(1000), listing, strict=False)
+                         if (e.is_file() and e.name.endswith(tuple(SUFFIXES))
+                             if files else e.is_dir())]
+        except (OSError, ValueError):
+            return None
+        found = close_matches(word, [n for n in names if n != word], n=1,
+                              cutoff=0.7 if files else 0.6)
+        return found[0] if found else None
+
+    written_dir, name = os.path.split(entry)
+    if path.parent.is_dir():
+        found = near(path.parent, name, True)
+        return f"did you mean {os.path.join(written_dir, found)}?" if found else ""
+    above, missing = os.path.split(written_dir.rstrip("/\\"))
+    found = near(path.parent.parent, missing, False) if missing else None
+    if found and (path.parent.parent / found / name).is_file():
+        return f"did you mean {os.path.join(above, found, name)}?"
+    beside = "" if os.path.isabs(os.path.expanduser(entry)) else " beside the file that names it"
+    return f"there is no directory {written_dir}{beside}"
 
 
 def resolve_pkg_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
@@ -125,6 +157,24 @@ def resolve_extends(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     return resolver(entry, base_dir=base_dir, origin=origin)
 
 
+def _configs_in(folder: str) -> list[str]:
+    """Up to five files of ``folder`` to name as its config, written as a path from here:
+    the ones that set ``toolhost:`` first, toolhost.* first among them (a policy test, a
+    scenario or a CI workflow is no config). At most 1,000 entries are looked at."""
+    from toolhost.cli_suggest import is_config
+
+    try:
+        with os.scandir(folder) as listing:
+            names = [e.name for _, e in zip(range(1000), listing, strict=False)
+                     if e.name.lower().endswith(tuple(SUFFIXES)) and e.is_file()]
+    except OSError:
+        return []
+    where = [os.path.join(folder, n) if folder not in (".", "./") else n for n in names]
+    configs = sorted(where, key=lambda p: (not is_config(p),
+                                           not os.path.basename(p).startswith("toolhost."), p))
+    return configs[:5]
+
+
 def read_doc(path: Path | str, layer: str, problems: list[Problem],
              origin: Origin | None = None) -> Doc | None:
     """Read and parse one file; problems (unreadable, bad syntax) go to ``problems``.
@@ -141,9 +191,7 @@ def read_doc(path: Path | str, layer: str, problems: list[Problem],
     kind = SUFFIXES.get(Path(path).suffix.lower())
     if kind is None:
         if os.path.isdir(name):  # `toolhost validate .`: the project, not its config file
-            inside = sorted(f.name for f in Path(name).iterdir()
-                            if f.suffix.lower() in SUFFIXES and f.is_file())[:5] \
-                if os.access(name, os.R_OK | os.X_OK) else []
+            inside = _configs_in(name)
             problems.append(Problem("is a directory, not a config file", name,
                                     hint="name the config file in it" + (
                                         f": {', '.join(inside)}" if inside else

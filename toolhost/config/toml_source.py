@@ -130,8 +130,13 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
                 else _habit_hint(text, line))
         from toolhost.config.conflicts import conflicted  # (only when it failed)
 
-        problems.append(conflicted(Problem(f"invalid TOML: {cut(message, 300)}", file, line,
-                                           col, _syntax_path(text, line, col), hint=hint),
+        key_path = _syntax_path(text, line, col)
+        said = _duplicate(message, text, line, col, key_path)
+        if said is not None:  # in YAML's words, at the key: both grammars say it alike
+            message, col, hint = said
+        else:
+            message = f"invalid TOML: {cut(message, 300)}"
+        problems.append(conflicted(Problem(message, file, line, col, key_path, hint=hint),
                                    text, "TOML"))
         return None
     except ValueError:  # int() refused a number of thousands of digits; tomllib says not where
@@ -313,3 +318,29 @@ def _scalar(value: Any, path: Path, bad: list[tuple[Path, str]]) -> Any:
         bad.append((path, reason))
         return None
     return value
+
+
+_DECLARED = re.compile(r"Cannot declare \((.*)\) twice")
+
+
+def _duplicate(message: str, text: str, line: int, col: int, path: str
+               ) -> tuple[str, int, str] | None:
+    """tomllib's words for a key or a table given twice, as the YAML loader says them
+    ("duplicate key"), with the column of the key (tomllib stops after its value);
+    None for any other error."""
+    lines = text.split("\n", line)
+    here = lines[line - 1] if 0 < line <= len(lines) else ""
+    if message == "Cannot overwrite a value" or message.startswith("Duplicate inline table key"):
+        key = path.rpartition(".")[2]
+        at = here.rfind(key, 0, max(col - 1, 0)) if key else -1
+        return ("duplicate key (the earlier one would be lost)",
+                at + 1 if at >= 0 else col, "")
+    found = _DECLARED.fullmatch(message)
+    if found:
+        table = ".".join(part.strip().strip("'\"") for part in found[1].split(","))
+        at = here.find("[")
+        return (f"duplicate table [{cut(table, 200)}]: it is declared twice",
+                at + 1 if at >= 0 else col,
+                f"write its keys under one [{cut(table, 200)}] header; a dotted key such "
+                f"as {cut(table, 200)}.x = 1 declares it too")
+    return None

@@ -338,7 +338,7 @@ class _Builder(ScalarReader):
                 if merges == 2:  # PyYAML would merge both; YAML says a key is written once
                     self.problem(key, path, "duplicate key '<<' (a mapping has one merge key)",
                                  "merge several mappings with one key: <<: [*a, *b]")
-                self.merge(self.next(), path, merged)
+                self.merge(key_event, self.next(), path, merged)
                 continue
             if type(key) is not ScalarEvent:
                 self.problem(key, path, "a mapping key must be a plain string",
@@ -361,35 +361,46 @@ class _Builder(ScalarReader):
         for text, item in merged.items():
             out.setdefault(text, item)
 
-    def merge(self, value: Event, path: Path, merged: dict[str, Any]) -> None:
-        """``<<: value``: a mapping, an alias of one, or a list of those."""
+    def merge(self, key: Event, value: Event, path: Path, merged: dict[str, Any]) -> None:
+        """``<<: value``: a mapping, an alias of one, or a list of those. What is not a
+        mapping is one problem, at the ``<<`` (not one per item, at the anchor's line)."""
         source = self.target(value)
-        if type(source) is SequenceStartEvent:
-            saved = self.next, self.replaying
-            if type(value) is AliasEvent:
-                name: str = value.anchor or ""
-                if self.stopped or name in self.open:
-                    return
-                start, end = self.anchors[name]
-                self.next, self.replaying = map(_unpack, self.tape[start + 1:end]).__next__, \
-                    True
-            try:
-                while True:
-                    item = self.next()
-                    if type(item) is SequenceEndEvent:
-                        return
-                    self.merge_one(item, path, merged)
-            finally:
-                self.next, self.replaying = saved
-        self.merge_one(value, path, merged)
+        if type(source) is not SequenceStartEvent:
+            if not self.merge_one(value, path, merged):
+                self._bad_merge(key, path, f"not {_kind(source)}")
+            return
+        saved = self.next, self.replaying
+        if type(value) is AliasEvent:
+            name: str = value.anchor or ""
+            if self.stopped or name in self.open:
+                return
+            start, end = self.anchors[name]
+            self.next, self.replaying = map(_unpack, self.tape[start + 1:end]).__next__, True
+        bad: list[str] = []
+        try:
+            while True:
+                item = self.next()
+                if type(item) is SequenceEndEvent:
+                    break
+                if not self.merge_one(item, path, merged) and len(bad) < 3:
+                    bad.append(_kind(self.target(item)))
+        finally:
+            self.next, self.replaying = saved
+        if bad:
+            self._bad_merge(key, path, f"its list holds {' and '.join(dict.fromkeys(bad))}")
 
-    def merge_one(self, event: Event, path: Path, merged: dict[str, Any]) -> None:
+    def _bad_merge(self, key: Event, path: Path, got: str) -> None:
+        self.problem(key, path, "invalid YAML merge: '<<' takes a mapping or a list of "
+                     f"mappings, {got}",
+                     "anchor a mapping (x: &x {...}) "
+                     "and merge it: <<: *x")
+
+    def merge_one(self, event: Event, path: Path, merged: dict[str, Any]) -> bool:
+        """One mapping merged in; False (and the value read unused) when it is not one."""
         source = self.target(event)
         if type(source) is not MappingStartEvent:
-            self.problem(source, path, "invalid YAML merge: '<<' takes a mapping or a list of "
-                         "mappings")
             self.muted(event, path)
-            return
+            return False
         self.merging += 1
         try:
             value = self.node(event, path)
@@ -398,6 +409,7 @@ class _Builder(ScalarReader):
         if isinstance(value, dict):
             for key, item in value.items():
                 merged.setdefault(key, item)
+        return True
 
     def muted(self, event: Event, path: Path) -> None:
         """Read a value nobody uses (a collection as a key, the value of a duplicate key):
@@ -411,6 +423,15 @@ class _Builder(ScalarReader):
             self.node(event, path)
         finally:
             self.marks, self.problems = marks, problems
+
+def _kind(event: Event) -> str:
+    """What a merged value is, in a problem's words."""
+    if type(event) is SequenceStartEvent:
+        return "a list"
+    if type(event) is ScalarEvent:
+        return "an empty value" if event.value == "" and event.implicit[0] else "a plain value"
+    return "a value that is no mapping"  # pragma: no cover
+
 
 def _within(exc: yaml.MarkedYAMLError, path: Path) -> None:
     """Name on ``exc`` (a syntax error) the key path being read when libyaml stopped, unless

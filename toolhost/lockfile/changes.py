@@ -42,7 +42,7 @@ def changes(old: Lock | None, new: Lock, *, diff: Diff | None = None,
             lines.extend(_files(moved[key], was, now, diff))
         elif was is None and now is not None:
             under = brought(key) if brought is not None else []
-            lines.append(f"+ {key} {now.pin[:12]} ({len(now.files)} file(s))"
+            lines.append(f"+ {key} {now.pin[:12]} ({len(now.files):,} file(s))"
                          + "".join(f"\n    {part}" for part in under))
         elif now is None and was is not None:
             lines.append(f"- {key} (no longer used)")

@@ -77,7 +77,7 @@ def local_changes_of_files(files: Iterable[str]) -> list[str]:
 
 def _names(rels: list[str]) -> str:
     shown = ", ".join(rels[:_SHOWN])
-    return shown + (f" (+{len(rels) - _SHOWN} more)" if len(rels) > _SHOWN else "")
+    return shown + (f" (+{len(rels) - _SHOWN:,} more)" if len(rels) > _SHOWN else "")
 
 
 def _changed(root: Path) -> set[str]:

@@ -65,7 +65,7 @@ def unanswered_note(config: HostConfig, where: str, *, nobody: bool = False) -> 
                 "without a terminal, nobody can answer an ask")
     else:
         return None
-    shown = ", ".join(denied[:_SHOWN]) + (f" (+{len(denied) - _SHOWN} more)"
+    shown = ", ".join(denied[:_SHOWN]) + (f" (+{len(denied) - _SHOWN:,} more)"
                                           if len(denied) > _SHOWN else "")
     # where the default was written; left unset, the config's own file (not the first
     # file that had a `permissions:` block, which may be a team repository's fragment)

@@ -115,6 +115,8 @@ def activate(requirements: Sequence[PluginRequirement], *, strict: bool = True) 
         own = "0" if wanted else own_version  # "0": a source tree without metadata
     builtin_info = PluginInfo(name=SELF, version=own,
                               provides=builtins.provides() if builtins else {})
+    if not outcome.problems:  # a load then compiles with these: each register() runs once
+        _kinds_cache.setdefault(_cache_key(requirements), kinds)
     return PluginSet(kinds=kinds, plugins=tuple(i for i, _ in kept),
                      registries=tuple(r for _, r in kept), builtins=builtin_info,
                      problems=tuple(outcome.problems))
@@ -353,6 +355,10 @@ def _problem(req: PluginRequirement | None, message: str, hint: str = "") -> Pro
 _kinds_cache: dict[tuple[tuple[str, str], ...], Mapping[str, BackendKind]] = {}
 
 
+def _cache_key(requirements: Sequence[PluginRequirement]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((canonical_name(r.name), r.specifier) for r in requirements))
+
+
 def kinds_for(requirements: Sequence[PluginRequirement]) -> Mapping[str, BackendKind]:
     """The backend kinds a config with these ``plugins`` may use (built-ins included).
 
@@ -360,7 +366,7 @@ def kinds_for(requirements: Sequence[PluginRequirement]) -> Mapping[str, Backend
     ``compile_tools(config, kinds=kinds_for(config.plugins))``. Activation happens once per
     distinct requirement list; errors are raised as by ``activate``.
     """
-    key = tuple(sorted((canonical_name(r.name), r.specifier) for r in requirements))
+    key = _cache_key(requirements)
     if key not in _kinds_cache:
         _kinds_cache[key] = activate(requirements).kinds
     return _kinds_cache[key]
