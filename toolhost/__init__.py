@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
+# Python 3.11.0-3.11.4 misread possessive repeats (``X*+``), which toolhost's patterns use:
+# before any of them is compiled, on those releases only (toolhost/re_possessive.py)
+from toolhost.re_possessive import install as _install_possessive
+
+_install_possessive()
+
 # public name -> module that defines it
 _LAZY = {
     # the errors and ToolResult too: ``toolhost --help`` (and a usage error) needs neither
