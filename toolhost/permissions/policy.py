@@ -34,6 +34,7 @@ EFFECT_ORDER = ("deny", "ask", "allow")
 _CACHE_LIMIT = 4096
 _EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _MOVES_SESSION = frozenset({"EnterWorktree"})  # (ExitWorktree returns to the start folder)
+_RUNS_SHELL = frozenset({"Bash", *SHELL_TOOLS})  # a tool whose ``command`` the shell runs
 
 
 class CompiledPolicy:
@@ -121,7 +122,9 @@ class CompiledPolicy:
         """Whether deciding this call may read files or run git (a Bash command applying a
         patch, unpacking an archive, a git command bringing files): a caller on an event
         loop decides it in a worker thread (``PermissionGate.check``)."""
-        command = tool_input.get("command") if tool_name in ("Bash", *SHELL_TOOLS) else None
+        if tool_name not in _RUNS_SHELL:  # (a set made once: most calls are no shell's)
+            return False
+        command = tool_input.get("command")
         if not isinstance(command, str):
             return False
         from toolhost.permissions.bash.policy import reads_files
@@ -170,6 +173,8 @@ class CompiledPolicy:
                 self.rules, self._later.rules, self.cwd)) is not None:
             return says.moved(self._decide(tool_name, tool_input), kept)
         decision = self._decide(tool_name, tool_input)
+        if tool_name not in SHELL_TOOLS:  # (the usual call: no second look)
+            return decision
         ran = decision.updated_input if decision.updated_input is not None else tool_input
         if (shell := shell_command(tool_name, ran)) is not None:
             # what the Bash rules (not the default) say of the command it runs, with its own
@@ -217,9 +222,11 @@ class CompiledPolicy:
                       default: str | None = None) -> Decision:
         """The rules' decision; ``default`` (the policy's unless given) when none decides."""
         default = default or self.default
-        unproven = self._unprovable(tool_input) if tool_name == "Bash" else None
-        if unproven == says.FORMS_CUT_REASON:  # (it meets every deny rule: say why, not the rule)
-            return self._unchecked(unproven, default)
+        unproven = None
+        if tool_name == "Bash":
+            unproven = self._unprovable(tool_input)
+            if unproven == says.FORMS_CUT_REASON:  # (it meets every deny rule: say why)
+                return self._unchecked(unproven, default)
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
         for rule in self._plan(tool_name).applicable(tool_input):
