@@ -422,9 +422,11 @@ def main() -> int:
         return 0
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})  # inherited by every process started below
-    hosts = args.hosts.split(",")
-    if args.against:
-        hosts.append("before")
+    # each host once a round ("before" named in --hosts as well as by --against ran twice a
+    # round, and the A/B's rounds no longer paired up)
+    hosts = list(dict.fromkeys(args.hosts.split(",") + (["before"] if args.against else [])))
+    if "before" in hosts and not args.against:
+        parser.error("host 'before' needs --against DIR (the checkout it runs)")
     with tempfile.TemporaryDirectory() as tmp:
         config, cli = write_fixtures(Path(tmp))
         out = Path(tmp) / "stats.json"

@@ -36,6 +36,17 @@ def test_the_run_bench_drives_toolhost_run_for_every_subject() -> None:
     assert out.stdout.count("toolhost / official, sequential p50") == 3
 
 
+def test_the_run_bench_runs_before_once_a_round_when_hosts_names_it_too() -> None:
+    # --hosts naming "before" beside --against ran it twice a round: the A/B then failed
+    # pairing its rounds (a traceback instead of the ratios)
+    out = subprocess.run([sys.executable, str(BENCH / "bench_run.py"), "--calls", "20",
+                          "--warmup", "5", "--inflight", "4", "--rounds", "2", "--subjects",
+                          "can_use_tool", "--hosts", "toolhost,before", "--against",
+                          str(BENCH.parent)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "can_use_tool: this / before, seq p50:" in out.stdout, out.stdout
+
+
 def test_the_startup_bench_times_every_subject_and_compares_checkouts() -> None:
     # --against this very checkout: the comparison runs, whatever the ratios
     root = BENCH.parent

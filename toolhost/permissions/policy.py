@@ -15,6 +15,7 @@ from toolhost.compile.defaults import FillRefused, FillUnsure, fill_choices, fil
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
 from toolhost.permissions import policy_says as says
+from toolhost.permissions.builtin_names import BUILTIN_TOOLS
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr.core import ExprError
 from toolhost.permissions.later.guard import LaterGuards
@@ -24,7 +25,7 @@ from toolhost.permissions.rule_plan import RulePlan, is_bash
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
 from toolhost.permissions.server_wide import SERVER_READS, server_read, server_wide
 from toolhost.permissions.shell_tools import SHELL_TOOLS, judged_as_shell, judged_with
-from toolhost.permissions.unread_tools import held_unread
+from toolhost.permissions.unread_tools import UNREAD_SHELLS, held_unread
 
 # The shell parser and the content matchers (bash.policy) load with the first rule that has
 # content or the first Bash call: most configs have neither (serve and validate start faster).
@@ -35,6 +36,7 @@ EFFECT_ORDER = ("deny", "ask", "allow")
 _CACHE_LIMIT = 4096
 _EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _MOVES_SESSION = frozenset({"EnterWorktree"})  # (ExitWorktree returns to the start folder)
+_RUNS_SHELL = frozenset({"Bash", *SHELL_TOOLS})  # a tool whose ``command`` the shell runs
 
 
 class CompiledPolicy:
@@ -123,7 +125,9 @@ class CompiledPolicy:
         """Whether deciding this call may read files or run git (a Bash command applying a
         patch, unpacking an archive, a git command bringing files): a caller on an event
         loop decides it in a worker thread (``PermissionGate.check``)."""
-        command = tool_input.get("command") if tool_name in ("Bash", *SHELL_TOOLS) else None
+        if tool_name not in _RUNS_SHELL:  # (a set made once: most calls are no shell's)
+            return False
+        command = tool_input.get("command")
         if not isinstance(command, str):
             return False
         from toolhost.permissions.bash.policy import reads_files
@@ -172,18 +176,26 @@ class CompiledPolicy:
                 self.rules, self._later.rules, self.cwd)) is not None:
             return says.moved(self._decide(tool_name, tool_input), kept)
         decision = self._decide(tool_name, tool_input)
-        if (held := held_unread(tool_name, decision, self._allowed_by(decision),
-                                self._plan("Bash").rules, self.default,
-                                self._declared)) is not None:
+        if decision.behavior == "allow" and (tool_name in UNREAD_SHELLS or not (
+                tool_name in BUILTIN_TOOLS or tool_name in self._declared
+                or tool_name.startswith("mcp__"))) and (
+                held := self._held_unread(tool_name, decision)) is not None:
             return held
+        if tool_name not in SHELL_TOOLS:  # (the usual call: no second look)
+            return decision
         ran = decision.updated_input if decision.updated_input is not None else tool_input
-        if tool_name in SHELL_TOOLS:
-            # what the Bash rules (or WebFetch's, for a WebSocket) say of what it runs, with
-            # allow for the default, and its own rules: the stricter
-            for other, call in judged_with(ran):
-                decision = judged_as_shell(tool_name, other, decision,
-                                           self._decide(other, call, default="allow"))
+        # what the Bash rules (or WebFetch's, for a WebSocket) say of what it runs, with allow
+        # for the default, and its own rules: the stricter
+        for other, call in judged_with(ran):
+            decision = judged_as_shell(tool_name, other, decision,
+                                       self._decide(other, call, default="allow"))
         return decision
+
+    def _held_unread(self, tool_name: str, decision: Decision) -> Decision | None:
+        """An allow of a tool whose calls the engine cannot read, or does not know: it needs
+        a rule naming it (asked only for those: most calls are neither)."""
+        return held_unread(tool_name, decision, self._allowed_by(decision),
+                           self._plan("Bash").rules, self.default, self._declared)
 
     def _allowed_by(self, decision: Decision) -> CompiledRule | None:
         """The allow rule behind an allow (None: the default, or not an allow)."""
@@ -231,9 +243,11 @@ class CompiledPolicy:
                       default: str | None = None) -> Decision:
         """The rules' decision; ``default`` (the policy's unless given) when none decides."""
         default = default or self.default
-        unproven = self._unprovable(tool_input) if tool_name == "Bash" else None
-        if unproven == says.FORMS_CUT_REASON:  # (it meets every deny rule: say why, not the rule)
-            return self._unchecked(unproven, default)
+        unproven = None
+        if tool_name == "Bash":
+            unproven = self._unprovable(tool_input)
+            if unproven == says.FORMS_CUT_REASON:  # (it meets every deny rule: say why)
+                return self._unchecked(unproven, default)
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
         for rule in self._plan(tool_name).applicable(tool_input):
