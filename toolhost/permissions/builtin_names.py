@@ -5,7 +5,18 @@ authoring checks at start). ``GetMcpPromptTool`` is toolhost's own: the name rul
 
 from __future__ import annotations
 
-__all__ = ["BUILTIN_TOOLS"]
+__all__ = ["BUILTIN_TOOLS", "LATER_BUILTINS"]
+
+# The rest of the bundled CLI's (2.1.330) tool names: PowerShell runs commands (judged apart:
+# permissions.unread_tools), RemoteTrigger and others reach the network or other sessions
+LATER_BUILTINS: tuple[str, ...] = (
+    "PowerShell", "Artifact", "ClaudeDesign", "DesignSync", "EndConversation", "LSP",
+    "OfferChromeSetup", "Projects", "PushNotification", "ReadMcpResourceDirTool",
+    "ReadNotifications", "RemoteTrigger", "SendFeedback", "SendUserFile", "SendUserMessage",
+    "SetGoal", "ShareOnboardingGuide", "ShowOnboardingRolePicker", "SubagentHandback",
+    "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "WaitForMcpServers",
+    "propose_skills",
+)
 
 # Claude Code's built-in tool names (a bare name outside this list is probably a typo).
 BUILTIN_TOOLS = frozenset({
@@ -15,12 +26,5 @@ BUILTIN_TOOLS = frozenset({
     "ReadMcpResourceTool", "KillBash", "Monitor", "EnterPlanMode", "CronCreate", "CronDelete",
     "CronList", "ScheduleWakeup", "SendMessage", "TaskStop", "TaskOutput", "Workflow",
     "EnterWorktree", "ExitWorktree", "ListAgents", "ReportFindings", "GetMcpPromptTool",
-    # the rest of the bundled CLI's (2.1.330) tool names; PowerShell is judged apart
-    # (permissions.unread_tools)
-    "PowerShell", "Artifact", "ClaudeDesign", "DesignSync", "EndConversation", "LSP",
-    "OfferChromeSetup", "Projects", "PushNotification", "ReadMcpResourceDirTool",
-    "ReadNotifications", "RemoteTrigger", "SendFeedback", "SendUserFile", "SendUserMessage",
-    "SetGoal", "ShareOnboardingGuide", "ShowOnboardingRolePicker", "SubagentHandback",
-    "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "WaitForMcpServers",
-    "propose_skills",
+    *LATER_BUILTINS,
 })

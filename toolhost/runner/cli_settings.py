@@ -29,6 +29,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from toolhost.permissions.builtin_names import LATER_BUILTINS
+
 __all__ = ["ASKED_BUILTINS", "KEEP_START_DIR", "ask_everything", "settings_json"]
 
 # Without it the CLI's Bash keeps a ``cd`` for the next call (inside the project), while
@@ -45,14 +47,9 @@ ASKED_BUILTINS: tuple[str, ...] = (
     "WebSearch", "Task", "Agent", "Skill", "SlashCommand", "Workflow", "SendMessage",
     "EnterWorktree", "ExitWorktree", "ListMcpResourcesTool", "ReadMcpResourceTool",
     "TaskOutput", "TaskStop",
-    # the rest of the bundled CLI's (2.1.330) tools: PowerShell runs commands, RemoteTrigger
-    # and the others reach the network or other sessions
-    "PowerShell", "Artifact", "ClaudeDesign", "DesignSync", "EndConversation", "LSP",
-    "OfferChromeSetup", "Projects", "PushNotification", "ReadMcpResourceDirTool",
-    "ReadNotifications", "RemoteTrigger", "SendFeedback", "SendUserFile", "SendUserMessage",
-    "SetGoal", "ShareOnboardingGuide", "ShowOnboardingRolePicker", "SubagentHandback",
-    "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "WaitForMcpServers",
-    "propose_skills",
+    # and the rest of the bundled CLI's tools (PowerShell runs commands, RemoteTrigger and
+    # others reach the network or other sessions)
+    *LATER_BUILTINS,
 )
 
 
