@@ -117,11 +117,9 @@ GRABBING = {
 }
 
 
-@pytest.mark.parametrize("how", list(GRABBING))
-def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path, how: str) -> None:
-    # An async tool runs on the event loop's thread: each way it could take SIGTERM from the
-    # session's receiver is refused, and the stop still answers the call in flight
-    grab, said = GRABBING[how]
+def _grabbing_tools(tmp_path: Path, grab: str) -> Path:
+    """A config with an async tool ``grab`` running the statement ``grab`` on the loop, and
+    a slow command tool that touches the returned path once it runs."""
     (tmp_path / "grabber.py").write_text(
         "import asyncio, signal\n"
         "from signal import signal as taken\n"
@@ -143,6 +141,15 @@ servers:
 permissions:
   default: allow
 """)
+    return running
+
+
+@pytest.mark.parametrize("how", list(GRABBING))
+def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path, how: str) -> None:
+    # An async tool runs on the event loop's thread: each way it could take SIGTERM from the
+    # session's receiver is refused, and the stop still answers the call in flight
+    grab, said = GRABBING[how]
+    running = _grabbing_tools(tmp_path, grab)
     cli = fake_cli(tmp_path, GRABS)
     log = tmp_path / "cli.log"
     with subprocess.Popen([TOOLHOST, "run", "c.yaml", "--cli", str(cli), "-p", "hi"],
@@ -278,25 +285,7 @@ def test_serve_does_not_let_a_tool_take_sigterm(tmp_path: Path, how: str) -> Non
     # under toolhost serve too: SIG_DFL ended it at once (the slow call never answered),
     # the loop's handler made SIGTERM do nothing
     grab, said = GRABBING[how]
-    (tmp_path / "grabber.py").write_text(
-        "import asyncio, signal\n"
-        "async def grab() -> str:\n"
-        "    loop = asyncio.get_running_loop()\n"
-        f"    {grab}\n"
-        "    return 'grabbed'\n")
-    running = tmp_path / "running"
-    (tmp_path / "c.yaml").write_text(f"""\
-toolhost: 1
-servers:
-  s:
-    tools:
-      grab:
-        python: grabber:grab
-      slow:
-        command: [sh, -c, 'touch "$0"; exec sleep 60', {json.dumps(str(running))}]
-permissions:
-  default: allow
-""")
+    running = _grabbing_tools(tmp_path, grab)
     with subprocess.Popen([TOOLHOST, "serve", "c.yaml", "--shutdown-grace", "0.5"],
                           cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"}) as process:
