@@ -32,20 +32,13 @@ from typing import Any
 
 from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
-from toolhost.backends.conn_strings import conn_string
-from toolhost.backends.file_values import file_read, url_scheme
-from toolhost.backends.git_pathspecs import pathspec_magic
-from toolhost.backends.head_values import head_break
-from toolhost.backends.make_values import make_assignment
-from toolhost.backends.media_urls import media_url
-from toolhost.backends.operand_reads import EXPRESSION_WORDS, dd_operand, past_dashdash
-from toolhost.backends.pipe_operands import pipe_operand
-from toolhost.backends.remote_operands import git_helper, remote_operand
-from toolhost.backends.socat_addresses import socat_address
-from toolhost.backends.url_values import url_value_problem
+from toolhost.backends.argv_operands import operand_problem
+from toolhost.backends.argv_size import MAX_ARGV_ELEMENTS, check_size
+from toolhost.backends.operand_reads import EXPRESSION_WORDS, past_dashdash
 from toolhost.excerpt import cut
 
 __all__ = [
+    "MAX_ARGV_ELEMENTS",
     "OPTION_CHARS",
     "OPTION_CHARS_TEXT",
     "ArgvConfigError",
@@ -63,10 +56,6 @@ __all__ = [
 # tail, head, uniq and pr, sh's `+x`), '@' (a response file of options: gcc, clang, ld,
 # javac, java). No program reads '/' (Windows-style options) on the systems toolhost runs
 # commands on, and an absolute path starts with it.
-# A command line a config writes has at most this many arguments (groups' items counted):
-# far more than any program's options, and far fewer than would make loading slow (each is
-# a template; 490,000 took 14 s). A longer list is data: pass it on stdin or in a file.
-MAX_ARGV_ELEMENTS = 10_000
 OPTION_CHARS = "-+@"
 OPTION_CHARS_TEXT = "'-', '+' or '@'"
 _AS_OPTION = {"-": "an option", "+": "an option or a command ('+cmd')",
@@ -188,110 +177,12 @@ class ArgvPlan:
         state = _Render()
         for element in self.elements:
             self._render(element, context, out, None, state)
-        remote = remote_operand(out, state.valued) \
-            if state.valued and not self.allow_remote else None
-        if remote is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(remote, 60)!r} another host's file: it has a ':' "
-                "before any '/', so the program would connect to that host with your keys "
-                "(the config can write the path with a literal directory: \"./{{ name }}\", "
-                "add --force-local for tar, or set allow_remote: true if the model may choose "
-                "the host)")
-        conn = conn_string(out, state.valued) \
-            if state.valued and not self.allow_remote else None
-        if conn is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(conn[0], 60)!r} a connection string or a server "
-                "address, not a database name: " + (
-                    "libpq reads 'host=', 'port=', 'user=' and 'postgresql://' there, over "
-                    "the config's -h/-p/-U" if conn[1] == "libpq" else
-                    "MongoDB reads 'host/db', 'host:port/db' and 'mongodb://' there"
-                    if conn[1] == "mongo" else
-                    "DuckDB opens 'md:' (MotherDuck), 's3://' and 'https://' databases")
-                + ", so the program would connect to a server the model chose with your "
-                "credentials (set allow_remote: true if the model may choose the server)")
-        helper = git_helper(out, state.valued) if state.valued else None
-        if helper is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(helper, 60)!r} a git remote of the form NAME::ADDRESS,"
-                " so git would run the program git-remote-NAME (write the URL's scheme in "
-                "the config: \"https://{{ url }}\")")
-        magic = pathspec_magic(out, state.valued, self.cwd, self.search_path) \
+        problem = operand_problem(self.program, out, state.valued, state.tails,
+                                  self.allow_remote, self.cwd, self.search_path) \
             if state.valued else None
-        if magic is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(magic, 60)!r} git pathspec magic (':/', ':(top)', "
-                "':!'), which names files outside the directory git runs in (the config can "
-                "write the start of the path: \"./{{ f }}\", or pass --literal-pathspecs)")
-        address = socat_address(out, state.valued, state.tails, self.cwd, self.search_path) \
-            if state.valued else None
-        if address is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(address, 60)!r} a socat address of its own choosing "
-                "(its type, an option after ',' or a second address after '!!': SYSTEM: and "
-                "EXEC: run commands); the config writes the type and the options: "
-                "\"TCP:{{ host }}:80\"")
-        piped = pipe_operand(out, state.valued, self.cwd, self.search_path) \
-            if state.valued else None
-        if piped is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(piped[0], 60)!r} a command, not a file name: "
-                f"{piped[1]} (the config can write the start and the end of the name: "
-                "\"./{{ name }}.txt\")")
-        media = media_url(out, state.valued, self.cwd, self.search_path) \
-            if state.valued else None
-        if media is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(media[0], 60)!r} more than a file name: {media[1]} "
-                "(the config can write the start of the name: \"./{{ name }}\" or "
-                "\"file:{{ name }}\")")
-        assignment = make_assignment(out, state.valued) if state.valued else None
-        if assignment is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(assignment, 60)!r} a variable assignment: make would "
-                "override the Makefile's variable and expand it ($(shell CMD) runs a command; "
-                "a recipe may run it), so the value may name a target but not hold '='")
-        dd = dd_operand(out, state.valued, self.cwd, self.search_path) \
-            if state.valued else None
-        if dd is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(dd[0], 60)!r} "
-                f"{'an awk' if dd[1] == 'awk' else 'a dd'} operand of its own choosing "
-                "(it wrote the '='): " + (
-                    "dd would read or write a file the config never named (the config writes "
-                    "the key: \"of={{ out }}\")" if dd[1] == "dd" else
-                    "awk would set that variable of its program instead of reading a file "
-                    "(the config writes the name: \"-v\", \"n={{ n }}\", or \"./{{ f }}\")"))
-        if state.valued:
-            self._check_files(out, state.valued)
-            moved = url_value_problem(out, state.valued, state.tails)
-            if moved is not None:
-                raise ArgvRefused(moved)
+        if problem is not None:
+            raise ArgvRefused(problem)
         return out
-
-    def _check_files(self, out: list[str], valued: list[tuple[int, int]]) -> None:
-        """Refuse a value that makes an HTTP client read a file or use another scheme."""
-        scheme = url_scheme(out, valued)
-        if scheme is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(scheme, 60)!r} a URL of a scheme other than http or "
-                f"https, which '{self.program}' would use to read a local file or reach "
-                "another host (the config can write the scheme: \"https://{{ host }}/\", "
-                "or pass --proto to say which schemes it allows)")
-        broken = head_break(out, valued)
-        if broken is not None:
-            raise ArgvRefused(
-                f"the value writes a line break (CR or LF) into {cut(broken, 60)!r}, which "
-                f"'{self.program}' reads line by line (a request head, php's INI settings): "
-                "it would add headers, a second request or a setting the config never wrote "
-                "(a body option such as curl -d takes line breaks)")
-        read = file_read(out, valued)
-        if read is not None:
-            raise ArgvRefused(
-                f"the value makes {cut(read, 60)!r} name a file ('@file', '<file', or a "
-                f"cookie file: -b with no '=') that '{self.program}' would read and send, a "
-                "file the config never named (write the '@' in the config if the value is "
-                "meant to be a file name, or a prefix such as './' for a cookie file)")
 
     def _render(self, element: Element, context: Mapping[str, Any], out: list[str],
                 item_of: str | None, state: _Render) -> None:
@@ -428,46 +319,14 @@ def _check_program(raw: Any) -> str:
     return program
 
 
-def _check_size(raw_argv: Sequence[Any]) -> None:
-    """At most ``MAX_ARGV_ELEMENTS`` elements, counted before any is compiled; the error
-    names the first element past the limit."""
-    count = 0
-    for raw in raw_argv:
-        count += _width(raw)
-    if count <= MAX_ARGV_ELEMENTS:
-        return
-    count = 0
-    for i, raw in enumerate(raw_argv):
-        width = _width(raw)
-        if count + width > MAX_ARGV_ELEMENTS:
-            past = MAX_ARGV_ELEMENTS - count  # the index of the first item past the limit
-            key = f".argv[{i}].argv[{past}]" if _items(raw) else f".argv[{i}]"
-            raise ArgvConfigError(
-                f"argv has more than {MAX_ARGV_ELEMENTS:,} elements (groups' items counted): "
-                "a command line that long is data, not a command", key,
-                "pass the values on stdin, or in a file the program reads")
-        count += width
-
-
-def _items(raw: Any) -> int:
-    """How many items a group element holds (0 for a template)."""
-    if type(raw) is str or not isinstance(raw, Mapping):
-        return 0
-    inner = raw.get("argv")
-    return len(inner) if isinstance(inner, (list, tuple)) else 0
-
-
-def _width(raw: Any) -> int:
-    return 1 if type(raw) is str else max(1, _items(raw))
-
-
 def compile_argv(raw_argv: Sequence[Any], allow_dash: Iterable[str] = (),
                  allow_remote: bool = False) -> ArgvPlan:
     """Compile the ``argv`` option; raises ``ArgvConfigError`` or ``TemplateError``.
     ``allow_remote``: a value may make an operand another host's (``scp f {{ dst }}``)."""
     if not raw_argv:
         raise ArgvConfigError("argv must start with the program to run", ".argv")
-    _check_size(raw_argv)
+    if (too_long := check_size(raw_argv)) is not None:
+        raise ArgvConfigError(*too_long)
     program = _check_program(raw_argv[0])
     sources: list[str] = []
     item_sources: list[str] = []
