@@ -3,11 +3,11 @@
 ``argv`` checks each value as it prints it (option characters, NUL); what a value makes an
 *operand* mean depends on the program and the arguments around it, so these checks run once
 the whole command line is known: another host's file (scp, rsync, tar), a connection string
-(psql, mongosh, duckdb), a git remote helper or pathspec magic, a socat address, a file name
-a program opens as a command (perl, ImageMagick, ed), a media player's URL, make's variable
-assignment, a dd/awk operand, an HTTP client's non-http scheme, a header line break, an
-``@file`` read, a URL whose host moved. :func:`operand_problem` returns the first such
-problem as the message of the refusal.
+(psql, mongosh, duckdb), a git remote helper or pathspec magic, a Mercurial or Jujutsu
+pattern, a socat address, a file name a program opens as a command (perl, ImageMagick, ed),
+a media player's URL, make's variable assignment, a dd/awk operand, an HTTP client's
+non-http scheme, a header line break, an ``@file`` read, a URL whose host moved.
+:func:`operand_problem` returns the first such problem as the message of the refusal.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from toolhost.backends.pipe_operands import pipe_operand
 from toolhost.backends.remote_operands import git_helper, remote_operand
 from toolhost.backends.socat_addresses import socat_address
 from toolhost.backends.url_values import url_value_problem
+from toolhost.backends.vcs_patterns import vcs_pattern
 from toolhost.excerpt import cut
 
 __all__ = ["operand_problem"]
@@ -39,7 +40,8 @@ def operand_problem(program: str, out: Sequence[str], valued: Sequence[tuple[int
     spawn finds the program (a script's #! line is read)."""
     if not valued:
         return None
-    return _hosts(out, valued, allow_remote) or _vcs(out, valued, cwd, search) \
+    return _hosts(out, valued, allow_remote) \
+        or _vcs(out, valued, tails, allow_remote, cwd, search) \
         or _opened(out, valued, tails, cwd, search) or _files(program, out, valued, tails)
 
 
@@ -74,14 +76,17 @@ def _hosts(out: Sequence[str], valued: Sequence[tuple[int, int]],
     return None
 
 
-def _vcs(out: Sequence[str], valued: Sequence[tuple[int, int]], cwd: str | None,
-         search: str | None) -> str | None:
+def _vcs(out: Sequence[str], valued: Sequence[tuple[int, int]], tails: Mapping[int, int],
+         allow_remote: bool, cwd: str | None, search: str | None) -> str | None:
     magic = pathspec_magic(out, valued, cwd, search)
     if magic is not None:
         return (
             f"the value makes {cut(magic, 60)!r} git pathspec magic (':/', ':(top)', "
             "':!'), which names files outside the directory git runs in (the config can "
             "write the start of the path: \"./{{ f }}\", or pass --literal-pathspecs)")
+    pattern = vcs_pattern(out, valued, tails, allow_remote, cwd, search)
+    if pattern is not None:
+        return f"the value makes {cut(pattern[0], 60)!r} {pattern[1]}"
     return None
 
 

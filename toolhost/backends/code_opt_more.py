@@ -33,6 +33,7 @@ _HOST = ("what of the host the container reaches (a host path it mounts as root,
 _DAEMON = ("the engine it talks to (an ssh:// host it runs ssh to with your keys, or a daemon "
            "the whole request goes to)")
 _KUBECONFIG = "a configuration file (its exec credential plugin runs a command)"
+_JJ_TOML = "settings that name the editors, pagers and tools it runs"
 _KEYS = "a file of key bindings or commands (which run programs)"
 _CONTROL = "an interface or socket that takes commands (lua, http, telnet: which run programs)"
 _FILTER = ("a filter graph (movie= and amovie= read any file or URL, sendcmd= reads commands, "
@@ -64,6 +65,10 @@ KV_KEYS = {
     "kv-hg": r"(?i)^(hooks\.|alias\.|extensions\.|pager\.|merge-tools\.|extdiff\.|diff-tools"
              r"\.|hostsecurity\.|paths\.|web\.|.*(ssh|editor|pager|merge|remotecmd|command"
              r"|cmd|program|executable|path))",
+    # jj --config NAME=VALUE: editors, pagers, diff and merge tools, fix tools, aliases
+    # (which run commands), signing programs, git's executable
+    "kv-jj": r"(?i)^(ui\.|merge-tools\.|aliases\.|fix\.|signing\.|git\.|hooks\.|.*(editor"
+             r"|pager|tool|command|cmd|program|executable|backend|path))",
     # svn --config-option FILE:SECTION:OPTION=VALUE
     "kv-svn": r"(?i)^(config:(tunnels|helpers):|.*(cmd|command|program|tool|library|ssh))",
     # cmake -D VAR[:TYPE]=VALUE: a file it includes, a compiler or launcher it runs
@@ -109,7 +114,10 @@ _MORE: dict[str, dict[str, str]] = {
              "--require": MOD, "-I": LIBDIR, "--libdir": LIBDIR, "-R": LIBDIR,
              "--rakelibdir": LIBDIR, "-C": DIR, "--directory": DIR},
     "erb": {"-r": MOD},
-    "hg": {"--config": "kv-hg", "-R": DIR, "--repository": DIR, "--cwd": DIR},
+    "hg": {"--config": "kv-hg", "-R": DIR, "--repository": DIR, "--cwd": DIR,
+           "-e": CMD, "--ssh": CMD, "--remotecmd": CMD},
+    "jj": {"--config": "kv-jj", "--config-toml": _JJ_TOML, "--config-file": _CONF,
+           "-R": DIR, "--repository": DIR},
     "svn": {"--config-option": "kv-svn", "--config-dir": DIR, "--diff-cmd": CMD,
             "--diff3-cmd": CMD, "--editor-cmd": CMD},
     "mysql": {"--plugin-dir": LIBDIR, "--default-auth": MOD},
