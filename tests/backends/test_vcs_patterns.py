@@ -139,7 +139,7 @@ def test_jj_a_value_may_not_leave_the_quotes(value: str) -> None:
 @pytest.mark.parametrize("value", ["svn+ssh://evil.example/repo", "http://evil.example/r",
                                    "file:///etc", "^/secret", "SVN+SSH://h/x"])
 def test_svn_a_value_may_not_write_a_url(argv: list[str], value: str) -> None:
-    with pytest.raises(ArgvRefused, match="svn|repository"):
+    with pytest.raises(ArgvRefused, match=r"svn|repository"):
         compile_argv(argv).render({"v": value})
 
 
@@ -175,7 +175,7 @@ def test_hg_every_kind_with_any_rest_is_refused(kind: str, rest: str, argv: list
 
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(value=st.text(st.characters(blacklist_characters=":~|&()\"'\\,^\0",
-                                   blacklist_categories=("Cs",)), min_size=1, max_size=30)
+                                   blacklist_categories=["Cs"]), min_size=1, max_size=30)
        .filter(lambda t: t[0] not in "-+@"),
        argv=st.sampled_from([*HG_ARGVS, *JJ_ARGVS[:-2]]))
 def test_a_plain_name_always_runs(value: str, argv: list[str]) -> None:

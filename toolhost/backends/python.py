@@ -122,9 +122,13 @@ class PythonKind:
         if isinstance(memory, str):
             raise problem(memory, "" if "write e.g." in memory else
                           "write e.g. 1GiB or 4GiB, with isolation: process", key=".max_memory")
+        if options.get("pass_env") is not None and options.get("isolation") != "process":
+            raise problem("pass_env needs isolation: process (an in-process tool shares the "
+                          "host's whole environment)", "set isolation: process",
+                          key=".pass_env")
         if options.get("isolation") == "process":
             invoke = _process_invoke(ref, searched, tool, int(options.get("workers") or 2),
-                                     limit, ctx, memory)
+                                     limit, ctx, memory, tuple(options.get("pass_env") or ()))
         else:
             invoke = _thread_invoke(fn, info, tool, limit)
         return Binding(invoke=invoke, input_schema=info.input_schema,
@@ -144,11 +148,13 @@ def _max_memory(raw: Any, isolation: Any) -> int | str:
 
 
 def _process_invoke(ref: str, search: list[str], tool: ToolConfig, workers: int, limit: int,
-                    ctx: BindContext, memory: int = 0) -> Any:
+                    ctx: BindContext, memory: int = 0, pass_env: tuple[str, ...] = ()) -> Any:
     from toolhost.backends.worker import WorkerPool, WorkerSpec
 
     pool = WorkerPool(WorkerSpec(function=ref, tool=tool.name, limit=limit,
-                                 search=tuple(search), max_memory=memory), workers)
+                                 search=tuple(search), max_memory=memory,
+                                 server_env=dict(ctx.server.defaults.env),
+                                 pass_env=pass_env), workers)
     ctx.on_close(pool.aclose)
     return pool.call
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.backends.python_import import REF_PATTERN
+from toolhost.backends.worker_env import NAME_PATTERN
 
 __all__ = ["ISOLATIONS", "OPTIONS_SCHEMA"]
 
@@ -49,6 +50,12 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
                            "(bytes, or a size such as 2GiB; at least 512MiB): past it an "
                            "allocation fails (MemoryError) instead of growing the worker "
                            "until its timeout or the OOM killer.",
+        },
+        "pass_env": {
+            "type": "array", "items": {"type": "string", "pattern": NAME_PATTERN},
+            "description": "isolation: process: host environment variables the worker "
+                           "gets besides its minimal base and the server's env: names, "
+                           "prefixes ('AWS_*'), or '*' for all of them.",
         },
         "allow_untyped": {
             "type": "boolean",

@@ -32,7 +32,7 @@ import os
 import signal
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -42,6 +42,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from toolhost.backends.base import CallContext, ToolFailure
 from toolhost.backends.reaper import ToolRun, enable_subreaper
+from toolhost.backends.worker_env import worker_env
 from toolhost.redaction import active
 from toolhost.results import ToolResult
 
@@ -74,6 +75,9 @@ class WorkerSpec:
     limit: int  # max_output_chars: results are cut to this in the worker
     search: tuple[str, ...] = ()  # the declaring config's directories (module_origin)
     max_memory: int = 0  # bytes a worker may allocate (RLIMIT_DATA); 0: no limit
+    # its environment (worker_env): the server's env, and what pass_env takes from the host's
+    server_env: Mapping[str, str] = field(default_factory=dict)
+    pass_env: tuple[str, ...] = ()
 
 
 class _RemoteError(Exception):
@@ -184,7 +188,8 @@ class WorkerPool:
             with anyio.CancelScope(shield=True):  # a lost process object could not be killed
                 process = await anyio.open_process(
                     [sys.executable, "-m", "toolhost.backends.worker_main"], stderr=None,
-                    start_new_session=True, env=run.env(dict(os.environ)))
+                    start_new_session=True,
+                    env=run.env(worker_env(self.spec.server_env, self.spec.pass_env)))
         except BaseException:
             run.not_started()
             raise
