@@ -21,6 +21,7 @@ from toolhost.backends.argv import (
 from toolhost.backends.code_args import Token, code_slots, program_name, run_programs
 from toolhost.backends.code_env import chooses_code
 from toolhost.backends.code_filters import safe_form
+from toolhost.backends.code_operands import code_operand_slots
 from toolhost.backends.code_opt_table import ROUTE, SSH_SENDS
 from toolhost.backends.code_opts import OPTION, PLUS, program_family
 from toolhost.backends.code_redis import REDIS, stdin_is_code
@@ -308,6 +309,12 @@ def option_notes(config: HostConfig) -> list[Problem]:
                     "the model chooses which of your files leaves the machine", key=key,
                     hint="bound the param with a permission rule (when: {PARAM: {path_under: "
                          "DIR}}), or write the file or its directory in the config"))
+            for key, program, what in code_operand_slots(plan_tokens(plan)):
+                notes.append(tool.backend.origin.problem(
+                    f"note: a value names what `{program}` {what}: the model chooses which "
+                    "code runs, from any directory it can write to", key=key,
+                    hint="bound the param with a permission rule (when: {PARAM: {path_under: "
+                         "DIR}}), or write the directory in the config"))
             notes.extend(_nested_item_notes(plan, tool))
             notes.extend(_list_notes(plan, tool))
             for element, names in _option_elements(plan):
