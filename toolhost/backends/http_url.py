@@ -10,12 +10,15 @@ the rendered URL is checked again before anything is sent: same scheme, host and
 path still starts with the declared base path, no ``.`` / ``..`` segments (nor ``..;x``, a
 Java server's ``..``), no encoded slashes
 or backslashes but the ones the config wrote (``/projects/group%2Fproject``), no empty
-segments the template did not have.
+segments the template did not have; and none of these once a segment is decoded twice more
+(overlong UTF-8 such as ``%c0%ae`` read as ``.``), trimmed or normalized (NFKC), as some
+servers and proxies read it (``%2e%2e``, ``．．``, ``‥``, ``／``, ``%2e%2e%00``).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urljoin, urlsplit
@@ -31,6 +34,12 @@ __all__ = ["UnsafeURL", "UrlTemplate", "compile_url", "literal_query_keys", "sho
            "with_query"]
 
 _ENCODED_SLASH = re.compile(r"%(2f|5c)", re.I)
+# overlong UTF-8 forms of '.', '/' and '\\' that old decoders accepted (IIS's "unicode" bug)
+_OVERLONG_AS = {"%c0%ae": ".", "%e0%80%ae": ".", "%c0%af": "/", "%e0%80%af": "/",
+                "%c1%9c": "\\", "%c1%1c": "\\"}
+_OVERLONG = re.compile("|".join(map(re.escape, _OVERLONG_AS)), re.I)
+# what servers strip around a segment: blanks, controls and zero-width characters
+_BLANKS = "".join(map(chr, range(33))) + "\x7f\u00a0\u200b\u200c\u200d\u2060\ufeff"
 
 
 class UnsafeURL(ValueError):
@@ -71,9 +80,36 @@ class UrlTemplate:
             # and then read `..` (with ';' encoded as well, where they decode it first)
             if unquote(segment).split(";", 1)[0] in (".", ".."):
                 raise UnsafeURL("a path value is '.' or '..'")
+            if "%" in segment and (moved := _decoded_again(segment)) is not None:
+                raise UnsafeURL(moved)
         if len(segments) == self.segments and any(not segments[i] for i in self.holes):
             raise UnsafeURL("a path value is empty")
         return url
+
+
+def _decoded_again(segment: str) -> str | None:
+    """Why a server that decodes a path twice, or normalizes its text (NFKC), would read
+    ``segment`` (as sent) as ``.``/``..`` or as more than one segment, or None. A value's
+    ``%2e%2e`` is sent as ``%252e%252e``, ``．．`` (fullwidth) and ``‥`` as their UTF-8, and
+    such a server reads ``..``; ``%2f`` and ``／`` read as ``/``."""
+    once = unquote(segment)
+    forms = {once}
+    text = once
+    for _ in range(2):  # two more decodings: a proxy's and the application's
+        forms.add(_OVERLONG.sub(lambda m: _OVERLONG_AS[m.group().lower()], text))
+        text = unquote(text)
+        forms.add(text)
+    forms |= {unicodedata.normalize("NFKC", form) for form in list(forms)}
+    slashes = once.count("/") + once.count("\\")
+    for form in forms:
+        head = form.split("\0", 1)[0].split(";", 1)[0].strip(_BLANKS)
+        if head in (".", ".."):
+            return ("a path value is '.' or '..' once decoded again or normalized (NFKC), "
+                    "as some servers read it")
+        if form.count("/") + form.count("\\") > slashes:
+            return ("a path value holds a '/' or '\\' once decoded again or normalized "
+                    "(NFKC), as some servers read it")
+    return None
 
 
 def with_query(url: str, pairs: list[tuple[str, str]]) -> str:
