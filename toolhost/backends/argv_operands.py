@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from toolhost.backends.bare_options import bare_option
 from toolhost.backends.conn_strings import conn_string
 from toolhost.backends.file_values import file_read, url_scheme
 from toolhost.backends.git_pathspecs import pathspec_magic
@@ -87,6 +88,9 @@ def _vcs(out: Sequence[str], valued: Sequence[tuple[int, int]], tails: Mapping[i
     pattern = vcs_pattern(out, valued, tails, allow_remote, cwd, search)
     if pattern is not None:
         return f"the value makes {cut(pattern[0], 60)!r} {pattern[1]}"
+    bare = bare_option(out, valued, cwd, search)
+    if bare is not None:
+        return f"the value makes {cut(bare[0], 60)!r} {bare[1]}"
     return None
 
 
