@@ -49,9 +49,10 @@ class _Guard:
         # a hold this long is stopped, timeout or not: a host that stops answering for
         # longer is hung (a few seconds of requests.get in an async def is slow, not broken)
         self.hold = env_seconds(HOLD_ENV, HOLD_SECONDS, 0.1, 3600.0, warn=True)
-        # the frame of each async call running -> (tool, its deadline); dict operations are
-        # atomic under the GIL, so the watcher reads it without a lock
-        self.calls: dict[FrameType, tuple[str, float]] = {}
+        # the frame of each async call running -> (tool, its deadline, a blocking: false
+        # def?); dict operations are atomic under the GIL, so the watcher reads it without a
+        # lock
+        self.calls: dict[FrameType, tuple[str, float, bool]] = {}
         self.beat = time.monotonic()
         self.beating = False
         self.main = threading.main_thread().ident
@@ -80,17 +81,16 @@ class _Guard:
             held = self.holder()
             if held is None:
                 continue
-            frame, (tool, deadline) = held
+            frame, (tool, deadline, inline) = held
             if frame not in self.told:
                 self.told.add(frame)
                 import logging
 
                 logging.getLogger("toolhost").warning(
-                    "async tool %s is blocking the event loop (no await for %.0f s): every "
+                    "%s %s is blocking the event loop (no await for %.0f s): every "
                     "other call waits until it returns, or its timeout or %s (%g s) stops "
-                    "it. Write blocking code as a def (it runs in a thread) or give the tool "
-                    "isolation: process", tool, time.monotonic() - self.beat, HOLD_ENV,
-                    self.hold)
+                    "it. %s", "tool" if inline else "async tool", tool,
+                    time.monotonic() - self.beat, HOLD_ENV, self.hold, _advice(inline))
             if self.overdue(deadline, time.monotonic()) and self.main is not None:
                 signal.pthread_kill(self.main, signal.SIGUSR2)
 
@@ -100,7 +100,7 @@ class _Guard:
         stalled = now - self.beat
         return stalled >= self.hold or (stalled >= _STALL and now >= deadline)
 
-    def holder(self) -> tuple[FrameType, tuple[str, float]] | None:
+    def holder(self) -> tuple[FrameType, tuple[str, float, bool]] | None:
         """The async call whose frame is on the main thread's stack now, if any."""
         frame = sys._current_frames().get(self.main) if self.main is not None else None
         while frame is not None:
@@ -115,12 +115,21 @@ class _Guard:
         while frame is not None:
             found = self.calls.get(frame)
             if found is not None and self.overdue(found[1], now):
-                raise LoopHeld(f"tool {found[0]} held the event loop for "
-                               f"{now - self.beat:.1f} s without an await (blocking code in "
-                               "an async def) and was stopped (its timeout, or "
-                               f"{HOLD_ENV}); write "
-                               "blocking code as a def, or give the tool isolation: process")
+                tool, _, inline = found
+                where = "a def under blocking: false" if inline else "an async def"
+                advice = _advice(inline)
+                raise LoopHeld(f"tool {tool} held the event loop for {now - self.beat:.1f} s "
+                               f"without an await (blocking code in {where}) and was stopped "
+                               f"(its timeout, or {HOLD_ENV}); "
+                               f"{advice[0].lower()}{advice[1:]}")
             frame = frame.f_back
+
+
+def _advice(inline: bool) -> str:
+    if inline:  # a def the config said never blocks
+        return "Remove blocking: false (the def then runs in a thread), or give the tool " \
+            "isolation: process"
+    return "Write blocking code as a def, or give the tool isolation: process"
 
 
 _guard: list[_Guard] = []
@@ -153,9 +162,10 @@ def _installed() -> _Guard | None:
     return guard
 
 
-def hold(coro: Any, tool: str, deadline: float) -> FrameType | None:
+def hold(coro: Any, tool: str, deadline: float, inline: bool = False) -> FrameType | None:
     """Before awaiting an async tool's coroutine on the event loop: note its frame, with
-    the call's ``deadline`` (``time.monotonic()`` seconds, or inf). Returns what ``release``
+    the call's ``deadline`` (``time.monotonic()`` seconds, or inf; ``inline``: the coroutine
+    runs a ``blocking: false`` def, which the messages name). Returns what ``release``
     takes after (None: nothing noted)."""
     guard = _guard[0] if _guard else _installed()
     if guard is None or (deadline == _INF and guard.hold == _INF):
@@ -163,7 +173,7 @@ def hold(coro: Any, tool: str, deadline: float) -> FrameType | None:
     frame: FrameType | None = getattr(coro, "cr_frame", None)
     if frame is None:
         return None
-    guard.calls[frame] = (tool, deadline)
+    guard.calls[frame] = (tool, deadline, inline)
     if not guard.beating:
         import asyncio
 

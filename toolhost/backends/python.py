@@ -31,6 +31,7 @@ import functools
 import inspect
 import os
 from collections.abc import Mapping
+from contextvars import copy_context
 from typing import Any
 
 from toolhost.backends.base import BindContext, Binding, CallContext
@@ -122,11 +123,20 @@ class PythonKind:
         if isinstance(memory, str):
             raise problem(memory, "" if "write e.g." in memory else
                           "write e.g. 1GiB or 4GiB, with isolation: process", key=".max_memory")
+        inline = options.get("blocking") is False
+        if inline and (options.get("isolation") == "process" or info.is_async):
+            raise problem(
+                f"{ref}: blocking: false runs a def on the event loop; "
+                + ("isolation: process runs it in a worker process" if not info.is_async
+                   else "an async def runs there already"),
+                "remove blocking: false" if info.is_async else
+                "choose one: blocking: false (quick code, no thread hop) or isolation: "
+                "process", key=".blocking")
         if options.get("isolation") == "process":
             invoke = _process_invoke(ref, searched, tool, int(options.get("workers") or 2),
                                      limit, ctx, memory)
         else:
-            invoke = _thread_invoke(fn, info, tool, limit)
+            invoke = _thread_invoke(fn, info, tool, limit, inline)
         return Binding(invoke=invoke, input_schema=info.input_schema,
                        output_schema=info.output_schema, description=info.description,
                        output="structured")
@@ -153,7 +163,19 @@ def _process_invoke(ref: str, search: list[str], tool: ToolConfig, workers: int,
     return pool.call
 
 
-def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
+async def _inline(fn: Any, kwargs: dict[str, Any]) -> Any:
+    """A ``blocking: false`` def, called on the event loop as an async def's body would be
+    (this frame is what the loop-hold guard looks for, to stop it at its timeout). In a copy
+    of the call's context: it sees the host's guards (``IN_TOOL``), and what it sets stays in
+    the call, as a pool thread's would."""
+    value = copy_context().run(fn, **kwargs)
+    if inspect.isawaitable(value):  # a def handing back a coroutine: it runs here too
+        value = await value
+    return value
+
+
+def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int,
+                   inline: bool = False) -> Any:
     context_param = info.context_param
 
     def prepare(arguments: Mapping[str, Any], call_ctx: CallContext) -> dict[str, Any]:
@@ -176,13 +198,15 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
     def runner(ctx: CallContext) -> Any:
         return functools.partial(pool().run, tool=ctx.tool or tool.wire_name)
 
-    if info.is_async:
+    if info.is_async or inline:
+        # a blocking: false def takes the async def's path whole: on the loop, no thread hop
         async def invoke_async(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             parent = os.getpid()
             try:  # the arguments' converters run the tool's code too
-                coro = fn(**prepare(arguments, ctx))
+                coro = _inline(fn, prepare(arguments, ctx)) if inline else \
+                    fn(**prepare(arguments, ctx))
                 # blocking code in it holds every other call: stopped at its timeout
-                held = hold(coro, ctx.tool or tool.wire_name, current_deadline())
+                held = hold(coro, ctx.tool or tool.wire_name, current_deadline(), inline)
                 try:
                     value = await coro
                 finally:

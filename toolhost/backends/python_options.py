@@ -50,6 +50,14 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
                            "allocation fails (MemoryError) instead of growing the worker "
                            "until its timeout or the OOM killer.",
         },
+        "blocking": {
+            "type": "boolean",
+            "description": "false: the def never blocks (quick code, no I/O or waits): it runs "
+                           "on the event loop, as an async def with no await does, without "
+                           "the hand-off to a pool thread. While it runs no other call is "
+                           "answered; one that holds the loop is stopped as an async def "
+                           "is (its timeout, at least a second in). Default true.",
+        },
         "allow_untyped": {
             "type": "boolean",
             "description": "Accept parameters with no usable type annotation (the model "
