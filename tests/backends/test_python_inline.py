@@ -27,6 +27,7 @@ Config = Callable[..., HostConfig]
 MODULE = '''
 from __future__ import annotations
 import contextvars, dataclasses, threading
+from toolhost.backends.base import CallContext
 from toolhost.results import ToolResult
 
 RAN: list[int] = []  # the thread of each call
@@ -102,6 +103,13 @@ def agen(n: int):  # a def handing back an async generator
         for i in range(n):
             yield i
     return gen()
+
+
+def reports(ctx: CallContext) -> str:  # a thread's way to the loop: not from the loop
+    import anyio.from_thread
+
+    anyio.from_thread.run(ctx.progress, 1, 2, "half")
+    return "reported"
 
 
 def sets(value: str) -> str:  # a ContextVar set by one call is not seen by the next
@@ -183,6 +191,19 @@ async def test_a_context_var_set_by_an_inline_call_stays_in_that_call(
     # it set did not reach its caller
     assert seen == ["unset True"] * 5
     assert inline_mod.SEEN.get() == "unset"
+
+
+@pytest.mark.anyio
+async def test_an_inline_def_calling_its_context_from_a_thread_fails_and_does_not_hang(
+        config: Config, inline_mod: Any) -> None:
+    tools = {"reports": {"kind": "python", "options": {
+        "function": f"{inline_mod.__name__}:reports", "blocking": False}}}
+    compiled = compile_tools(config(tools))
+    try:
+        result = await compiled.tool("demo", "reports").call({}, CallContext())
+    finally:
+        await compiled.aclose()
+    assert result.is_error and "Not running inside an AnyIO worker thread" in result.text_content
 
 
 def _yaml(tmp_path: Path, body: str, module: str) -> Path:
