@@ -65,3 +65,22 @@ def test_the_call_scope_bench_compares_deadlines_and_checks_one_fires() -> None:
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.count("toolhost / anyio.fail_after:") == 2, out.stdout
     assert "toolhost fail_after(30)" in out.stdout
+
+
+def test_the_eager_step_bench_prints_each_way_and_the_most_it_could_save() -> None:
+    out = subprocess.run([sys.executable, str(BENCH / "bench_eager_step.py"), "--rounds", "1",
+                          "--n", "200"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    for way in ("task ", "send ", "task+scope "):
+        assert out.stdout.count(way) == 1, out.stdout
+    assert "a task-less step saves at most" in out.stdout
+
+
+def test_the_run_bench_drives_the_inline_subject() -> None:
+    # the def under blocking: false: every answer checked by the fake CLI, as for the others
+    out = subprocess.run([sys.executable, str(BENCH / "bench_run.py"), "--calls", "20",
+                          "--warmup", "5", "--inflight", "4", "--rounds", "1", "--subjects",
+                          "inline", "--hosts", "floor,toolhost"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "\ninline: host" in out.stdout and "(target <= 2.5x)" in out.stdout, out.stdout
