@@ -25,16 +25,20 @@ import sys
 import threading
 import time
 from contextvars import ContextVar
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any
 
-__all__ = ["HOLD_ENV", "HOLD_SECONDS", "LoopHeld", "current_deadline", "hold", "release"]
+__all__ = ["HOLD_ENV", "HOLD_SECONDS", "INLINE_CODES", "LoopHeld", "current_deadline", "hold",
+           "release"]
 
 HOLD_ENV = "TOOLHOST_LOOP_HOLD"
 HOLD_SECONDS = 10.0  # the longest an async call may hold the event loop, by default
 _STALL = 1.0  # a loop that has not turned this long is blocked
 _INF = float("inf")
 _BEAT = 0.25  # how often the loop says it turns, while an async call runs
+# the code of the coroutine a ``blocking: false`` def runs in (toolhost.backends.python): a
+# held frame of it is named so, with its own advice (read only when one holds the loop)
+INLINE_CODES: set[CodeType] = set()
 
 
 class LoopHeld(BaseException):
@@ -49,10 +53,9 @@ class _Guard:
         # a hold this long is stopped, timeout or not: a host that stops answering for
         # longer is hung (a few seconds of requests.get in an async def is slow, not broken)
         self.hold = env_seconds(HOLD_ENV, HOLD_SECONDS, 0.1, 3600.0, warn=True)
-        # the frame of each async call running -> (tool, its deadline, a blocking: false
-        # def?); dict operations are atomic under the GIL, so the watcher reads it without a
-        # lock
-        self.calls: dict[FrameType, tuple[str, float, bool]] = {}
+        # the frame of each async call running -> (tool, its deadline); dict operations are
+        # atomic under the GIL, so the watcher reads it without a lock
+        self.calls: dict[FrameType, tuple[str, float]] = {}
         self.beat = time.monotonic()
         self.beating = False
         self.main = threading.main_thread().ident
@@ -81,8 +84,9 @@ class _Guard:
             held = self.holder()
             if held is None:
                 continue
-            frame, (tool, deadline, inline) = held
+            frame, (tool, deadline) = held
             if frame not in self.told:
+                inline = frame.f_code in INLINE_CODES
                 self.told.add(frame)
                 import logging
 
@@ -100,7 +104,7 @@ class _Guard:
         stalled = now - self.beat
         return stalled >= self.hold or (stalled >= _STALL and now >= deadline)
 
-    def holder(self) -> tuple[FrameType, tuple[str, float, bool]] | None:
+    def holder(self) -> tuple[FrameType, tuple[str, float]] | None:
         """The async call whose frame is on the main thread's stack now, if any."""
         frame = sys._current_frames().get(self.main) if self.main is not None else None
         while frame is not None:
@@ -115,7 +119,7 @@ class _Guard:
         while frame is not None:
             found = self.calls.get(frame)
             if found is not None and self.overdue(found[1], now):
-                tool, _, inline = found
+                tool, inline = found[0], frame.f_code in INLINE_CODES
                 where = "a def under blocking: false" if inline else "an async def"
                 advice = _advice(inline)
                 raise LoopHeld(f"tool {tool} held the event loop for {now - self.beat:.1f} s "
@@ -162,10 +166,9 @@ def _installed() -> _Guard | None:
     return guard
 
 
-def hold(coro: Any, tool: str, deadline: float, inline: bool = False) -> FrameType | None:
+def hold(coro: Any, tool: str, deadline: float) -> FrameType | None:
     """Before awaiting an async tool's coroutine on the event loop: note its frame, with
-    the call's ``deadline`` (``time.monotonic()`` seconds, or inf; ``inline``: the coroutine
-    runs a ``blocking: false`` def, which the messages name). Returns what ``release``
+    the call's ``deadline`` (``time.monotonic()`` seconds, or inf). Returns what ``release``
     takes after (None: nothing noted)."""
     guard = _guard[0] if _guard else _installed()
     if guard is None or (deadline == _INF and guard.hold == _INF):
@@ -173,7 +176,7 @@ def hold(coro: Any, tool: str, deadline: float, inline: bool = False) -> FrameTy
     frame: FrameType | None = getattr(coro, "cr_frame", None)
     if frame is None:
         return None
-    guard.calls[frame] = (tool, deadline, inline)
+    guard.calls[frame] = (tool, deadline)
     if not guard.beating:
         import asyncio
 

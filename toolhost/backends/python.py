@@ -37,7 +37,7 @@ from typing import Any
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.convert import to_result
 from toolhost.backends.host_guards import HOST_STATE, IN_TOOL, contain_tasks, guard_exit
-from toolhost.backends.loop_hold import current_deadline, hold, release
+from toolhost.backends.loop_hold import INLINE_CODES, current_deadline, hold, release
 from toolhost.backends.max_memory import max_memory_bytes
 from toolhost.backends.python_calls import (
     PLAIN,
@@ -163,15 +163,21 @@ def _process_invoke(ref: str, search: list[str], tool: ToolConfig, workers: int,
     return pool.call
 
 
-async def _inline(fn: Any, kwargs: dict[str, Any]) -> Any:
-    """A ``blocking: false`` def, called on the event loop as an async def's body would be
-    (this frame is what the loop-hold guard looks for, to stop it at its timeout). In a copy
-    of the call's context: it sees the host's guards (``IN_TOOL``), and what it sets stays in
-    the call, as a pool thread's would."""
-    value = copy_context().run(fn, **kwargs)
-    if inspect.isawaitable(value):  # a def handing back a coroutine: it runs here too
-        value = await value
-    return value
+def _inline(fn: Any) -> Any:
+    """A ``blocking: false`` def as a coroutine function: called on the event loop as an
+    async def's body would be. Its frame is what the loop-hold guard looks for, to stop it at
+    its timeout (and its code, in ``INLINE_CODES``, how the guard's messages know it for one).
+    In a copy of the call's context: it sees the host's guards (``IN_TOOL``), and what it
+    sets stays in the call, as a pool thread's would."""
+    async def inline(**kwargs: Any) -> Any:
+        value = copy_context().run(fn, **kwargs)
+        if type(value) not in PLAIN and inspect.isawaitable(value):  # a def handing back a
+            value = await value  # coroutine: it runs here too
+        return value
+    return inline
+
+
+INLINE_CODES.add(_inline(None).__code__)
 
 
 def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int,
@@ -200,13 +206,14 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int,
 
     if info.is_async or inline:
         # a blocking: false def takes the async def's path whole: on the loop, no thread hop
+        start = _inline(fn) if inline else fn
+
         async def invoke_async(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             parent = os.getpid()
             try:  # the arguments' converters run the tool's code too
-                coro = _inline(fn, prepare(arguments, ctx)) if inline else \
-                    fn(**prepare(arguments, ctx))
+                coro = start(**prepare(arguments, ctx))
                 # blocking code in it holds every other call: stopped at its timeout
-                held = hold(coro, ctx.tool or tool.wire_name, current_deadline(), inline)
+                held = hold(coro, ctx.tool or tool.wire_name, current_deadline())
                 try:
                     value = await coro
                 finally:
