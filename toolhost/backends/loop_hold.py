@@ -94,7 +94,9 @@ class _Guard:
                     "%s %s is blocking the event loop (no await for %.0f s): every "
                     "other call waits until it returns, or its timeout or %s (%g s) stops "
                     "it. %s", "tool" if inline else "async tool", tool,
-                    time.monotonic() - self.beat, HOLD_ENV, self.hold, _advice(inline))
+                    time.monotonic() - self.beat, HOLD_ENV, self.hold,
+                    _INLINE_ADVICE if inline else "Write blocking code as a def (it runs in "
+                    "a thread) or give the tool isolation: process")
             if self.overdue(deadline, time.monotonic()) and self.main is not None:
                 signal.pthread_kill(self.main, signal.SIGUSR2)
 
@@ -119,21 +121,19 @@ class _Guard:
         while frame is not None:
             found = self.calls.get(frame)
             if found is not None and self.overdue(found[1], now):
-                tool, inline = found[0], frame.f_code in INLINE_CODES
-                where = "a def under blocking: false" if inline else "an async def"
-                advice = _advice(inline)
-                raise LoopHeld(f"tool {tool} held the event loop for {now - self.beat:.1f} s "
-                               f"without an await (blocking code in {where}) and was stopped "
-                               f"(its timeout, or {HOLD_ENV}); "
-                               f"{advice[0].lower()}{advice[1:]}")
+                inline = frame.f_code in INLINE_CODES
+                raise LoopHeld(f"tool {found[0]} held the event loop for "
+                               f"{now - self.beat:.1f} s without an await (blocking code in "
+                               + ("a def under blocking: false" if inline else "an async def")
+                               + ") and was stopped (its timeout, or "
+                               f"{HOLD_ENV}); "
+                               + ("r" + _INLINE_ADVICE[1:] if inline else "write blocking "
+                                  "code as a def, or give the tool isolation: process"))
             frame = frame.f_back
 
 
-def _advice(inline: bool) -> str:
-    if inline:  # a def the config said never blocks
-        return "Remove blocking: false (the def then runs in a thread), or give the tool " \
-            "isolation: process"
-    return "Write blocking code as a def, or give the tool isolation: process"
+_INLINE_ADVICE = ("Remove blocking: false (the def then runs in a thread), or give the tool "
+                  "isolation: process")
 
 
 _guard: list[_Guard] = []
