@@ -112,6 +112,15 @@ def reports(ctx: CallContext) -> str:  # a thread's way to the loop: not from th
     return "reported"
 
 
+def waits(seconds: float):  # a def handing back a coroutine that waits: cancellable
+    import anyio
+
+    async def inner() -> str:
+        await anyio.sleep(seconds)
+        return "waited"
+    return inner()
+
+
 def sets(value: str) -> str:  # a ContextVar set by one call is not seen by the next
     from toolhost.backends.host_guards import IN_TOOL
 
@@ -204,6 +213,27 @@ async def test_an_inline_def_calling_its_context_from_a_thread_fails_and_does_no
     finally:
         await compiled.aclose()
     assert result.is_error and "Not running inside an AnyIO worker thread" in result.text_content
+
+
+@pytest.mark.anyio
+async def test_an_inline_call_times_out_and_is_cancelled_as_an_async_one(
+        config: Config, inline_mod: Any) -> None:
+    import anyio
+
+    ref = f"{inline_mod.__name__}:waits"
+    compiled = compile_tools(config({"waits": {"kind": "python", "timeout": 0.1, "options": {
+        "function": ref, "allow_untyped": True, "blocking": False}}}))
+    tool = compiled.tool("demo", "waits")
+    try:
+        late = await tool.call({"seconds": 30}, CallContext())
+        assert late.is_error and "timed out after 0.1s" in late.text_content, late
+        with anyio.CancelScope() as scope:  # the client's cancel: the request's scope
+            scope.cancel()
+            await tool.call({"seconds": 30}, CallContext())
+        assert scope.cancelled_caught
+        assert (await tool.call({"seconds": 0}, CallContext())).text_content == "waited"
+    finally:
+        await compiled.aclose()
 
 
 def _yaml(tmp_path: Path, body: str, module: str) -> Path:
