@@ -84,3 +84,12 @@ def test_the_run_bench_drives_the_inline_subject() -> None:
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "\ninline: host" in out.stdout and "(target <= 2.5x)" in out.stdout, out.stdout
+
+
+def test_the_inline_call_bench_times_the_three_ways_and_checks_their_answers() -> None:
+    out = subprocess.run([sys.executable, str(BENCH / "bench_inline_call.py"), "--calls", "50",
+                          "--rounds", "1"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    for label in ("async def", "def, pool", "def, inline"):
+        assert out.stdout.count(label) == 1, out.stdout
+    assert "inline / pool:" in out.stdout
