@@ -121,6 +121,13 @@ def waits(seconds: float):  # a def handing back a coroutine that waits: cancell
     return inner()
 
 
+def moves() -> str:  # the host's working directory is refused to a tool's code
+    import os
+
+    os.chdir("/")
+    return "moved"
+
+
 def sets(value: str) -> str:  # a ContextVar set by one call is not seen by the next
     from toolhost.backends.host_guards import IN_TOOL
 
@@ -234,6 +241,22 @@ async def test_an_inline_call_times_out_and_is_cancelled_as_an_async_one(
         assert (await tool.call({"seconds": 0}, CallContext())).text_content == "waited"
     finally:
         await compiled.aclose()
+
+
+@pytest.mark.anyio
+async def test_an_inline_def_is_held_to_the_host_guards_of_a_tools_code(
+        config: Config, inline_mod: Any) -> None:
+    import os
+
+    here = os.getcwd()
+    compiled = compile_tools(config({"moves": {"kind": "python", "options": {
+        "function": f"{inline_mod.__name__}:moves", "blocking": False}}}))
+    try:
+        result = await compiled.tool("demo", "moves").call({}, CallContext())
+    finally:
+        await compiled.aclose()
+    assert os.getcwd() == here
+    assert result.is_error and "HostMoveRefused" in result.text_content, result
 
 
 def _yaml(tmp_path: Path, body: str, module: str) -> Path:
