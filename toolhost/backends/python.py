@@ -168,7 +168,7 @@ def _inline(fn: Any) -> Any:
     async def's body would be. Its frame is what the loop-hold guard looks for, to stop it at
     its timeout (and its code, in ``INLINE_CODES``, how the guard's messages know it for one).
     In a copy of the call's context: it sees the host's guards (``IN_TOOL``), and what it
-    sets stays in the call, as a pool thread's would."""
+    sets stays in the call (never the host's or another call's)."""
     async def inline(**kwargs: Any) -> Any:
         value = copy_context().run(fn, **kwargs)
         if type(value) not in PLAIN and inspect.isawaitable(value):  # a def handing back a
