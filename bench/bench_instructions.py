@@ -81,7 +81,7 @@ def main() -> int:
     from bench_run import write_fixtures
 
     with tempfile.TemporaryDirectory() as tmp:
-        config, cli = write_fixtures(Path(tmp))
+        config, cli = write_fixtures(Path(tmp), "inline" in args.subjects.split(","))
         for subject in args.subjects.split(","):
             ours = per_call(ROOT, subject, low, high, config, cli, args.inflight)
             line = f"{subject:<13} instructions per call: {ours:,.0f}"

@@ -19,7 +19,8 @@ Against the same fake CLI, in the same rounds:
             ``can_use_tool`` callback that allows), ``cli_path`` set to the fake CLI.
 
 Subjects: ``async`` (an ``async def`` python tool), ``sync`` (a plain ``def`` tool, run in a
-worker thread), both allowed by a rule among the same 1,000 (the fake CLI calls without asking
+worker thread), ``inline`` (only when named: the same def under ``blocking: false``, run on
+the event loop), each allowed by a rule among the same 1,000 (the fake CLI calls without asking
 first, so each call is decided as it arrives: toolhost's second lock, docs/running.md),
 ``can_use_tool`` (1,000 rules -- those of bench_permissions.py -- the call
 allowed by the last one, after 300 conditional denies were tried; the audit log on). Every
@@ -63,6 +64,11 @@ def greet_sync(name: str) -> str:
     return f"Hello, {name}!"
 
 
+def greet_inline(name: str) -> str:
+    """Greet a person by name."""
+    return f"Hello, {name}!"
+
+
 def query(table: str, limit: int = 10) -> str:
     """Query a table."""
     return table
@@ -89,7 +95,7 @@ def fake_cli() -> None:
                                         int(os.environ["BENCH_WARMUP"]))
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     write, flush, readline = stdout.write, stdout.flush, stdin.readline
-    tool = "greet_sync" if subject == "sync" else "greet"
+    tool = {"sync": "greet_sync", "inline": "greet_inline"}.get(subject, "greet")
 
     def control(rid: str, request: dict[str, Any]) -> bytes:
         return json.dumps({"type": "control_request", "request_id": rid,
@@ -320,12 +326,17 @@ def official(cli: str) -> None:
     async def greet_sync(args: dict[str, Any]) -> dict[str, Any]:
         return {"content": [{"type": "text", "text": f"Hello, {args['name']}!"}]}
 
+    @tool("greet_inline", "Greet a person by name", {"name": str})
+    async def greet_inline(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": f"Hello, {args['name']}!"}]}
+
     async def allow(name: str, tool_input: dict[str, Any], context: Any) -> Any:
         return PermissionResultAllow(updated_input=tool_input)
 
     async def main() -> None:
         options = ClaudeAgentOptions(cli_path=cli, can_use_tool=allow, mcp_servers={
-            "demo": create_sdk_mcp_server("demo", "1.0.0", tools=[greet, greet_sync])})
+            "demo": create_sdk_mcp_server("demo", "1.0.0", tools=[greet, greet_sync,
+                                                                 greet_inline])})
         async with ClaudeSDKClient(options) as client:
             await client.query("go")
             async for message in client.receive_response():
@@ -338,7 +349,10 @@ def official(cli: str) -> None:
 # -- the driver -----------------------------------------------------------------------------
 
 
-def write_fixtures(tmp: Path) -> tuple[Path, Path]:
+def write_fixtures(tmp: Path, inline: bool = False) -> tuple[Path, Path]:
+    """The bench's module, config and fake CLI in ``tmp``. ``inline``: the config also has
+    ``greet_inline``, a def under ``blocking: false`` (a tree from before that option refuses
+    the config, so it is there only when the ``inline`` subject is asked for)."""
     sys.path.insert(0, str(HERE.parent))
     from bench_permissions import rules
 
@@ -354,9 +368,13 @@ def write_fixtures(tmp: Path) -> tuple[Path, Path]:
     # The tools/call subjects' tool is allowed: the fake CLI calls it without asking first
     # (a real CLI asks), so toolhost decides each call when it arrives (the second lock)
     lists["allow"].insert(0, {"tool": "mcp__demo__*"})
+    demo: dict[str, Any] = {"greet": {"python": "bench_tools:greet"},
+                            "greet_sync": {"python": "bench_tools:greet_sync"}}
+    if inline:
+        demo["greet_inline"] = {"python": {"function": "bench_tools:greet_inline",
+                                           "blocking": False}}
     config = {"toolhost": 1, "servers": {
-        "demo": {"tools": {"greet": {"python": "bench_tools:greet"},
-                           "greet_sync": {"python": "bench_tools:greet_sync"}}},
+        "demo": {"tools": demo},
         "hot": {"tools": {"query": {"python": "bench_tools:query"}}}},
         "permissions": {"default": "deny", "ask_mode": "deny",
                         "audit_log": str(tmp / "audit.jsonl"), **lists}}
@@ -428,7 +446,7 @@ def main() -> int:
     if "before" in hosts and not args.against:
         parser.error("host 'before' needs --against DIR (the checkout it runs)")
     with tempfile.TemporaryDirectory() as tmp:
-        config, cli = write_fixtures(Path(tmp))
+        config, cli = write_fixtures(Path(tmp), "inline" in args.subjects.split(","))
         out = Path(tmp) / "stats.json"
         for subject in args.subjects.split(","):
             rows: dict[str, dict[str, list[float]]] = {h: {} for h in hosts}
@@ -467,7 +485,7 @@ def report(subject: str, inflight: int, rows: dict[str, dict[str, float]]) -> No
               f"{r['flight']:>16.0f} {r['cpu'] * 1e6:>16.1f} {r['fcpu'] * 1e6:>10.1f}")
     if "floor" in rows and "toolhost" in rows:
         ours, ref = rows["toolhost"], rows["floor"]
-        target = {"async": 2.0, "sync": 2.5, "can_use_tool": 1.5}[subject]
+        target = {"async": 2.0, "sync": 2.5, "inline": 2.5, "can_use_tool": 1.5}[subject]
         print(f"  toolhost / floor, sequential p50: {ours['seq'] / ref['seq']:.2f}x "
               f"(target <= {target}x)")
         print(f"  toolhost / floor, calls/s {inflight} in flight: "

@@ -65,3 +65,32 @@ def test_the_call_scope_bench_compares_deadlines_and_checks_one_fires() -> None:
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.count("toolhost / anyio.fail_after:") == 2, out.stdout
     assert "toolhost fail_after(30)" in out.stdout
+
+
+def test_the_eager_step_bench_prints_each_way_and_the_most_it_could_save() -> None:
+    out = subprocess.run([sys.executable, str(BENCH / "bench_eager_step.py"), "--rounds", "1",
+                          "--n", "200"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    for way in ("task ", "send ", "task+scope "):
+        assert out.stdout.count(way) == 1, out.stdout
+    assert "a task-less step saves at most" in out.stdout
+
+
+def test_the_run_bench_drives_the_inline_subject() -> None:
+    # the def under blocking: false: every answer checked by the fake CLI, as for the others
+    out = subprocess.run([sys.executable, str(BENCH / "bench_run.py"), "--calls", "20",
+                          "--warmup", "5", "--inflight", "4", "--rounds", "1", "--subjects",
+                          "inline", "--hosts", "floor,toolhost"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "\ninline: host" in out.stdout and "(target <= 2.5x)" in out.stdout, out.stdout
+
+
+def test_the_inline_call_bench_times_the_three_ways_and_checks_their_answers() -> None:
+    out = subprocess.run([sys.executable, str(BENCH / "bench_inline_call.py"), "--calls", "50",
+                          "--rounds", "1"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    starts = [line.split(" us CPU")[0].rsplit(" ", 1)[0].strip()
+              for line in out.stdout.splitlines() if " us CPU per call" in line]
+    assert starts == ["async def", "def, pool", "def, inline"], out.stdout
+    assert "inline / pool:" in out.stdout

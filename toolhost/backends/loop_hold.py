@@ -25,16 +25,20 @@ import sys
 import threading
 import time
 from contextvars import ContextVar
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any
 
-__all__ = ["HOLD_ENV", "HOLD_SECONDS", "LoopHeld", "current_deadline", "hold", "release"]
+__all__ = ["HOLD_ENV", "HOLD_SECONDS", "INLINE_CODES", "LoopHeld", "current_deadline", "hold",
+           "release"]
 
 HOLD_ENV = "TOOLHOST_LOOP_HOLD"
 HOLD_SECONDS = 10.0  # the longest an async call may hold the event loop, by default
 _STALL = 1.0  # a loop that has not turned this long is blocked
 _INF = float("inf")
 _BEAT = 0.25  # how often the loop says it turns, while an async call runs
+# the code of the coroutine a ``blocking: false`` def runs in (toolhost.backends.python): a
+# held frame of it is named so, with its own advice (read only when one holds the loop)
+INLINE_CODES: set[CodeType] = set()
 
 
 class LoopHeld(BaseException):
@@ -82,15 +86,17 @@ class _Guard:
                 continue
             frame, (tool, deadline) = held
             if frame not in self.told:
+                inline = frame.f_code in INLINE_CODES
                 self.told.add(frame)
                 import logging
 
                 logging.getLogger("toolhost").warning(
-                    "async tool %s is blocking the event loop (no await for %.0f s): every "
+                    "%s %s is blocking the event loop (no await for %.0f s): every "
                     "other call waits until it returns, or its timeout or %s (%g s) stops "
-                    "it. Write blocking code as a def (it runs in a thread) or give the tool "
-                    "isolation: process", tool, time.monotonic() - self.beat, HOLD_ENV,
-                    self.hold)
+                    "it. %s", "tool" if inline else "async tool", tool,
+                    time.monotonic() - self.beat, HOLD_ENV, self.hold,
+                    _INLINE_ADVICE if inline else "Write blocking code as a def (it runs in "
+                    "a thread) or give the tool isolation: process")
             if self.overdue(deadline, time.monotonic()) and self.main is not None:
                 signal.pthread_kill(self.main, signal.SIGUSR2)
 
@@ -115,12 +121,19 @@ class _Guard:
         while frame is not None:
             found = self.calls.get(frame)
             if found is not None and self.overdue(found[1], now):
+                inline = frame.f_code in INLINE_CODES
                 raise LoopHeld(f"tool {found[0]} held the event loop for "
                                f"{now - self.beat:.1f} s without an await (blocking code in "
-                               "an async def) and was stopped (its timeout, or "
-                               f"{HOLD_ENV}); write "
-                               "blocking code as a def, or give the tool isolation: process")
+                               + ("a def under blocking: false" if inline else "an async def")
+                               + ") and was stopped (its timeout, or "
+                               f"{HOLD_ENV}); "
+                               + ("r" + _INLINE_ADVICE[1:] if inline else "write blocking "
+                                  "code as a def, or give the tool isolation: process"))
             frame = frame.f_back
+
+
+_INLINE_ADVICE = ("Remove blocking: false (the def then runs in a thread), or give the tool "
+                  "isolation: process")
 
 
 _guard: list[_Guard] = []

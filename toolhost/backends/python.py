@@ -31,12 +31,13 @@ import functools
 import inspect
 import os
 from collections.abc import Mapping
+from contextvars import copy_context
 from typing import Any
 
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.convert import to_result
 from toolhost.backends.host_guards import HOST_STATE, IN_TOOL, contain_tasks, guard_exit
-from toolhost.backends.loop_hold import current_deadline, hold, release
+from toolhost.backends.loop_hold import INLINE_CODES, current_deadline, hold, release
 from toolhost.backends.max_memory import max_memory_bytes
 from toolhost.backends.python_calls import (
     PLAIN,
@@ -126,11 +127,20 @@ class PythonKind:
             raise problem("pass_env needs isolation: process (an in-process tool shares the "
                           "host's whole environment)", "set isolation: process",
                           key=".pass_env")
+        inline = options.get("blocking") is False
+        if inline and (options.get("isolation") == "process" or info.is_async):
+            raise problem(
+                f"{ref}: blocking: false runs a def on the event loop; "
+                + ("isolation: process runs it in a worker process" if not info.is_async
+                   else "an async def runs there already"),
+                "remove blocking: false" if info.is_async else
+                "choose one: blocking: false (quick code, no thread hop) or isolation: "
+                "process", key=".blocking")
         if options.get("isolation") == "process":
             invoke = _process_invoke(ref, searched, tool, int(options.get("workers") or 2),
                                      limit, ctx, memory, tuple(options.get("pass_env") or ()))
         else:
-            invoke = _thread_invoke(fn, info, tool, limit)
+            invoke = _thread_invoke(fn, info, tool, limit, inline)
         return Binding(invoke=invoke, input_schema=info.input_schema,
                        output_schema=info.output_schema, description=info.description,
                        output="structured")
@@ -159,7 +169,25 @@ def _process_invoke(ref: str, search: list[str], tool: ToolConfig, workers: int,
     return pool.call
 
 
-def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
+def _inline(fn: Any) -> Any:
+    """A ``blocking: false`` def as a coroutine function: called on the event loop as an
+    async def's body would be. Its frame is what the loop-hold guard looks for, to stop it at
+    its timeout (and its code, in ``INLINE_CODES``, how the guard's messages know it for one).
+    In a copy of the call's context: it sees the host's guards (``IN_TOOL``), and what it
+    sets stays in the call (never the host's or another call's)."""
+    async def inline(**kwargs: Any) -> Any:
+        value = copy_context().run(fn, **kwargs)
+        if type(value) not in PLAIN and inspect.isawaitable(value):  # a def handing back a
+            value = await value  # coroutine: it runs here too
+        return value
+    return inline
+
+
+INLINE_CODES.add(_inline(None).__code__)
+
+
+def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int,
+                   inline: bool = False) -> Any:
     context_param = info.context_param
 
     def prepare(arguments: Mapping[str, Any], call_ctx: CallContext) -> dict[str, Any]:
@@ -182,11 +210,14 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
     def runner(ctx: CallContext) -> Any:
         return functools.partial(pool().run, tool=ctx.tool or tool.wire_name)
 
-    if info.is_async:
+    if info.is_async or inline:
+        # a blocking: false def takes the async def's path whole: on the loop, no thread hop
+        start = _inline(fn) if inline else fn
+
         async def invoke_async(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             parent = os.getpid()
             try:  # the arguments' converters run the tool's code too
-                coro = fn(**prepare(arguments, ctx))
+                coro = start(**prepare(arguments, ctx))
                 # blocking code in it holds every other call: stopped at its timeout
                 held = hold(coro, ctx.tool or tool.wire_name, current_deadline())
                 try:

@@ -57,6 +57,14 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
                            "gets besides its minimal base and the server's env: names, "
                            "prefixes ('AWS_*'), or '*' for all of them.",
         },
+        "blocking": {
+            "type": "boolean",
+            "description": "false: the def never blocks (quick code, no I/O or waits): it runs "
+                           "on the event loop, as an async def with no await does, without "
+                           "the hand-off to a pool thread. While it runs no other call is "
+                           "answered; one that holds the loop is stopped as an async def "
+                           "is (its timeout, at least a second in). Default true.",
+        },
         "allow_untyped": {
             "type": "boolean",
             "description": "Accept parameters with no usable type annotation (the model "
