@@ -15,7 +15,6 @@ under ``PYTHONPYCACHEPREFIX`` (``sys.pycache_prefix``) is as unpinned as one pla
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from importlib.machinery import (
@@ -77,8 +76,10 @@ def check_origin(module_name: str, search: list[str]) -> str:
     if loaded is not None:
         other = loaded
     else:
-        try:
-            other = importlib.util.find_spec(top)
+        from toolhost.backends.import_dirs import find_top
+
+        try:  # not importlib.util.find_spec: it asks every config directory (import_dirs)
+            other = find_top(top)
         except (ImportError, ValueError):
             return ""
     if other is None or _places(other) & _places(own):

@@ -65,7 +65,10 @@ def resolve_function(ref: str, search: list[str] | None = None) -> Callable[...,
         raise _NotFound(clash, "two config directories (or a shared repository and an "
                         "installed package) hold a top-level module of that name, and one "
                         "process imports only one: rename one of them")
+    from toolhost.backends.import_dirs import load_top
+
     try:
+        load_top(module_name.split(".")[0])  # the top-level module: see import_dirs
         obj: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         raise _NotFound(f"cannot import module '{module_name}': {exc}",
