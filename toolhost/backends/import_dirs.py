@@ -22,7 +22,7 @@ import os
 import sys
 from importlib.machinery import ModuleSpec, PathFinder
 
-__all__ = ["find_top", "load_top"]
+__all__ = ["find_top", "load_top", "on_path"]
 
 class _PathView:
     """What ``sys.path`` was when last read, with what the lookup needs, kept up to date
@@ -72,6 +72,13 @@ def _names(entry: str) -> frozenset[str] | None:
 
 
 _VIEW = _PathView()
+
+
+def on_path(entry: str) -> bool:
+    """Whether ``entry`` is on ``sys.path``, in time of what was appended since the last
+    question (``entry in sys.path`` reads it all: once per config directory, quadratic)."""
+    _VIEW.read()
+    return entry in _VIEW.first
 
 
 def _candidates(top: str) -> list[str]:

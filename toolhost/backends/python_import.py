@@ -96,10 +96,12 @@ def extend_import_path(config_file: str, extra: str | list[str] | None) -> list[
     base = os.path.dirname(os.path.abspath(config_file))
     entries = [extra] if isinstance(extra, str) else list(extra or [])
     added = [base, *(os.path.normpath(os.path.join(base, e)) for e in entries)]
+    from toolhost.backends.import_dirs import on_path
     from toolhost.backends.module_origin import ADDED
 
-    ADDED.update(added)
     for entry in added:
-        if entry not in sys.path:
+        if not on_path(entry):
+            ADDED.add(entry)  # before it is on sys.path: import_dirs lists it as one
             sys.path.append(entry)
+    ADDED.update(added)
     return added
