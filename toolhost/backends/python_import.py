@@ -97,11 +97,11 @@ def extend_import_path(config_file: str, extra: str | list[str] | None) -> list[
     entries = [extra] if isinstance(extra, str) else list(extra or [])
     added = [base, *(os.path.normpath(os.path.join(base, e)) for e in entries)]
     from toolhost.backends.import_dirs import on_path
-    from toolhost.backends.module_origin import ADDED
+    from toolhost.backends.module_origin import note_added
 
     for entry in added:
         if not on_path(entry):
-            ADDED.add(entry)  # before it is on sys.path: import_dirs lists it as one
+            note_added([entry])  # before it is on sys.path: import_dirs lists it as one
             sys.path.append(entry)
-    ADDED.update(added)
+    note_added(added)
     return added
