@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,9 +67,9 @@ def test_a_plugin_options_size_bound_is_said_in_words(tmp_path: Path, schema: di
     from toolhost.backends.base import Binding
 
     class Sized:
-        name = "sized"
-        shorthand = None
-        options_schema = {"type": "object", "properties": {"x": schema}}
+        name: str = "sized"
+        shorthand: str | None = None
+        options_schema: Mapping[str, Any] = {"type": "object", "properties": {"x": schema}}
 
         def bind(self, tool: object, ctx: object) -> Binding:  # pragma: no cover
             raise NotImplementedError
