@@ -136,3 +136,22 @@ def test_modules_named_like_an_installed_one_are_judged_in_linear_time(tmp_path:
     assert "'json' has no attribute 'f'" in problems[0]
     # 8x the tools: at most ~8x the paths resolved (quadratic was ~50x here)
     assert int(many["resolved"]) <= 10 * int(few["resolved"])  # type: ignore[call-overload]
+
+
+def test_a_module_shadowed_by_an_installed_one_says_so(tmp_path: Path) -> None:
+    """A json.py beside the config is not the json imported (an installed module comes first
+    on sys.path): the missing function's line says which file was imported, and to rename."""
+    (tmp_path / "json.py").write_text("def f(text: str) -> str:\n    '''Mine.'''\n"
+                                      "    return text\n")
+    config = tmp_path / "tools.yaml"
+    config.write_text("toolhost: 1\nservers:\n  t:\n    tools:\n"
+                      "      mine: {python: 'json:f'}\n")
+    proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
+                           str(config)], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 1
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"{config}:5:"), line
+    assert "'json' has no attribute 'f'" in line
+    assert f"({tmp_path / 'json.py'} is not the module imported: `import json` gives " in line
+    assert line.endswith("which comes first on sys.path; rename yours)")

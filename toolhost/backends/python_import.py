@@ -47,6 +47,21 @@ def _attribute_hint(obj: Any, part: str) -> str:
     return f"it has: {', '.join(sorted(names)[:10])}" if names else ""
 
 
+def _shadowed_hint(module_name: str, search: list[str]) -> str:
+    """When the tool's own directories hold the module but ``import`` gave another (an
+    installed one wins: a json.py beside the config is not the json imported), say so."""
+    from importlib.machinery import PathFinder
+
+    top = module_name.split(".")[0]
+    own = PathFinder.find_spec(top, search) if search else None
+    imported = getattr(sys.modules.get(top), "__file__", None)
+    mine = own.origin if own is not None and own.has_location else None
+    if not mine or not imported or os.path.realpath(mine) == os.path.realpath(imported):
+        return ""
+    return (f"{mine} is not the module imported: `import {top}` gives {imported}, which "
+            "comes first on sys.path; rename yours")
+
+
 def resolve_function(ref: str, search: list[str] | None = None) -> Callable[..., Any]:
     """Import ``"package.module:attr.path"``. Raises ``LookupError`` with a readable message
     (and, when there is one, a suggestion in its ``hint`` attribute).
@@ -82,7 +97,8 @@ def resolve_function(ref: str, search: list[str] | None = None) -> Callable[...,
         except AttributeError:
             owner = ".".join([module_name, *attr_path.split(".")[:i]])
             raise _NotFound(f"'{owner}' has no attribute '{part}'",
-                            _attribute_hint(obj, part)) from None
+                            _shadowed_hint(module_name, search or [])
+                            or _attribute_hint(obj, part)) from None
     if not callable(obj):
         raise LookupError(f"'{ref}' is a {type(obj).__name__}, not a function")
     return obj  # type: ignore[no-any-return]
