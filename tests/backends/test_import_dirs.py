@@ -155,3 +155,29 @@ def test_a_module_shadowed_by_an_installed_one_says_so(tmp_path: Path) -> None:
     assert "'json' has no attribute 'f'" in line
     assert f"({tmp_path / 'json.py'} is not the module imported: `import json` gives " in line
     assert line.endswith("which comes first on sys.path; rename yours)")
+
+
+def test_import_directories_past_the_limit_are_one_located_line(tmp_path: Path) -> None:
+    """Each tool may add 100 path: entries, and there may be 10,000 tools: the directories
+    python tools put on sys.path are bounded per process (TOOLHOST_MAX_IMPORT_DIRS), as every
+    later import of a module not yet loaded looks in each."""
+    config = tmp_path / "t.yaml"
+    config.write_text(
+        "toolhost: 1\nservers:\n  s:\n    tools:\n"
+        "      a: {python: {function: 'toolhost.demo:add', path: [p1, p2]}}\n"
+        "      b: {python: {function: 'toolhost.demo:add', path: [p3, p4]}}\n"
+        "      c: {python: {function: 'toolhost.demo:add', path: [p1]}}\n")
+    import os
+
+    def validate(limit: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
+                               "-q", str(config)], capture_output=True, text=True, timeout=120,
+                              check=False, env={**os.environ, "TOOLHOST_MAX_IMPORT_DIRS": limit})
+
+    refused = validate("4")
+    assert refused.returncode == 1
+    (line,) = refused.stderr.splitlines()
+    assert line.startswith(f"{config}:6:11: servers.s.tools.b.python.path: python tools would "
+                           "put more than 4 directories on sys.path"), line
+    assert "raise TOOLHOST_MAX_IMPORT_DIRS if this is meant" in line
+    assert validate("5").returncode == 0  # the config directory and p1-p4; c adds none

@@ -106,14 +106,23 @@ def resolve_function(ref: str, search: list[str] | None = None) -> Callable[...,
 
 def extend_import_path(config_file: str, extra: str | list[str] | None) -> list[str]:
     """Append the declaring file's directory and ``path:`` entries to ``sys.path``; return
-    them (for error hints)."""
+    them (for error hints). ``LookupError`` (with a ``hint``) when they would take the
+    directories on ``sys.path`` past ``TOOLHOST_MAX_IMPORT_DIRS``."""
     if not os.path.isfile(config_file):
         return []
     base = os.path.dirname(os.path.abspath(config_file))
     entries = [extra] if isinstance(extra, str) else list(extra or [])
     added = [base, *(os.path.normpath(os.path.join(base, e)) for e in entries)]
     from toolhost.backends.import_dirs import on_path
-    from toolhost.backends.module_origin import note_added
+    from toolhost.backends.module_origin import ADDED, note_added
+    from toolhost.config.limits import LIMITS
+
+    new = len({e for e in added if e not in ADDED})
+    if new and len(ADDED) + new > LIMITS.import_dirs:
+        raise _NotFound(f"python tools would put more than {LIMITS.import_dirs:,} directories "
+                        "on sys.path (the config directories and their path: entries)",
+                        "every import of a module not yet loaded looks in each: share "
+                        "directories, or raise TOOLHOST_MAX_IMPORT_DIRS if this is meant")
 
     for entry in added:
         if not on_path(entry):
