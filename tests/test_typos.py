@@ -110,3 +110,25 @@ def test_the_same_case_is_preferred_and_no_word_is_its_own_hint() -> None:
     assert close_matches("a", ["A", "a"]) == ["A"]       # "a" is the word itself
     assert close_matches("Greet", ["greet", "greets"], n=2) == ["greet", "greets"]
     assert close_matches("QQQ", ["servers"]) == []
+
+
+def test_many_alike_choices_are_compared_at_most_max_compared_and_still_found(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """10,000 names alike in length (a module's functions): difflib compared every one, at
+    ~100 us each, for each tool that named one wrongly (50 such tools: 67 s)."""
+    from toolhost.typos import MAX_COMPARED
+
+    compared = [0]
+    ratio = difflib.SequenceMatcher.ratio
+
+    def counted(self: difflib.SequenceMatcher[str]) -> float:
+        compared[0] += 1
+        return ratio(self)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "ratio", counted)
+    choices = [f"function_number_{i}" for i in range(10_000)]
+    for word in ("function_numbr_4812", "xfunction_number_4812", "function_number_4812x"):
+        compared[0] = 0
+        assert close_matches(word, choices) == ["function_number_4812"]
+        # difflib takes each match's ratio twice (the test, then the result)
+        assert 0 < compared[0] <= 2 * MAX_COMPARED

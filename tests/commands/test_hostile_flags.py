@@ -107,8 +107,8 @@ def test_install_file_in_a_directory_that_is_there_is_written(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(("args", "missing"), [
-    (["run"], "required: CONFIG ("), (["call"], "required: config, tool ("),
-    (["call", "c.yaml"], "required: tool"), (["install"], "required: client, config"),
+    (["run"], "required: CONFIG ("), (["call"], "required: config ("),
+    (["install"], "required: client, config"),
 ])
 def test_a_missing_argument_names_only_what_is_required(tmp_path: Path, args: list[str],
                                                         missing: str) -> None:
@@ -118,6 +118,14 @@ def test_a_missing_argument_names_only_what_is_required(tmp_path: Path, args: li
     _usage_error(done, missing)
     assert "CLI_ARGS" not in done.stderr.splitlines()[-1]
     assert "key=value" not in done.stderr.splitlines()[-1]
+
+
+def test_call_with_a_config_and_no_tool_lists_its_tools(tmp_path: Path) -> None:
+    # the tool may be left out: the config's tools are listed (commands/_call_menu)
+    (tmp_path / "c.yaml").write_text(CONFIG)
+    done = run_cli(["call", "c.yaml", "--no-layers"], cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "  a.t\n  b.t\n" in done.stderr
 
 
 def test_update_takes_one_rev(tmp_path: Path) -> None:

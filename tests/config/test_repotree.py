@@ -323,3 +323,18 @@ def test_a_cached_checkout_without_git_on_path_says_git_is_missing_not_modified(
                                       "at v1 against commit "), problem.message
     assert problem.message.endswith(": git is not installed")
     assert "install git" in problem.hint
+
+
+def test_a_python_path_leading_out_of_the_checkout_names_its_key(tmp_path: Path) -> None:
+    """The problem's key path is `...python.path` (it read `...pythonpath`)."""
+    from toolhost.commands._configs import compile_config
+
+    base = ("servers:\n  t:\n    tools:\n"
+            "      x: {python: {function: 'teamtools:f', path: ../..}}\n")
+    _, config = team(tmp_path, {"base.yaml": base, "teamtools.py": MODULE})
+    loaded = load_config(config)
+    with pytest.raises(ConfigError) as info:
+        compile_config(loaded)
+    (problem,) = info.value.problems
+    assert problem.key_path == "servers.t.tools.x.python.path", problem
+    assert "'../..' leads out of the repository checked out in" in problem.message

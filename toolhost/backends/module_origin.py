@@ -15,7 +15,6 @@ under ``PYTHONPYCACHEPREFIX`` (``sys.pycache_prefix``) is as unpinned as one pla
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from importlib.machinery import (
@@ -29,7 +28,7 @@ from importlib.machinery import (
 )
 from types import CodeType, ModuleType
 
-__all__ = ["ADDED", "check_origin", "source_only_checkouts"]
+__all__ = ["ADDED", "check_origin", "note_added", "source_only_checkouts"]
 
 ADDED: set[str] = set()  # directories extend_import_path appended (config directories)
 _HOOKED: list[bool] = []
@@ -77,8 +76,10 @@ def check_origin(module_name: str, search: list[str]) -> str:
     if loaded is not None:
         other = loaded
     else:
-        try:
-            other = importlib.util.find_spec(top)
+        from toolhost.backends.import_dirs import find_top
+
+        try:  # not importlib.util.find_spec: it asks every config directory (import_dirs)
+            other = find_top(top)
         except (ImportError, ValueError):
             return ""
     if other is None or _places(other) & _places(own):
@@ -103,8 +104,28 @@ def _places(spec: ModuleSpec | ModuleType) -> set[str]:
     return found
 
 
+_REAL: set[str] = set()  # the config directories' real paths
+
+
+def note_added(entries: list[str]) -> None:
+    """Record config directories appended to ``sys.path`` (``ADDED``), each resolved once."""
+    for entry in entries:
+        if entry not in ADDED:
+            ADDED.add(entry)
+            _REAL.add(os.path.realpath(entry))
+
+
 def _under_added(path: str) -> bool:
-    return any(path.startswith(os.path.realpath(d) + os.sep) for d in ADDED)
+    """Whether ``path`` (a real path) is inside a config directory: its ancestors are looked
+    up among the directories' real paths. Resolving every directory for every tool was
+    quadratic (1,000 tools each in a directory of its own, their module named like an
+    installed one: 65 s)."""
+    parent = os.path.dirname(path)
+    while parent != os.path.dirname(parent):  # up to the root, which holds everything
+        if parent in _REAL:
+            return True
+        parent = os.path.dirname(parent)
+    return False
 
 
 def _shown(spec: ModuleSpec | ModuleType) -> str:

@@ -83,8 +83,11 @@ class PythonKind:
         for written in ([extra] if isinstance(extra, str) else list(extra or [])):
             resolved = os.path.join(os.path.dirname(os.path.abspath(origin.file)), written)
             if (leaves := leaves_checkout(origin.file, resolved, written)) is not None:
-                raise problem(leaves[0], leaves[1], key="path")
-        searched = extend_import_path(origin.file, extra)
+                raise problem(leaves[0], leaves[1], key=".path")
+        try:
+            searched = extend_import_path(origin.file, extra)
+        except LookupError as exc:  # too many import directories
+            raise problem(str(exc), getattr(exc, "hint", ""), key=".path") from None
         # before the import (an in-process tool of the module may come later): a module's
         guard_exit()  # `from os import chdir, _exit` takes the guarded (refused in tools)
         # a thread the module starts at import must not hold the command's exit

@@ -47,6 +47,21 @@ def _attribute_hint(obj: Any, part: str) -> str:
     return f"it has: {', '.join(sorted(names)[:10])}" if names else ""
 
 
+def _shadowed_hint(module_name: str, search: list[str]) -> str:
+    """When the tool's own directories hold the module but ``import`` gave another (an
+    installed one wins: a json.py beside the config is not the json imported), say so."""
+    from importlib.machinery import PathFinder
+
+    top = module_name.split(".")[0]
+    own = PathFinder.find_spec(top, search) if search else None
+    imported = getattr(sys.modules.get(top), "__file__", None)
+    mine = own.origin if own is not None and own.has_location else None
+    if not mine or not imported or os.path.realpath(mine) == os.path.realpath(imported):
+        return ""
+    return (f"{mine} is not the module imported: `import {top}` gives {imported}, which "
+            "comes first on sys.path; rename yours")
+
+
 def resolve_function(ref: str, search: list[str] | None = None) -> Callable[..., Any]:
     """Import ``"package.module:attr.path"``. Raises ``LookupError`` with a readable message
     (and, when there is one, a suggestion in its ``hint`` attribute).
@@ -65,7 +80,10 @@ def resolve_function(ref: str, search: list[str] | None = None) -> Callable[...,
         raise _NotFound(clash, "two config directories (or a shared repository and an "
                         "installed package) hold a top-level module of that name, and one "
                         "process imports only one: rename one of them")
+    from toolhost.backends.import_dirs import load_top
+
     try:
+        load_top(module_name.split(".")[0])  # the top-level module: see import_dirs
         obj: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         raise _NotFound(f"cannot import module '{module_name}': {exc}",
@@ -79,7 +97,8 @@ def resolve_function(ref: str, search: list[str] | None = None) -> Callable[...,
         except AttributeError:
             owner = ".".join([module_name, *attr_path.split(".")[:i]])
             raise _NotFound(f"'{owner}' has no attribute '{part}'",
-                            _attribute_hint(obj, part)) from None
+                            _shadowed_hint(module_name, search or [])
+                            or _attribute_hint(obj, part)) from None
     if not callable(obj):
         raise LookupError(f"'{ref}' is a {type(obj).__name__}, not a function")
     return obj  # type: ignore[no-any-return]
@@ -87,16 +106,27 @@ def resolve_function(ref: str, search: list[str] | None = None) -> Callable[...,
 
 def extend_import_path(config_file: str, extra: str | list[str] | None) -> list[str]:
     """Append the declaring file's directory and ``path:`` entries to ``sys.path``; return
-    them (for error hints)."""
+    them (for error hints). ``LookupError`` (with a ``hint``) when they would take the
+    directories on ``sys.path`` past ``TOOLHOST_MAX_IMPORT_DIRS``."""
     if not os.path.isfile(config_file):
         return []
     base = os.path.dirname(os.path.abspath(config_file))
     entries = [extra] if isinstance(extra, str) else list(extra or [])
     added = [base, *(os.path.normpath(os.path.join(base, e)) for e in entries)]
-    from toolhost.backends.module_origin import ADDED
+    from toolhost.backends.import_dirs import on_path
+    from toolhost.backends.module_origin import ADDED, note_added
+    from toolhost.config.limits import LIMITS
 
-    ADDED.update(added)
+    new = len({e for e in added if e not in ADDED})
+    if new and len(ADDED) + new > LIMITS.import_dirs:
+        raise _NotFound(f"python tools would put more than {LIMITS.import_dirs:,} directories "
+                        "on sys.path (the config directories and their path: entries)",
+                        "every import of a module not yet loaded looks in each: share "
+                        "directories, or raise TOOLHOST_MAX_IMPORT_DIRS if this is meant")
+
     for entry in added:
-        if entry not in sys.path:
+        if not on_path(entry):
+            note_added([entry])  # before it is on sys.path: import_dirs lists it as one
             sys.path.append(entry)
+    note_added(added)
     return added

@@ -32,6 +32,9 @@ parse), 0 otherwise. On a
 terminal, control characters in the result (escape sequences, bidi overrides, a bare \\r)
 are shown as visible escapes, never acted on; a pipe gets the result as it is.
 
+With no tool named, the tools the config has are listed, each with its arguments
+(REQUIRED=TYPE [OPTIONAL=TYPE]), and the exit status is 2.
+
 Arguments are key=value pairs, each value read by the parameter's type in the inputSchema:
 integers and numbers as numbers, booleans as true/false (yes/no, 1/0), arrays and objects as
 JSON, strings as they are. --json '{...}' (or --json @FILE, a file holding it) gives them all
@@ -55,7 +58,9 @@ Examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", help="the config file (YAML or TOML)")
-    parser.add_argument("tool", help="SERVER.TOOL or mcp__SERVER__TOOL")
+    parser.add_argument("tool", nargs="?",
+                        help="SERVER.TOOL or mcp__SERVER__TOOL (left out: the tools "
+                        "CONFIG has are listed, with their arguments)")
     # REMAINDER so that options may follow the key=value pairs; main() picks them out.
     parser.add_argument("arguments", nargs=argparse.REMAINDER, metavar="key=value",
                         help="one argument each, parsed by the parameter's schema type")
@@ -265,6 +270,11 @@ def main(args: argparse.Namespace) -> int:
             compiled = compile_config(config)
         except ConfigError as exc:
             raise ConfigError(redacted(config, exc.problems)) from None
+        if args.tool is None:  # teach: what could be called, and how
+            from toolhost.commands._call_menu import tool_menu
+
+            anyio.run(compiled.aclose)
+            raise UsageError(tool_menu(args.config, compiled))
         try:
             server, name = split_tool(args.tool)
         except UsageError as exc:
@@ -279,7 +289,7 @@ def main(args: argparse.Namespace) -> int:
             raise UsageError(f"{exc}" + (f"; did you mean {' or '.join(owners)}?" if owners
                                          else "")) from None
     except (ConfigError, UsageError) as exc:
-        print(f"toolhost call: {exc}", file=sys.stderr)
+        print(f"toolhost call: {visible(str(exc), lines=True)}", file=sys.stderr)
         return USAGE if isinstance(exc, UsageError) else 1
 
     async def progress(done: float, total: float | None, message: str | None) -> None:

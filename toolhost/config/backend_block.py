@@ -177,6 +177,12 @@ class BackendChecker:
             check.problem(where, f"expected a list of at least {least} element"
                           f"{'' if least == 1 else 's'}, got {got}",
                           "argv needs at least the program" if argv else "")
+        elif error.validator in _SIZES and isinstance(instance, (list, str, dict)):
+            # jsonschema's own message is the whole value (100,000 entries) and "too long"
+            bound = "at most" if error.validator.startswith("max") else "at least"
+            check.problem(where, f"expected {describe(instance)} of {bound} "
+                          f"{shown(error.validator_value)} {_SIZES[error.validator]}, got "
+                          f"{len(instance):,}")
         elif error.validator == "not" and isinstance(error.validator_value, dict) \
                 and isinstance(error.validator_value.get("required"), list):
             keys = [f"'{k}'" for k in error.validator_value["required"]]  # json and form
@@ -273,6 +279,9 @@ def _nearest(value: Any, choices: list[str]) -> str:
 
 _BOUNDS = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than",
            "exclusiveMaximum": "less than"}
+# a size bound of an options schema (a plugin's too) -> what it counts
+_SIZES = {"maxItems": "entries", "maxLength": "characters", "maxProperties": "keys",
+          "minLength": "characters", "minProperties": "keys"}
 
 
 def _list_hint(value: Any) -> str:

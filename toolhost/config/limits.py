@@ -14,6 +14,7 @@ values (scalars, keys, lists)  500,000      ``TOOLHOST_MAX_CONFIG_VALUES`` (per 
 files in one ``extends`` chain 50           ``TOOLHOST_MAX_EXTENDS_CHAIN`` (at most 200)
 repository pins of one load    50           ``TOOLHOST_MAX_REPO_PINS`` (each is a clone)
 tools declared in one config   10,000       ``TOOLHOST_MAX_TOOLS``
+python import directories      10,000       ``TOOLHOST_MAX_IMPORT_DIRS`` (per process)
 permission rules of a config   10,000       ``TOOLHOST_MAX_RULES``
 characters of one rule         4,096        ``TOOLHOST_MAX_RULE_CHARS``
 OpenAPI operations imported   2,000        ``TOOLHOST_MAX_OPENAPI_OPERATIONS``
@@ -132,6 +133,12 @@ class Limits:
         # tools declared in one config, all servers together: each costs ~0.3 ms to build and
         # compile at every start (90,000 took 29 s and 450 MB); the Claude API takes far fewer
         return _env_int("TOOLHOST_MAX_TOOLS", 10_000)
+
+    @property
+    def import_dirs(self) -> int:
+        # distinct directories python tools put on sys.path, per process: every import of a
+        # module not yet loaded (a missing one: each time) looks in each of them
+        return _env_int("TOOLHOST_MAX_IMPORT_DIRS", 10_000)
 
     @property
     def rules(self) -> int:
