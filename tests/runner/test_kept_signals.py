@@ -127,6 +127,14 @@ GRABBING = {
     "pthread-kill": ("signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)",
                      "signal.pthread_kill(SIGUSR1) would end or stop toolhost run"),
     "siginterrupt": ("signal.siginterrupt(signal.SIGTERM, True)", "SIGTERM belongs"),
+    # signals sent to toolhost whose default action ends (or stops) it, and which were not
+    # on the list of those refused: each ended toolhost at once (SIGTTIN stopped it for good)
+    "kill-vtalrm": ("os.kill(os.getpid(), signal.SIGVTALRM)", "would have ended toolhost"),
+    "raise-prof": ("signal.raise_signal(signal.SIGPROF)", "would have ended toolhost"),
+    "kill-io": ("os.kill(os.getpid(), signal.SIGIO)", "would have ended toolhost"),
+    "kill-realtime": ("os.kill(os.getpid(), signal.SIGRTMIN + 1)", "would have ended toolhost"),
+    "raise-realtime": ("signal.raise_signal(signal.SIGRTMAX)", "would have ended toolhost"),
+    "kill-ttin": ("os.kill(os.getpid(), signal.SIGTTIN)", "would have ended toolhost"),
 }
 
 # ways no guard can see (a C function's reference taken at import, ctypes): each is put back
@@ -148,7 +156,7 @@ def _grabbing_tools(tmp_path: Path, grab: str) -> Path:
     """A config with an async tool ``grab`` running the statement ``grab`` on the loop, and
     a slow command tool that touches the returned path once it runs."""
     (tmp_path / "grabber.py").write_text(
-        "import asyncio, ctypes, signal, threading\n"
+        "import asyncio, ctypes, os, signal, threading\n"
         "from signal import signal as taken\n"
         "from signal import set_wakeup_fd as held_wakeup, alarm as held_alarm\n"
         "from _signal import signal as held_c, pthread_sigmask as held_mask, SIG_DFL as held_dfl\n"

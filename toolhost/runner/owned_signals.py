@@ -109,9 +109,6 @@ _C: dict[str, Any] = {name: getattr(_signal, name) for name in _C_NAMES
                       if hasattr(_signal, name)}
 # the session's watch (the innermost ``signals_owned``'s), put back after each in-process call
 _WATCHES: list[SignalWatch] = []
-_IGNORED_BY_DEFAULT = frozenset(int(getattr(signal, n)) for n in ("SIGCHLD", "SIGURG",
-                                                                  "SIGWINCH")
-                                if hasattr(signal, n))
 
 
 @contextlib.contextmanager
@@ -165,6 +162,8 @@ def _install() -> list[tuple[Any, str, Any]]:
     """Guard the C functions in ``_signal`` (``signal.signal`` and ``pthread_sigmask``, Python
     functions, call them there: every reference to those is guarded) and where ``signal``
     re-exports them; what to set back after."""
+    from toolhost.backends.exit_guards import acts as sends_acting
+
     owned = _owned_mask()
     main = threading.main_thread()
 
@@ -183,14 +182,8 @@ def _install() -> list[tuple[Any, str, Any]]:
             return False  # the C function says what is wrong with it
 
     def acts(args: tuple[Any, ...]) -> str | None:
-        if len(args) < 2 or not isinstance(args[1], int) or args[1] == 0:
-            return None
-        try:
-            handler = signal.getsignal(args[1])
-        except ValueError:
-            return None
-        if handler is signal.SIG_IGN or (handler is signal.SIG_DFL
-                                         and args[1] in _IGNORED_BY_DEFAULT):
+        if len(args) < 2 or not isinstance(args[1], int) or args[1] == 0 \
+                or not sends_acting(args[1]):
             return None
         return f"signal.pthread_kill({_name(args[1])}) would end or stop:"
 
