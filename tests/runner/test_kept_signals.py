@@ -125,7 +125,7 @@ GRABBING = {
     "c-alarm": ("import _signal; _signal.alarm(1)", "a timer"),
     # SIGUSR1's default action: toolhost ended at once
     "pthread-kill": ("signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)",
-                     "signal.pthread_kill(SIGUSR1) would end or stop toolhost run"),
+                     "signal.pthread_kill(SIGUSR1) would end or stop toolhost"),
     "siginterrupt": ("signal.siginterrupt(signal.SIGTERM, True)", "SIGTERM belongs"),
     # signals sent to toolhost whose default action ends (or stops) it, and which were not
     # on the list of those refused: each ended toolhost at once (SIGTTIN stopped it for good)
@@ -343,7 +343,7 @@ def test_a_child_a_tool_forks_has_its_signals_to_itself() -> None:
     assert child == 0
 
 
-@pytest.mark.parametrize("how", ["signal", "loop"])
+@pytest.mark.parametrize("how", ["signal", "loop", "c-module", "pthread-kill"])
 def test_serve_does_not_let_a_tool_take_sigterm(tmp_path: Path, how: str) -> None:
     # under toolhost serve too: SIG_DFL ended it at once (the slow call never answered),
     # the loop's handler made SIGTERM do nothing
