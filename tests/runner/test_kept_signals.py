@@ -114,6 +114,41 @@ GRABBING = {
     "scheduled": ("loop.call_soon(signal.signal, signal.SIGTERM, signal.SIG_DFL)", "grabbed"),
     "scheduled-loop": ("loop.call_soon(loop.add_signal_handler, signal.SIGTERM, print)",
                        "grabbed"),
+    # the C module itself, imported by the tool
+    "c-module": ("import _signal; _signal.signal(signal.SIGTERM, _signal.SIG_DFL)",
+                 "SIGTERM belongs"),
+    # SIGALRM's default action ended toolhost a second later, the slow call unanswered: a
+    # tool cannot set a handler for it, so its timer is only ever that
+    "alarm": ("signal.alarm(1)", "a timer (signal.alarm, setitimer) would end"),
+    "setitimer": ("signal.setitimer(signal.ITIMER_REAL, 0.5)", "a timer"),
+    "vtimer": ("signal.setitimer(signal.ITIMER_PROF, 0.01)", "a timer"),
+    "c-alarm": ("import _signal; _signal.alarm(1)", "a timer"),
+    # SIGUSR1's default action: toolhost ended at once
+    "pthread-kill": ("signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)",
+                     "signal.pthread_kill(SIGUSR1) would end or stop toolhost"),
+    "siginterrupt": ("signal.siginterrupt(signal.SIGTERM, True)", "SIGTERM belongs"),
+    # signals sent to toolhost whose default action ends (or stops) it, and which were not
+    # on the list of those refused: each ended toolhost at once (SIGTTIN stopped it for good)
+    "kill-vtalrm": ("os.kill(os.getpid(), signal.SIGVTALRM)", "would have ended toolhost"),
+    "raise-prof": ("signal.raise_signal(signal.SIGPROF)", "would have ended toolhost"),
+    "kill-io": ("os.kill(os.getpid(), signal.SIGIO)", "would have ended toolhost"),
+    "kill-realtime": ("os.kill(os.getpid(), signal.SIGRTMIN + 1)", "would have ended toolhost"),
+    "raise-realtime": ("signal.raise_signal(signal.SIGRTMAX)", "would have ended toolhost"),
+    "kill-ttin": ("os.kill(os.getpid(), signal.SIGTTIN)", "would have ended toolhost"),
+}
+
+# ways no guard can see (a C function's reference taken at import, ctypes): each is put back
+# when the call ends, and named; before, SIGTERM then ended toolhost at once, did nothing
+# (ignored, blocked, no wake-up), or a held alarm ended it a second later
+PUT_BACK = {
+    "held-wakeup-fd": ("held_wakeup(-1)", "the signal wake-up descriptor"),
+    "held-c-signal": ("held_c(signal.SIGTERM, held_dfl)", "signals (SIGTERM"),
+    "held-c-mask": ("held_mask(signal.SIG_BLOCK, {signal.SIGTERM})", "SIGTERM (blocked)"),
+    "held-alarm": ("held_alarm(1)", "a timer"),
+    "ctypes-signal-ignored": ("libc_signal(signal.SIGTERM, 1)", "signals (SIGTERM"),
+    "ctypes-signal-default": ("libc_signal(signal.SIGTERM, 0)", "signals (SIGTERM"),
+    "ctypes-mask": ("libc_mask(0, term_set, None)", "SIGTERM (blocked)"),
+    "ctypes-fresh-lookup": ("ctypes.CDLL(None).signal(signal.SIGTERM, 1)", "signals (SIGTERM"),
 }
 
 
@@ -121,8 +156,13 @@ def _grabbing_tools(tmp_path: Path, grab: str) -> Path:
     """A config with an async tool ``grab`` running the statement ``grab`` on the loop, and
     a slow command tool that touches the returned path once it runs."""
     (tmp_path / "grabber.py").write_text(
-        "import asyncio, signal\n"
+        "import asyncio, ctypes, os, signal, threading\n"
         "from signal import signal as taken\n"
+        "from signal import set_wakeup_fd as held_wakeup, alarm as held_alarm\n"
+        "from _signal import signal as held_c, pthread_sigmask as held_mask, SIG_DFL as held_dfl\n"
+        "libc = ctypes.CDLL(None)\n"
+        "libc_signal, libc_mask = libc.signal, libc.pthread_sigmask\n"
+        "term_set = (ctypes.c_ulong * 16)(1 << (signal.SIGTERM - 1))\n"
         "async def grab() -> str:\n"
         "    loop = asyncio.get_running_loop()\n"
         f"    {grab}\n"
@@ -144,11 +184,10 @@ permissions:
     return running
 
 
-@pytest.mark.parametrize("how", list(GRABBING))
-def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path, how: str) -> None:
-    # An async tool runs on the event loop's thread: each way it could take SIGTERM from the
-    # session's receiver is refused, and the stop still answers the call in flight
-    grab, said = GRABBING[how]
+def _grab_then_stop(tmp_path: Path, grab: str) -> tuple[int, str, dict[str, Any]]:
+    """``toolhost run`` calls the tool running ``grab``, then the slow one; SIGTERM once
+    that one runs (and a second later: a timer the tool armed has fired by then). The exit
+    status, stderr and the CLI's answers by request id."""
     running = _grabbing_tools(tmp_path, grab)
     cli = fake_cli(tmp_path, GRABS)
     log = tmp_path / "cli.log"
@@ -159,18 +198,42 @@ def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path, how: str) -
         deadline = time.monotonic() + 30
         while not running.exists() and time.monotonic() < deadline:
             time.sleep(0.01)
+        if "alarm" in grab or "timer" in grab:
+            time.sleep(1.5)  # not an assertion on time: the armed timer's chance to end it
         process.send_signal(signal.SIGTERM)
         try:
             _, err = process.communicate(timeout=60)
         except subprocess.TimeoutExpired:  # the signal was taken: no stop came
             process.kill()
             _, err = process.communicate()
-    assert process.returncode == 143, err
-    assert "SIGTERM: stopping the session" in err, err
     answers = {m["response"]["request_id"]: m["response"]["response"]["mcp_response"]
                for m in map(json.loads, log.read_text().splitlines())
                if m["type"] == "control_response"}
+    return process.returncode, err, answers
+
+
+@pytest.mark.parametrize("how", list(GRABBING))
+def test_a_tool_cannot_take_sigterm_from_the_session(tmp_path: Path, how: str) -> None:
+    # An async tool runs on the event loop's thread: each way it could take SIGTERM from the
+    # session's receiver is refused, and the stop still answers the call in flight
+    grab, said = GRABBING[how]
+    status, err, answers = _grab_then_stop(tmp_path, grab)
+    assert status == 143, err
+    assert "SIGTERM: stopping the session" in err, err
     assert said in json.dumps(answers["g"]), answers
+    assert "toolhost is stopping (SIGTERM)" in json.dumps(answers["s"]), answers
+
+
+@pytest.mark.parametrize("how", list(PUT_BACK))
+def test_what_no_guard_sees_is_put_back_after_the_call(tmp_path: Path, how: str) -> None:
+    grab, said = PUT_BACK[how]
+    status, err, answers = _grab_then_stop(tmp_path, grab)
+    assert status == 143, err
+    assert "SIGTERM: stopping the session" in err, err
+    assert "grabbed" in json.dumps(answers["g"]), answers
+    assert "in-process tool mcp__s__grab (or a call running with it) changed the host's signals (" \
+        in err, err
+    assert said in err, err
     assert "toolhost is stopping (SIGTERM)" in json.dumps(answers["s"]), answers
 
 
@@ -280,7 +343,7 @@ def test_a_child_a_tool_forks_has_its_signals_to_itself() -> None:
     assert child == 0
 
 
-@pytest.mark.parametrize("how", ["signal", "loop"])
+@pytest.mark.parametrize("how", ["signal", "loop", "c-module", "pthread-kill"])
 def test_serve_does_not_let_a_tool_take_sigterm(tmp_path: Path, how: str) -> None:
     # under toolhost serve too: SIG_DFL ended it at once (the slow call never answered),
     # the loop's handler made SIGTERM do nothing

@@ -1,5 +1,5 @@
 """A ``kill -9`` while a question's answer mode is being set (the end-of-input key turned
-off for a moment, line mode about to go: ``ttyfd.line_mode_off``) still gives the terminal
+off for a moment, line mode about to go: ``ttymodes.line_mode_off``) still gives the terminal
 back as it was found: the watchdog is told before the change, not after it.
 
 The child kills itself at the one point of the change where the key is off (the moment a

@@ -384,11 +384,11 @@ def test_ctrl_z_stops_toolhost_only_where_a_shell_can_resume_it() -> None:
     import subprocess
     import sys
 
-    from toolhost.runner import ttyfd
+    from toolhost.runner import ttyheld
 
     # the module alone (stdlib only), not the package: a fast start
     code = ("import importlib.util as u; s = u.spec_from_file_location('t', "
-            f"{ttyfd.__file__!r}); m = u.module_from_spec(s); s.loader.exec_module(m); "
+            f"{ttyheld.__file__!r}); m = u.module_from_spec(s); s.loader.exec_module(m); "
             "print(m.job_control())")
     led = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          start_new_session=True, check=True, timeout=60)

@@ -132,10 +132,10 @@ def test_a_huge_line_is_cut_and_said_so(tty: tuple[int, Terminal],
 _RELEASE = """\
 import importlib.util as u, os, sys
 # the module alone (stdlib only), not the package: a fast start
-spec = u.spec_from_file_location("ttyfd", sys.argv[2])
-ttyfd = u.module_from_spec(spec)
-spec.loader.exec_module(ttyfd)
-released = ttyfd.release_terminal_before_exit(settle=0.01)
+spec = u.spec_from_file_location("ttyheld", sys.argv[2])
+ttyheld = u.module_from_spec(spec)
+spec.loader.exec_module(ttyheld)
+released = ttyheld.release_terminal_before_exit(settle=0.01)
 with open(sys.argv[1], "w") as f:
     f.write(f"{released} {[os.isatty(fd) for fd in (0, 1, 2)]}")
 """
@@ -149,12 +149,12 @@ def test_the_session_leader_lets_go_of_its_terminal_before_exit(
     import subprocess
     import sys
 
-    from toolhost.runner import ttyfd
+    from toolhost.runner import ttyheld
 
     master, slave = pty.openpty()
     out = tmp_path / "out"
     try:
-        proc = subprocess.Popen([sys.executable, "-c", _RELEASE, str(out), ttyfd.__file__],
+        proc = subprocess.Popen([sys.executable, "-c", _RELEASE, str(out), ttyheld.__file__],
                                 stdin=slave,
                                 stdout=slave, stderr=slave, start_new_session=leader)
         assert proc.wait(timeout=60) == 0

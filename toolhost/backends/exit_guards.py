@@ -19,7 +19,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, NoReturn
 
-__all__ = ["IN_TOOL", "HostExitRefused", "contain_tasks", "guard_ends", "in_tool",
+__all__ = ["IN_TOOL", "HostExitRefused", "acts", "contain_tasks", "guard_ends", "in_tool",
            "mark_tool_thread"]
 
 # set while an async tool's code runs on the event loop (its tasks inherit it)
@@ -69,10 +69,30 @@ def guard_ends(host: int) -> None:
     _mark_started_threads()
 
 
-# signals that end (or stop) a process by default, or that toolhost handles as "stop"
-_FATAL = frozenset({"SIGTERM", "SIGKILL", "SIGINT", "SIGQUIT", "SIGABRT", "SIGHUP", "SIGSTOP",
-                    "SIGTSTP", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGSEGV", "SIGBUS", "SIGFPE",
-                    "SIGILL", "SIGTRAP", "SIGSYS", "SIGPIPE", "SIGXCPU", "SIGXFSZ"})
+# a signal whose default action does nothing to the process: sent to it, it acts only when
+# a handler is set (toolhost's own, or a library's)
+_HARMLESS_BY_DEFAULT = frozenset({"SIGCHLD", "SIGURG", "SIGWINCH", "SIGCONT"})
+
+
+def acts(sig: int) -> bool:
+    """Whether ``sig`` sent to this process would do something to it: end or stop it (the
+    default action of every signal but four, real-time ones and SIGVTALRM, SIGPROF, SIGIO,
+    SIGTTIN included), or run a handler toolhost set (SIGTERM stops the session). Only an
+    ignored one, or one of the four left at their default, does nothing."""
+    import signal
+
+    try:
+        handler = signal.getsignal(sig)
+    except (ValueError, OSError, TypeError):
+        return False  # no such signal: os.kill says so itself
+    if handler is signal.SIG_IGN:
+        return False
+    if handler is signal.SIG_DFL or handler is None:
+        try:
+            return signal.Signals(sig).name not in _HARMLESS_BY_DEFAULT
+        except ValueError:
+            return True  # a real-time signal: its default action ends the process
+    return True
 
 
 def _guard_signals(host: int) -> None:
@@ -80,28 +100,29 @@ def _guard_signals(host: int) -> None:
     ``os.abort`` by a tool's code: refused like ``os._exit``."""
     import signal
 
-    def fatal(sig: int) -> bool:
+    def name(sig: int) -> str:
         try:
-            return signal.Signals(sig).name in _FATAL
+            return signal.Signals(sig).name
         except ValueError:
-            return False
+            return f"signal {sig}"
 
+    fatal = acts
     kill, killpg, raise_signal, abort = os.kill, os.killpg, signal.raise_signal, os.abort
 
     def _kill(pid: int, sig: int) -> None:
         if pid in (host, 0, -os.getpgid(0)) and os.getpid() == host and fatal(sig) \
                 and in_tool():
-            raise _refused(f"os.kill({pid}, {signal.Signals(sig).name})")
+            raise _refused(f"os.kill({pid}, {name(sig)})")
         kill(pid, sig)
 
     def _killpg(pgid: int, sig: int) -> None:
         if pgid in (0, os.getpgid(0)) and os.getpid() == host and fatal(sig) and in_tool():
-            raise _refused(f"os.killpg({pgid}, {signal.Signals(sig).name})")
+            raise _refused(f"os.killpg({pgid}, {name(sig)})")
         killpg(pgid, sig)
 
     def _raise_signal(sig: int) -> None:
         if os.getpid() == host and fatal(sig) and in_tool():
-            raise _refused(f"signal.raise_signal({signal.Signals(sig).name})")
+            raise _refused(f"signal.raise_signal({name(sig)})")
         raise_signal(sig)
 
     def _abort() -> NoReturn:

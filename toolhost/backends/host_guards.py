@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from toolhost.backends.cwd_guard import guard_moves
@@ -41,10 +42,15 @@ from toolhost.backends.exit_guards import (
 )
 from toolhost.backends.thread_errors import quiet_tool_threads
 
-__all__ = ["HOST_STATE", "IN_TOOL", "HostExitRefused", "HostState", "contain_tasks",
-           "guard_exit", "mark_tool_thread"]
+__all__ = ["AFTER_CALLS", "HOST_STATE", "IN_TOOL", "HostExitRefused", "HostState",
+           "contain_tasks", "guard_exit", "mark_tool_thread"]
 
 log = logging.getLogger("toolhost.call")
+
+# more of the host's state to put back when in-process calls end: each returns what it put
+# back, named ('' for nothing). ``toolhost.runner.owned_signals`` puts its session's signals
+# here while it owns them (a tool could change them by ways no guard sees: ctypes).
+AFTER_CALLS: list[Callable[[], str]] = []
 
 
 def guard_exit() -> None:
@@ -142,6 +148,9 @@ class HostState:
                                           strict=True) if a is not b]
             sys.stdin, sys.stdout, sys.stderr = saved
             changed.append("sys." + "/".join(moved))
+        for put_back in AFTER_CALLS:
+            if more := put_back():
+                changed.append(more)
         if changed:
             log.warning("in-process tool %s (or a call running with it) changed the host's "
                         "%s; put back (isolation: process keeps such changes in a worker)",

@@ -16,24 +16,35 @@ session runs:
 Who asks is judged by the first frame above the call that is not asyncio's, anyio's or
 contextlib's (they act for their caller): it must be toolhost's. A function the loop calls
 as a callback (``loop.call_soon(signal.signal, ...)``) was scheduled by someone else, so it
-is refused too. ``signal.signal`` and ``signal.pthread_sigmask`` are guarded where they call
-the C module (``signal``'s own ``_signal``), so a reference taken before the session (``from
-signal import signal`` at a module's import) is guarded as well. Not seen: a reference to
-``set_wakeup_fd`` taken before, ``_signal`` imported by a tool itself, ``ctypes``
-``sigaction``.
+is refused too. The guards sit in the C module ``_signal`` itself and where ``signal``
+re-exports its functions: ``signal.signal`` and ``signal.pthread_sigmask`` (Python functions
+calling ``_signal``) are guarded through every reference, and so is a tool's own ``import
+_signal``. Refused as well: arming a timer (``signal.alarm``, ``setitimer``: a tool cannot
+set a handler for SIGALRM, so its default action ended toolhost, every call in flight
+unanswered), ``signal.pthread_kill`` of a signal that would act, ``siginterrupt`` of a
+session signal.
+
+What no guard sees (a reference to a C function taken before the session, ``from signal
+import set_wakeup_fd``; ``ctypes`` calling libc's ``sigaction``) is put back after each
+in-process call, and named in that call's warning (``runner.signal_watch``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
+import posix
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolhost.runner.signal_watch import SignalWatch
 
 __all__ = ["signals_owned"]
 
@@ -77,7 +88,10 @@ _WHOSE: list[str] = []  # who owns the signals now (the innermost ``signals_owne
 
 
 def _refusal(what: str) -> str:
+    """``what`` belongs to the owner; a ``what`` ending in ':' says the rest itself."""
     whose = _WHOSE[-1] if _WHOSE else "toolhost run while its session runs"
+    if what.endswith(":"):
+        return f"{what[:-1]} {whose}"
     return f"{what} belongs to {whose}: a tool cannot change how it is handled"
 
 
@@ -86,19 +100,74 @@ def _owned_mask() -> frozenset[int]:
     return frozenset(int(getattr(signal, n)) for n in names if hasattr(signal, n))
 
 
+_signal: Any = importlib.import_module("_signal")  # (no stubs: typeshed has none)
+
+# the C functions of ``_signal`` the guards replace (in ``_signal`` itself, and where
+# ``signal`` re-exports them), as they were before any guard: what toolhost calls through
+_C_NAMES = ("signal", "pthread_sigmask", "set_wakeup_fd", "siginterrupt", "alarm", "setitimer",
+            "pthread_kill")
+_C: dict[str, Any] = {name: getattr(_signal, name) for name in _C_NAMES
+                      if hasattr(_signal, name)}
+_SYSTEM = os.system
+# the session's watch (the innermost ``signals_owned``'s), put back after each in-process call
+_WATCHES: list[SignalWatch] = []
+
+
 @contextlib.contextmanager
 def signals_owned(whose: str = "toolhost run while its session runs") -> Iterator[None]:
     """See the module text: for the block, ``signal.signal``, ``signal.set_wakeup_fd``,
-    ``signal.pthread_sigmask`` (blocking a session signal on the main thread) and the
-    running loop's ``add_signal_handler``/``remove_signal_handler`` raise when code other
-    than toolhost's calls them (``ValueError`` for ``signal``'s, as off the main thread;
-    ``RuntimeError`` for the loop's, as asyncio's own refusals). ``whose`` names the owner
-    in the refusal (``toolhost serve while it serves``)."""
-    main = threading.main_thread()
-    owned = _owned_mask()
+    ``signal.pthread_sigmask`` (blocking a session signal on the main thread),
+    ``signal.siginterrupt`` of a session signal, ``signal.alarm``/``setitimer`` arming a
+    timer, ``signal.pthread_kill`` with a signal that acts (also called on ``_signal``
+    itself) and the running loop's ``add_signal_handler``/``remove_signal_handler`` raise
+    when code other than toolhost's calls them (``ValueError`` for ``signal``'s, as off the
+    main thread; ``RuntimeError`` for the loop's, as asyncio's own refusals); and after
+    each in-process call, what changed them by another way is put back, named (the call's
+    warning). ``whose`` names the owner in the refusal (``toolhost serve while it
+    serves``)."""
+    from toolhost.backends.host_guards import AFTER_CALLS
+    from toolhost.runner.signal_watch import SignalWatch
+
     me = os.getpid()
     _OWNER.append(me)
     _WHOSE.append(whose)
+    installed = _install() if len(_OWNER) == 1 else []
+    watch = SignalWatch(sorted(_owned_mask()), _C)
+    _WATCHES.append(watch)
+    AFTER_CALLS.append(_put_back)
+    loop = _running_loop()
+    loop_guards = _guard_loop(loop) if loop is not None else []
+    try:
+        yield
+    finally:
+        _OWNER.remove(me)
+        _WHOSE.remove(whose)
+        _WATCHES.remove(watch)
+        AFTER_CALLS.remove(_put_back)
+        for module, name, value in installed:
+            setattr(module, name, value)
+        for attribute in loop_guards:
+            with contextlib.suppress(AttributeError):
+                delattr(loop, attribute)
+
+
+def _put_back() -> str:
+    """After an in-process call: the session's signals as it set them (see
+    ``runner.signal_watch``); what was put back, or ''."""
+    if not _WATCHES or os.getpid() not in _OWNER:
+        return ""
+    changed = _WATCHES[-1].put_back()
+    return f"signals ({', '.join(changed)})" if changed else ""
+
+
+def _install() -> list[tuple[Any, str, Any]]:
+    """Guard the C functions in ``_signal`` (``signal.signal`` and ``pthread_sigmask``, Python
+    functions, call them there: every reference to those is guarded) and where ``signal``
+    re-exports them; what to set back after."""
+    from toolhost.backends.exit_guards import acts as sends_acting
+
+    owned = _owned_mask()
+    main = threading.main_thread()
 
     def blocks_owned(args: tuple[Any, ...]) -> str | None:
         if threading.current_thread() is not main or len(args) < 2:
@@ -108,64 +177,75 @@ def signals_owned(whose: str = "toolhost run while its session runs") -> Iterato
             return None
         return ", ".join(sorted(_name(s) for s in signals & owned))
 
+    def arms(args: tuple[Any, ...], at: int = 0) -> bool:
+        try:
+            return len(args) > at and float(args[at]) > 0
+        except (TypeError, ValueError):
+            return False  # the C function says what is wrong with it
+
+    def acts(args: tuple[Any, ...]) -> str | None:
+        if len(args) < 2 or not isinstance(args[1], int) or args[1] == 0 \
+                or not sends_acting(args[1]):
+            return None
+        return f"signal.pthread_kill({_name(args[1])}) would end or stop:"
+
+    timer = "a timer (signal.alarm, setitimer) would end, by its signal's default action,:"
     refusals: dict[str, Callable[[tuple[Any, ...]], str | None]] = {
         "signal": lambda args: _name(args[0]) if args else "a signal",
         "pthread_sigmask": blocks_owned,
+        "set_wakeup_fd": lambda args: "the signal wake-up descriptor",
+        "siginterrupt": lambda args: _name(args[0]) if args and args[0] in owned else None,
+        "alarm": lambda args: timer if arms(args) else None,
+        "setitimer": lambda args: timer if arms(args, 1) else None,
+        "pthread_kill": acts,
     }
-    # ``signal.signal`` (a Python function) calls ``_signal.signal`` from signal's globals:
-    # guarded there, every reference to it is
-    c_module = getattr(signal, "_signal", None)
-    guarded_c = _GuardedC(c_module, refusals) if c_module is not None else None
-    if guarded_c is not None:
-        setattr(signal, "_signal", guarded_c)  # noqa: B010
-    original_wakeup = signal.set_wakeup_fd
+    installed: list[tuple[Any, str, Any]] = []
+    for name, original in _C.items():
+        guarded = _guard(name, original, refusals[name])
+        for module in (_signal, signal):
+            if getattr(module, name, None) is original:
+                installed.append((module, name, original))
+                setattr(module, name, guarded)
+    for module in (os, posix):  # (os.system is posix.system)
+        if getattr(module, "system", None) is _SYSTEM:
+            installed.append((module, "system", _SYSTEM))
+            setattr(module, "system", _system)  # noqa: B010
+    return installed
 
-    def set_wakeup_fd(*args: Any, **kwargs: Any) -> Any:
-        if not _by_toolhost(sys._getframe(1)):
-            raise ValueError(_refusal("the signal wake-up descriptor"))
-        return original_wakeup(*args, **kwargs)
 
-    setattr(signal, "set_wakeup_fd", set_wakeup_fd)  # noqa: B010
-    loop = _running_loop()
-    loop_guards = _guard_loop(loop) if loop is not None else []
+def _system(command: str | bytes | os.PathLike[Any]) -> int:
+    """``os.system`` without libc's ``system()``, which ignores SIGINT and SIGQUIT in the whole
+    process while the command runs (a tool's ``os.system`` took Ctrl-C from the session for
+    as long): ``/bin/sh -c command``, its wait status returned as ``os.system`` returns it."""
+    sys.audit("os.system", command)
+    text = os.fsdecode(command)
+    defaults = (signal.SIGINT, signal.SIGQUIT)  # the command's, as system() sets them
     try:
-        yield
-    finally:
-        _OWNER.remove(me)
-        _WHOSE.remove(whose)
-        setattr(signal, "set_wakeup_fd", original_wakeup)  # noqa: B010
-        if guarded_c is not None and getattr(signal, "_signal", None) is guarded_c:
-            setattr(signal, "_signal", c_module)  # noqa: B010
-        for attribute in loop_guards:
-            with contextlib.suppress(AttributeError):
-                delattr(loop, attribute)
+        pid = os.posix_spawn("/bin/sh", ["sh", "-c", "--", text], os.environ,
+                             setsigdef=defaults)
+    except OSError:
+        return 127 << 8  # as system() when no shell could run
+    return os.waitpid(pid, 0)[1]
 
 
-class _GuardedC:
-    """Stands for the C module ``_signal`` in ``signal``'s globals: the functions named in
-    ``refusals`` are refused to code other than toolhost's when their refusal says why;
-    everything else is the module's own."""
-
-    def __init__(self, module: Any, refusals: dict[str, Callable[[tuple[Any, ...]],
-                                                               str | None]]) -> None:
-        self._module = module
-        for name, refuse in refusals.items():
-            original = getattr(module, name, None)
-            if original is not None:
-                setattr(self, name, self._guard(original, refuse))
-
-    @staticmethod
-    def _guard(original: Callable[..., Any], refuse: Callable[[tuple[Any, ...]], str | None]
-               ) -> Callable[..., Any]:
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            why = refuse(args)
-            if why is not None and not _by_toolhost(sys._getframe(1)):
-                raise ValueError(_refusal(why))
-            return original(*args, **kwargs)
-        return guarded
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._module, name)
+def _guard(name: str, original: Callable[..., Any],
+           refuse: Callable[[tuple[Any, ...]], str | None]) -> Callable[..., Any]:
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        why = refuse(args)
+        if why is not None and not _by_toolhost(sys._getframe(1)):
+            raise ValueError(_refusal(why))
+        result = original(*args, **kwargs)
+        if _WATCHES and os.getpid() in _OWNER:  # toolhost's own change: the one to keep
+            watch = _WATCHES[-1]
+            if name in ("signal", "siginterrupt") and args:
+                watch.follow(args[0])
+            elif name == "set_wakeup_fd" and args:
+                watch.follow(wakeup=args[0])
+            elif name == "pthread_sigmask":
+                watch.follow_mask()
+        return result
+    guarded.__name__ = guarded.__qualname__ = name
+    return guarded
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

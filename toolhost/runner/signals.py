@@ -21,7 +21,7 @@ from toolhost.protocol.open_requests import StoppedRequest
 from toolhost.runner.owned_signals import signals_owned
 from toolhost.runner.process import CliSession
 from toolhost.runner.terminal import Terminal
-from toolhost.runner.ttyfd import job_control
+from toolhost.runner.ttyheld import job_control
 
 if TYPE_CHECKING:
     from toolhost.runner.run import RunReport

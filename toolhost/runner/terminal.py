@@ -42,7 +42,7 @@ from toolhost.runner import paste as marks
 from toolhost.runner.line_edit import without_keys
 from toolhost.runner.terminal_input import CANON_LIMIT, MAX_LINE
 from toolhost.runner.terminal_paste import PasteInput, _TypedKey
-from toolhost.runner.ttyfd import (
+from toolhost.runner.ttyheld import (
     foreground,
     hide_stdin,
     release_terminal_before_exit,

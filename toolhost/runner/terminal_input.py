@@ -25,14 +25,8 @@ from toolhost.backends import watchdog
 from toolhost.runner import paste as marks
 from toolhost.runner.line_edit import LineEdit
 from toolhost.runner.signal_keys import ESC, SignalKeys
-from toolhost.runner.ttyfd import (
-    canonical,
-    foreground,
-    hung_up,
-    line_mode,
-    line_mode_off,
-    tty_name,
-)
+from toolhost.runner.ttyheld import foreground, hung_up, tty_name
+from toolhost.runner.ttymodes import canonical, line_mode, line_mode_off
 
 __all__ = ["CANON_LIMIT", "MAX_LINE", "OVERFLOW", "TerminalInput"]
 

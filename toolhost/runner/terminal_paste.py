@@ -24,15 +24,9 @@ from toolhost.runner import paste as marks
 from toolhost.runner.line_edit import LineEdit
 from toolhost.runner.terminal_input import CANON_LIMIT
 from toolhost.runner.terminal_typeahead import TypeaheadInput
-from toolhost.runner.ttyfd import (
-    bytewise,
-    foreground,
-    job_control,
-    line_mode,
-    line_mode_off,
-    pending,
-    pending_with_partial,
-)
+from toolhost.runner.ttyfd import pending, pending_with_partial
+from toolhost.runner.ttyheld import foreground, job_control
+from toolhost.runner.ttymodes import bytewise, line_mode, line_mode_off
 
 __all__ = ["PasteInput"]
 
@@ -186,7 +180,7 @@ class PasteInput(TypeaheadInput):
         joined = False
         said = ""
         while not edit.done:
-            # keys the terminal had taken in line mode first (``ttyfd.line_mode_off``)
+            # keys the terminal had taken in line mode first (``ttymodes.line_mode_off``)
             chunk: bytes | None = self._ahead[:1]
             if chunk:
                 self._ahead = self._ahead[1:]
@@ -209,7 +203,7 @@ class PasteInput(TypeaheadInput):
         a hang-up). Its end is the mark, however long the terminal pauses writing it: the
         rest of a paste never answers this question, nor the next, nor becomes a turn. An end
         mark with more of the paste already behind it was carried in the pasted text: the
-        paste goes on. The rest is read byte by byte (``ttyfd.bytewise``): a paste's last
+        paste goes on. The rest is read byte by byte (``ttymodes.bytewise``): a paste's last
         line has no newline of its own, and the person's Enter is not needed to end it."""
         size = len(first.encode()) + (0 if self._at_mark else 1)  # its newline, if read
         self._at_mark = False
