@@ -132,10 +132,10 @@ def signals_owned(whose: str = "toolhost run while its session runs") -> Iterato
     _OWNER.append(me)
     _WHOSE.append(whose)
     installed = _install() if len(_OWNER) == 1 else []
-    watch = SignalWatch(sorted(_owned_mask()), _C)
+    loop = _running_loop()
+    watch = SignalWatch(sorted(_owned_mask()), _C, loop, _told_late)
     _WATCHES.append(watch)
     AFTER_CALLS.append(_put_back)
-    loop = _running_loop()
     loop_guards = _guard_loop(loop) if loop is not None else []
     try:
         yield
@@ -158,6 +158,15 @@ def _put_back() -> str:
         return ""
     changed = _WATCHES[-1].put_back()
     return f"signals ({', '.join(changed)})" if changed else ""
+
+
+def _told_late(changed: list[str]) -> None:
+    """What the watch's later read put back (no single call to name: the calls since the
+    read before it)."""
+    from toolhost.backends.host_guards import log
+
+    log.warning("an in-process tool changed the host's signals (%s); put back (isolation: "
+                "process keeps such changes in a worker)", ", ".join(changed))
 
 
 def _install() -> list[tuple[Any, str, Any]]:

@@ -11,9 +11,11 @@ of them the main thread blocks, and the interval timers; ``put_back`` (after eac
 call, ``toolhost.backends.host_guards``) sets back whatever differs and names it. A change
 toolhost itself makes through the guarded functions is noted (``follow``), never undone.
 
-Not seen: a change made and used within one call (the signal arriving while the tool still
-runs), a handler set on another thread's mask (the kernel gives the signal to a thread that
-does not block it).
+What only the kernel knows (a handler set through ``ctypes``, the main thread's mask) and the
+timers are read at most every ``DEEP_EVERY`` (20 ms) after calls, not after each: that read
+costs more than the rest of the watch (see ``SignalWatch``). Not seen: a change made and
+used within one call (the signal arriving while the tool still runs), a handler set on
+another thread's mask (the kernel gives the signal to a thread that does not block it).
 """
 
 from __future__ import annotations
@@ -24,10 +26,14 @@ import importlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["SignalWatch"]
+if TYPE_CHECKING:
+    import asyncio
+
+__all__ = ["DEEP_EVERY", "SignalWatch"]
 
 _signal: Any = importlib.import_module("_signal")  # its getsignal: no enum made per call
 
@@ -35,6 +41,10 @@ _TIMERS = tuple(getattr(signal, name) for name in ("ITIMER_REAL", "ITIMER_VIRTUA
                                                    "ITIMER_PROF") if hasattr(signal, name))
 _ACTION_BYTES = 256  # more than any libc's struct sigaction (glibc's is 152 on 64 bits)
 _HANDLER_BYTES = ctypes.sizeof(ctypes.c_void_p)
+# how often at most the kernel's side and the timers are read after calls: a change a call
+# made there is put back within this time (and a signal in it may meet the tool's handler)
+DEEP_EVERY = 0.02
+_monotonic = time.monotonic
 
 
 def _libc_sigaction() -> Callable[[int, Any, Any], int] | None:
@@ -78,13 +88,23 @@ class SignalWatch:
     the interval timers) as the session set it; ``put_back`` restores it. ``originals``: the
     C functions of ``_signal`` before any guard (the watch must not be refused).
 
-    The usual call changes nothing, and ``put_back`` then costs a few C calls: the handlers
-    as Python has them, one read of the kernel's masks (Linux; elsewhere each handler read
-    through ``sigaction``), the timers, the wake-up descriptor set to itself. Only when one
-    of them moved is every signal looked at one by one."""
+    The usual call changes nothing, and ``put_back`` then costs two C calls: the handlers as
+    Python has them and the wake-up descriptor set to itself. What only the kernel knows (its
+    handlers and the main thread's mask, one read of ``/proc/self/status`` on Linux, ~7 us of
+    system time that instruction counts do not see; elsewhere each handler read through
+    ``sigaction``) and the timers are read at most every ``DEEP_EVERY`` seconds: after a
+    call when the last such read is older, else once from ``loop`` when that time comes
+    (what it puts back then is told to ``report``). Only when one of them moved is every
+    signal looked at one by one."""
 
-    def __init__(self, signums: Iterable[int], originals: dict[str, Any]) -> None:
+    def __init__(self, signums: Iterable[int], originals: dict[str, Any],
+                 loop: asyncio.AbstractEventLoop | None = None,
+                 report: Callable[[list[str]], None] | None = None) -> None:
         self._signums = tuple(signums)
+        self._loop = loop
+        self._report = report
+        self._next_deep = 0.0  # the first call's put_back reads everything
+        self._owed = False  # a deep read is due from the loop
         self._c = originals
         self._main = threading.main_thread().ident
         self._sigaction = _libc_sigaction()
@@ -137,16 +157,42 @@ class SignalWatch:
 
     def put_back(self) -> list[str]:
         """Restore what differs from the state noted; what was put back, named."""
-        if tuple(map(_signal.getsignal, self._signums)) != self._handlers \
-                or self._read_status() != self._status:
+        if tuple(map(_signal.getsignal, self._signums)) != self._handlers:
+            return self._changed()
+        if self.wakeup is not None and threading.get_ident() == self._main \
+                and self._c["set_wakeup_fd"](self.wakeup) != self.wakeup:  # (set back)
+            return ["the signal wake-up descriptor", *self._changed()]
+        now = _monotonic()
+        if now < self._next_deep:
+            self._owe(self._next_deep - now)
+            return []
+        self._next_deep = now + DEEP_EVERY
+        return self._deep()
+
+    def _deep(self) -> list[str]:
+        """What only the kernel knows, and the timers."""
+        if self._read_status() != self._status:
             return self._changed()
         for which in self._free:
             if _signal.getitimer(which)[0]:
                 return self._changed()
-        if self.wakeup is not None and threading.get_ident() == self._main \
-                and self._c["set_wakeup_fd"](self.wakeup) != self.wakeup:  # (set back)
-            return ["the signal wake-up descriptor", *self._changed()]
         return []
+
+    def _owe(self, delay: float) -> None:
+        """A deep read is due in ``delay`` seconds: once, from the loop (any thread may ask)."""
+        loop = self._loop
+        if self._owed or loop is None or loop.is_closed():
+            return
+        self._owed = True
+        with contextlib.suppress(RuntimeError):  # (the loop closed meanwhile: nothing to keep)
+            loop.call_soon_threadsafe(loop.call_later, delay, self._deep_due)
+
+    def _deep_due(self) -> None:
+        self._owed = False
+        self._next_deep = _monotonic() + DEEP_EVERY
+        changed = self._deep()
+        if changed and self._report is not None:
+            self._report(changed)
 
     def _changed(self) -> list[str]:
         changed = self._restore()
