@@ -25,7 +25,7 @@ from toolhost.permissions.rule_plan import RulePlan, is_bash
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
 from toolhost.permissions.server_wide import SERVER_READS, server_read, server_wide
 from toolhost.permissions.shell_tools import SHELL_TOOLS, judged_as_shell, judged_with
-from toolhost.permissions.unread_tools import UNREAD_SHELLS, held_unread
+from toolhost.permissions.unread_tools import UNREAD_TOOLS, held_unread, hidden_with_bash
 
 # The shell parser and the content matchers (bash.policy) load with the first rule that has
 # content or the first Bash call: most configs have neither (serve and validate start faster).
@@ -176,7 +176,7 @@ class CompiledPolicy:
                 self.rules, self._later.rules, self.cwd)) is not None:
             return says.moved(self._decide(tool_name, tool_input), kept)
         decision = self._decide(tool_name, tool_input)
-        if decision.behavior == "allow" and (tool_name in UNREAD_SHELLS or not (
+        if decision.behavior == "allow" and (tool_name in UNREAD_TOOLS or not (
                 tool_name in BUILTIN_TOOLS or tool_name in self._declared
                 or tool_name.startswith("mcp__"))) and (
                 held := self._held_unread(tool_name, decision)) is not None:
@@ -354,7 +354,9 @@ class CompiledPolicy:
         """Tools to pass to the CLI's ``--disallowedTools``: unconditional denies of whole tools.
 
         Whole servers are given as ``mcp__<server>``; globs are expanded against the declared
-        tool names (a glob matching nothing declared is left to the engine).
+        tool names (a glob matching nothing declared is left to the engine). With ``Bash``
+        go the tools running what no Bash rule reads (PowerShell, REPL, ...) that its deny
+        denies whatever they run: no rule names them to allow or ask.
         """
         out: list[str] = []
         for rule in self.rules:
@@ -367,6 +369,8 @@ class CompiledPolicy:
                 out.extend(n for n in self.tool_names if rule.names.matches(n))
             else:
                 out.extend(sorted(rule.names.exact))
+        if "Bash" in out:  # its kin the Bash deny denies whatever they run (unread_tools)
+            out.extend(hidden_with_bash(self.rules))
         # toolhost's own names (a prompts/get) are no tool of the CLI's: decided here only
         return [n for n in dict.fromkeys(out) if n != "GetMcpPromptTool"]
 
