@@ -188,8 +188,18 @@ class CompiledPolicy:
         # for the default, and its own rules: the stricter
         for other, call in judged_with(ran):
             decision = judged_as_shell(tool_name, other, decision,
-                                       self._decide(other, call, default="allow"))
+                                       self._decide(other, call, self._shell_default(other)))
         return decision
+
+    def _shell_default(self, other: str) -> str:
+        """The default the ``other`` tool's rules judge a Monitor call's part with: ``allow``
+        (its deny and ask rules alone), but a WebFetch allow list under a ``deny``/``ask``
+        default names the hosts a connection may reach: another host meets the default, as
+        a fetch of it would (``allow: Monitor`` opened ``wss://evil.com`` before)."""
+        if other == "WebFetch" and self.default != "allow" and any(
+                r.effect == "allow" for r in self._plan("WebFetch").rules):
+            return self.default
+        return "allow"
 
     def _held_unread(self, tool_name: str, decision: Decision) -> Decision | None:
         """An allow of a tool whose calls the engine cannot read, or does not know: it needs
