@@ -58,7 +58,8 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     if TOO_MANY_FORMS in fed:  # (a document too long to look at whole)
         return list(range(count))
     for form in forms + fed:  # and the code an interpreter reads
-        firsts.add(" ".join(form).split(" ", 1)[0])
+        first = " ".join(form).split(" ", 1)[0]
+        firsts.update((first, first.rsplit("/", 1)[-1]))  # (rules key a path by its name)
     for steps in analyze_line(command).steps:  # and every step the analysis proves runs
         for step in steps:
             words = step.words[step.offset:] if step.kind in ("assign", "assign_command") \
