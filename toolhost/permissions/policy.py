@@ -24,7 +24,13 @@ from toolhost.permissions.policy_elsewhere import Elsewhere, held_in_place
 from toolhost.permissions.rule_plan import RulePlan, is_bash
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
 from toolhost.permissions.server_wide import SERVER_READS, server_read, server_wide
-from toolhost.permissions.shell_tools import SHELL_TOOLS, judged_as_shell, judged_with
+from toolhost.permissions.shell_tools import (
+    SHELL_TOOLS,
+    WORKSPACE_BASH,
+    WORKSPACE_FETCH,
+    judged_as_shell,
+    judged_with,
+)
 from toolhost.permissions.unread_tools import UNREAD_TOOLS, held_unread, hidden_with_bash
 
 # The shell parser and the content matchers (bash.policy) load with the first rule that has
@@ -186,17 +192,19 @@ class CompiledPolicy:
         ran = decision.updated_input if decision.updated_input is not None else tool_input
         # what the Bash rules (or WebFetch's, for a WebSocket) say of what it runs, with allow
         # for the default, and its own rules: the stricter
-        for other, call in judged_with(ran):
-            decision = judged_as_shell(tool_name, other, decision,
-                                       self._decide(other, call, self._shell_default(other)))
+        for what, call in judged_with(ran, tool_name):
+            other = "Bash" if what == "Bash" else "WebFetch"
+            decision = judged_as_shell(tool_name, what, decision,
+                                       self._decide(other, call, self._shell_default(what)))
         return decision
 
     def _shell_default(self, other: str) -> str:
-        """The default the ``other`` tool's rules judge a Monitor call's part with: ``allow``
+        """The default the ``other`` tool's rules judge a Monitor call's part with (``other``
+        a ``shell_tools._WHAT`` key): ``allow``
         (its deny and ask rules alone), but a WebFetch allow list under a ``deny``/``ask``
         default names the hosts a connection may reach: another host meets the default, as
         a fetch of it would (``allow: Monitor`` opened ``wss://evil.com`` before)."""
-        if other == "WebFetch" and self.default != "allow" and any(
+        if other in ("WebFetch", "fetch") and self.default != "allow" and any(
                 r.effect == "allow" for r in self._plan("WebFetch").rules):
             return self.default
         return "allow"
@@ -380,7 +388,9 @@ class CompiledPolicy:
             else:
                 out.extend(sorted(rule.names.exact))
         if "Bash" in out:  # its kin the Bash deny denies whatever they run (unread_tools)
-            out.extend(hidden_with_bash(self.rules))
+            out += [*hidden_with_bash(self.rules), WORKSPACE_BASH]
+        if "WebFetch" in out:  # (as the CLI hides them with its managed Bash and WebFetch)
+            out.append(WORKSPACE_FETCH)
         # toolhost's own names (a prompts/get) are no tool of the CLI's: decided here only
         return [n for n in dict.fromkeys(out) if n != "GetMcpPromptTool"]
 
