@@ -24,6 +24,7 @@ from toolhost.permissions.bash.forms import (
     fed_joined,
 )
 from toolhost.permissions.bash.programs import Step, analyze_line
+from toolhost.permissions.bash.synonyms import synonym_forms
 from toolhost.permissions.paths import (
     PATH_TOOLS,
     PathPattern,
@@ -137,7 +138,8 @@ class BashMatcher:
             return self.regex.search(parsed.text)
         forms = [form for words in parsed.segments + parsed.nested
                  for form in command_forms(words)]
-        if TOO_MANY_FORMS in forms or any(self.regex.fullmatch(" ".join(form)) for form in forms):
+        if TOO_MANY_FORMS in forms or any(self.regex.fullmatch(" ".join(form))
+                                          for form in (*forms, *synonym_forms(forms))):
             return True
         return self._runs(command) or self._fed(command, forms) or (
             self.bare is not None and self.bare.matches(tool_name, tool_input, strict=False))

@@ -4,12 +4,12 @@ A rule names a command as a person writes it (``Bash(rm:*)``, ``Bash(git push:*)
 may run it otherwise: after assignments and wrappers (``FOO=1 sudo -u root rm x``), from a
 ``find -exec``, with ``$IFS`` for its spaces or braces for its words, by a path
 (``/bin/rm``), past the program's own options (``git -C /tmp push``), in a ``sh -c``
-string, in another case (``RM``), by another spelling the program reads as the same command
-(``npm i``, ``docker container rm``: ``bash.synonyms``), or as a string literal of a program
-an interpreter reads from its stdin. Each is a form; a deny or ask rule that matches any form of any command of
-the line applies (fail closed), and past ``_MAX_FORMS`` the form ``TOO_MANY_FORMS`` stands
-for the rest, which every such rule matches. ``toolhost.permissions.content``'s
-``BashMatcher`` is the one that reads them.
+string, in another case (``RM``), or as a string literal of a program an interpreter reads
+from its stdin (and, where the rules read them, by another spelling the program reads as the
+same command: ``bash.synonyms``). Each is a form; a deny or ask rule that matches any
+form of any command of the line applies (fail closed), and past ``_MAX_FORMS`` the form
+``TOO_MANY_FORMS`` stands for the rest, which every such rule matches.
+``toolhost.permissions.content``'s ``BashMatcher`` is the one that reads them.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from toolhost.permissions.bash.command_strings import CUT, command_strings, fed_
 from toolhost.permissions.bash.command_strings import base as _base
 from toolhost.permissions.bash.programs import WRAPPER_NAMES
 from toolhost.permissions.bash.runners import runner_overflows
-from toolhost.permissions.bash.synonyms import synonym_forms
 from toolhost.permissions.shell.parse import ShellSyntaxError, parse_command
 
 __all__ = ["ASSIGN_KINDS", "TOO_MANY_FORMS", "TOO_MANY_JOINED", "command_forms", "fed_forms",
@@ -211,7 +210,6 @@ def _command_forms(words: tuple[str, ...], depth: int, options: bool,
                   for g in command_forms((f[0].lower(), *f[1:]), depth + 1, options=options,
                                          budget=budget)]
     forms += past
-    forms += synonym_forms(forms)  # npm i is npm install, docker container rm is docker rm
     unique = [f for f in dict.fromkeys(forms) if f and f[0] and f != TOO_MANY_FORMS]
     if len(unique) > _MAX_FORMS or TOO_MANY_FORMS in forms:  # (cut: marked last)
         return [*unique[:_MAX_FORMS - 1], TOO_MANY_FORMS]
