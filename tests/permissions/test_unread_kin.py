@@ -15,9 +15,8 @@ import pytest
 
 from tests.inproc import run_cli
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
-from toolhost.permissions import compile_policy
+from toolhost.permissions import compile_policy, unread_tools
 from toolhost.permissions.builtin_names import BUILTIN_TOOLS
-from toolhost.permissions import unread_tools
 
 KIN = ["REPL", "Eval", "JavaScript", "Workflow", "Skill", "SlashCommand", "RemoteTrigger",
        "PowerShell"]

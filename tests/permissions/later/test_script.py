@@ -45,6 +45,8 @@ NOT_PROVABLE = [
     "source -- s.sh", ". -- ./s.sh", "command . -- s.sh", "builtin source -- s.sh",
     "source -p . s.sh", ". -p . s.sh", "source -x s.sh", "source -- /dev/stdin < s.sh",
     ". -- <(cat s.sh)", "source -- $S",
+    # zsh's precommand modifiers run the script too
+    "noglob bash s.sh", "nocorrect source s.sh", "- ./s.sh", "repeat 2 bash s.sh",
 ]
 HONEST = [
     "bash ok.sh", "./ok.sh", "./app", "./py", "./bigpy", "python3 py", "bash -c 'echo hi'",

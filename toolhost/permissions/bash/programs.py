@@ -96,6 +96,10 @@ WRAPPERS: dict[str, _Grammar] = {
                 "--max-lines -n --max-args -P --max-procs -s --max-chars --process-slot-var"),
     "setsid": _g("-c -f -w --ctty --fork --wait"),
     "ionice": _g("-t --ignore", "-c --class -n --classdata"),
+    # zsh's precommand modifiers and ``repeat N`` (the CLI runs its commands in zsh where
+    # that is the user's shell): they run the command as is
+    "noglob": _g(transparent=True), "nocorrect": _g(transparent=True),
+    "-": _g(transparent=True), "repeat": _g(operands=1, transparent=True),
 }
 # Wrappers whose argument grammar is not modelled: seen through for deny, never provable.
 _OPAQUE_WRAPPERS = frozenset({

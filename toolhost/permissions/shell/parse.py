@@ -164,6 +164,9 @@ class _Lexer:
             if s[i + 2:i + 3] in _FUNSUB:  # bash 5.3's ${ cmd; } and ${| cmd; } run cmd
                 self.refusals.append("a ${ ...; } command substitution (bash 5.3 runs the "
                                      "commands in it)")
+            elif s.startswith("(", i + 2):  # (bash: a bad substitution, never run)
+                self.refusals.append("a zsh ${(flags)...} expansion (its (e) flag runs the "
+                                     "commands in the value)")
             return self._brace_end(i + 2, dq) + 1
         if s.startswith("$", i) and _PARAM_START.match(s, i + 1):
             m = _NAME.match(s, i + 1)
