@@ -55,8 +55,8 @@ _GROUPS: list[tuple[tuple[str, ...], ...]] = [
     *_same("dnf", "install in", "remove rm erase", "upgrade up update", "reinstall rei"),
     *_same("yum", "remove erase", "update upgrade"),
     *_same("conda", "remove uninstall"),
-    (("pip",), ("pip3",), ("python", "-m", "pip"), ("python3", "-m", "pip"),
-     ("uv", "pip")),
+    # (not ``uv pip``: another program, which a ``Bash(uv:*)`` deny must not read into pip)
+    (("pip",), ("pip3",), ("python", "-m", "pip"), ("python3", "-m", "pip")),
 ]
 # first word -> (member, its group), every member of every group
 _BY_FIRST: dict[str, list[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]]] = {}
