@@ -124,7 +124,8 @@ def test_a_project_skill_s_hooks_do_not_run(cli: str, tmp_path: Path, model: Any
     config = project / "toolhost.yaml"
     config.write_text("toolhost: 1\nservers:\n  e2e:\n    tools:\n"
                       "      look: {python: \"e2e_tools:look\"}\npermissions:\n"
-                      "  default: allow\n")
+                      "  default: allow\n  allow: [Skill]\n")  # (the default does not: a
+    # skill runs its own `!` lines, which no Bash rule reads: permissions.unread_tools)
     m: Model = model(json.dumps({"turns": [
         {"tool_calls": [{"tool": "Skill", "input": {"skill": "x"}}]},
         {"tool_calls": [{"tool": "Bash", "input": {"command": "echo after-skill",

@@ -80,3 +80,39 @@ def test_a_whole_tool_webfetch_deny_denies_every_websocket() -> None:
     p = policy([("deny", "WebFetch")], "allow")
     assert p.decide("Monitor", {"ws": {"url": "wss://ok.com/"}}).behavior == "deny"
     assert p.decide("Monitor", {"command": "tail -f log"}).behavior == "allow"
+
+
+ALLOW_LIST = [("allow", "WebFetch(domain:ok.com)"), ("allow", "WebFetch(domain:*.ok.org)"),
+              ("allow", "Monitor")]
+
+
+@pytest.mark.parametrize("default", ["deny", "ask"])
+@pytest.mark.parametrize("url", ["wss://evil.com/", "ws://127.0.0.1:9222/devtools",
+                                 "wss://ok.com.evil.com/", "wss://ok.com@evil.com/",
+                                 "ws://evil.com/#ok.com", "ws://0x7f000001/", "wss://[::1]/",
+                                 "not a url", "wss://evil.com:443/ok.com"])
+def test_a_webfetch_allow_list_under_a_strict_default_bounds_the_websocket(
+        default: str, url: str) -> None:
+    # before: ``allow: Monitor`` let the WebSocket reach a host no fetch may reach
+    decision = policy(ALLOW_LIST, default).decide("Monitor", {"ws": {"url": url}})
+    assert decision.behavior == default, (url, decision)
+    assert "Monitor opens a WebSocket" in decision.message
+
+
+@pytest.mark.parametrize("default", ["deny", "ask"])
+@pytest.mark.parametrize("url", ["wss://ok.com/", "ws://ok.com/", "ws://OK.COM.:8080/x",
+                                 "wss://api.ok.org/feed"])
+def test_a_host_the_allow_list_names_is_reached_by_the_allowed_monitor(
+        default: str, url: str) -> None:
+    decision = policy(ALLOW_LIST, default).decide("Monitor", {"ws": {"url": url}})
+    assert decision.behavior == "allow", (url, decision)
+    assert policy(ALLOW_LIST[:2], default).decide(
+        "Monitor", {"ws": {"url": url}}).behavior == default  # a fetch allow is no Monitor's
+
+
+def test_without_a_webfetch_allow_list_an_allowed_monitor_stays_whole() -> None:
+    p = policy([("allow", "Monitor"), ("deny", "WebFetch(domain:evil.com)")], "deny")
+    assert p.decide("Monitor", {"ws": {"url": "wss://other.com/"}}).behavior == "allow"
+    assert p.decide("Monitor", {"ws": {"url": "wss://evil.com/"}}).behavior == "deny"
+    p = policy([*ALLOW_LIST], "allow")  # the default allows every host: as before
+    assert p.decide("Monitor", {"ws": {"url": "wss://other.com/"}}).behavior == "allow"

@@ -14,6 +14,7 @@ from tests.inproc import run_cli
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.builtin_names import BUILTIN_TOOLS
+from toolhost.permissions.unread_tools import UNREAD_TOOLS
 
 
 def policy(rules: list[tuple[str, str]], default: str = "ask", **extra: Any) -> Any:
@@ -111,7 +112,7 @@ def test_a_rule_naming_an_unknown_tool_decides_it(rule: str, name: str) -> None:
     assert policy([("deny", rule)], "allow").decide(name, {}).behavior == "deny"
 
 
-@pytest.mark.parametrize("name", sorted(BUILTIN_TOOLS - {"PowerShell"}))
+@pytest.mark.parametrize("name", sorted(BUILTIN_TOOLS - set(UNREAD_TOOLS)))
 def test_every_known_builtin_stays_under_the_default(name: str) -> None:
     decision = policy([], "allow").decide(name, {})
     assert decision.behavior == "allow", (name, decision)
@@ -141,7 +142,7 @@ def test_validate_warns_that_bash_rules_do_not_judge_an_allowed_powershell(
     assert out.returncode == 0, out.stderr
     (line,) = [x for x in out.stderr.splitlines() if "unread-shell" in x]
     assert line.startswith(f"{tmp_path / 'toolhost.yaml'}:6:")  # file:line of the allow
-    assert "PowerShell runs commands no Bash rule reads" in line
+    assert "PowerShell runs a command no Bash rule reads" in line
 
 
 @pytest.mark.parametrize("permissions", [

@@ -16,6 +16,10 @@ LATER_BUILTINS: tuple[str, ...] = (
     "SetGoal", "ShareOnboardingGuide", "ShowOnboardingRolePicker", "SubagentHandback",
     "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "WaitForMcpServers",
     "propose_skills",
+    # its code runners (permissions.unread_tools), and the older names it still reads in a
+    # rule (permissions.names: a rule naming one names the tool)
+    "REPL", "Eval", "JavaScript", "ListPeers", "Brief", "ListMcpResources", "ReadMcpResource",
+    "ReadMcpResourceDir", "ProposeGoal",
 )
 
 # Claude Code's built-in tool names (a bare name outside this list is probably a typo).

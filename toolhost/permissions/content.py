@@ -24,6 +24,7 @@ from toolhost.permissions.bash.forms import (
     fed_joined,
 )
 from toolhost.permissions.bash.programs import Step, analyze_line
+from toolhost.permissions.bash.synonyms import synonym_forms
 from toolhost.permissions.paths import (
     PATH_TOOLS,
     PathPattern,
@@ -51,6 +52,10 @@ class BashMatcher:
     regex: Matcher
     whole: bool  # the spec itself has shell operators: match the whole command line
     fixed: tuple[str, ...] = ()  # the whole words the rule starts with, before any wildcard
+    # a rule naming its program by a path (``Bash(/bin/rm:*)``) with the program's name
+    # alone: what deny and ask rules meet too, as ``/bin//rm``, ``/usr/bin/rm`` and ``rm``
+    # found on PATH may be the program it names (an allow proves only the path as written)
+    bare: BashMatcher | None = None
 
     @classmethod
     def parse(cls, spec: str) -> BashMatcher:
@@ -81,14 +86,20 @@ class BashMatcher:
             words = parsed.segments[0]
             cut = next((k for k, w in enumerate(words) if "*" in w), len(words))
             fixed = words[:cut]
-        return cls(spec, compile_tokens([t for t in tokens if t], word_tail=tail), whole, fixed)
+        bare = None
+        if fixed and "/" in fixed[0] and (name := fixed[0].rsplit("/", 1)[-1]) and (
+                written := spec.lstrip()).startswith(fixed[0]):
+            bare = cls.parse(name + written[len(fixed[0]):])
+        return cls(spec, compile_tokens([t for t in tokens if t], word_tail=tail), whole, fixed,
+                   bare)
 
     @property
     def first_word(self) -> str | None:
-        """The literal first word every command this rule matches starts with (None: any)."""
+        """The literal first word every command this rule matches starts with (None: any);
+        a program named by a path by its name alone (its ``bare`` form meets that)."""
         if self.whole:
             return None
-        return self.fixed[0] if self.fixed else None
+        return self.fixed[0].rsplit("/", 1)[-1] or None if self.fixed else None
 
     def pinned(self, steps: tuple[Step, ...], k: int) -> int:
         """How many steps after ``steps[k]`` (which this rule matches) the rule's own words
@@ -127,9 +138,11 @@ class BashMatcher:
             return self.regex.search(parsed.text)
         forms = [form for words in parsed.segments + parsed.nested
                  for form in command_forms(words)]
-        if TOO_MANY_FORMS in forms or any(self.regex.fullmatch(" ".join(form)) for form in forms):
+        if TOO_MANY_FORMS in forms or any(self.regex.fullmatch(" ".join(form))
+                                          for form in (*forms, *synonym_forms(forms))):
             return True
-        return self._runs(command) or self._fed(command, forms)
+        return self._runs(command) or self._fed(command, forms) or (
+            self.bare is not None and self.bare.matches(tool_name, tool_input, strict=False))
 
     def _fed(self, command: str, forms: list[tuple[str, ...]]) -> bool:
         """Whether a command line in the program an interpreter reads from its stdin (a

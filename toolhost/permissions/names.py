@@ -19,12 +19,25 @@ __all__ = ["FAMILIES", "NamePattern", "parse_name_pattern", "split_wire_name", "
 # The sub-agent tool has two names (``Task``, and ``Agent`` since CLI 2.1.63, which is what
 # the CLI reports): a rule naming either names both. A glob naming a family's head (``Rea?``,
 # ``Edi*``, ``T*``) names the whole family too.
+# The CLI reads a rule naming a tool's older name as naming the tool (its legacy names
+# table, 2.1.330) and reports calls by the current name: a rule naming either names both
+# (before, ``deny: KillShell`` or ``allow: Eval`` never met a call: it says TaskStop, REPL).
+_OLD_NAMES: dict[str, tuple[str, ...]] = {
+    "Agent": ("Task",), "TaskStop": ("KillShell", "KillBash"), "ListAgents": ("ListPeers",),
+    "SendUserMessage": ("Brief",), "ListMcpResourcesTool": ("ListMcpResources",),
+    "ReadMcpResourceTool": ("ReadMcpResource",),
+    "ReadMcpResourceDirTool": ("ReadMcpResourceDir",), "SetGoal": ("ProposeGoal",),
+    "REPL": ("Eval",),
+}
 FAMILIES: dict[str, tuple[str, ...]] = {
     "Edit": ("Edit", "Write", "MultiEdit", "NotebookEdit"),
     "Read": ("Read", "Grep", "Glob", "LS", "NotebookRead"),
-    "Task": ("Task", "Agent"),
-    "Agent": ("Agent", "Task"),
+    **{name: (name, *olds) for name, olds in _OLD_NAMES.items()},
+    **{old: (old, name, *(o for o in olds if o != old))
+       for name, olds in _OLD_NAMES.items() for old in olds},
 }
+# the families a glob naming the head names whole (an old name is matched as written)
+_GLOB_HEADS = ("Edit", "Read", "Task", "Agent")
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-*?]+")
 # The Claude CLI names an MCP tool mcp__<server>__<tool> with every character of both names
@@ -136,6 +149,6 @@ def parse_name_pattern(text: str) -> NamePattern:
     if not wild:
         return NamePattern(text, exact=frozenset(FAMILIES.get(text, (text,))))
     glob = _glob_regex(text)
-    family = frozenset(n for head, members in FAMILIES.items() if glob.fullmatch(head)
-                       for n in members)
+    family = frozenset(n for head in _GLOB_HEADS if glob.fullmatch(head)
+                       for n in FAMILIES[head])
     return NamePattern(text, exact=family, glob=glob)

@@ -24,8 +24,14 @@ from toolhost.permissions.policy_elsewhere import Elsewhere, held_in_place
 from toolhost.permissions.rule_plan import RulePlan, is_bash
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
 from toolhost.permissions.server_wide import SERVER_READS, server_read, server_wide
-from toolhost.permissions.shell_tools import SHELL_TOOLS, judged_as_shell, judged_with
-from toolhost.permissions.unread_tools import UNREAD_SHELLS, held_unread
+from toolhost.permissions.shell_tools import (
+    SHELL_TOOLS,
+    WORKSPACE_BASH,
+    WORKSPACE_FETCH,
+    judged_as_shell,
+    judged_with,
+)
+from toolhost.permissions.unread_tools import UNREAD_TOOLS, held_unread, hidden_with_bash
 
 # The shell parser and the content matchers (bash.policy) load with the first rule that has
 # content or the first Bash call: most configs have neither (serve and validate start faster).
@@ -176,7 +182,7 @@ class CompiledPolicy:
                 self.rules, self._later.rules, self.cwd)) is not None:
             return says.moved(self._decide(tool_name, tool_input), kept)
         decision = self._decide(tool_name, tool_input)
-        if decision.behavior == "allow" and (tool_name in UNREAD_SHELLS or not (
+        if decision.behavior == "allow" and (tool_name in UNREAD_TOOLS or not (
                 tool_name in BUILTIN_TOOLS or tool_name in self._declared
                 or tool_name.startswith("mcp__"))) and (
                 held := self._held_unread(tool_name, decision)) is not None:
@@ -186,10 +192,22 @@ class CompiledPolicy:
         ran = decision.updated_input if decision.updated_input is not None else tool_input
         # what the Bash rules (or WebFetch's, for a WebSocket) say of what it runs, with allow
         # for the default, and its own rules: the stricter
-        for other, call in judged_with(ran):
-            decision = judged_as_shell(tool_name, other, decision,
-                                       self._decide(other, call, default="allow"))
+        for what, call in judged_with(ran, tool_name):
+            other = "Bash" if what == "Bash" else "WebFetch"
+            decision = judged_as_shell(tool_name, what, decision,
+                                       self._decide(other, call, self._shell_default(what)))
         return decision
+
+    def _shell_default(self, other: str) -> str:
+        """The default the ``other`` tool's rules judge a Monitor call's part with (``other``
+        a ``shell_tools._WHAT`` key): ``allow``
+        (its deny and ask rules alone), but a WebFetch allow list under a ``deny``/``ask``
+        default names the hosts a connection may reach: another host meets the default, as
+        a fetch of it would (``allow: Monitor`` opened ``wss://evil.com`` before)."""
+        if other in ("WebFetch", "fetch") and self.default != "allow" and any(
+                r.effect == "allow" for r in self._plan("WebFetch").rules):
+            return self.default
+        return "allow"
 
     def _held_unread(self, tool_name: str, decision: Decision) -> Decision | None:
         """An allow of a tool whose calls the engine cannot read, or does not know: it needs
@@ -354,7 +372,9 @@ class CompiledPolicy:
         """Tools to pass to the CLI's ``--disallowedTools``: unconditional denies of whole tools.
 
         Whole servers are given as ``mcp__<server>``; globs are expanded against the declared
-        tool names (a glob matching nothing declared is left to the engine).
+        tool names (a glob matching nothing declared is left to the engine). With ``Bash``
+        go the tools running what no Bash rule reads (PowerShell, REPL, ...) that its deny
+        denies whatever they run: no rule names them to allow or ask.
         """
         out: list[str] = []
         for rule in self.rules:
@@ -367,6 +387,10 @@ class CompiledPolicy:
                 out.extend(n for n in self.tool_names if rule.names.matches(n))
             else:
                 out.extend(sorted(rule.names.exact))
+        if "Bash" in out:  # its kin the Bash deny denies whatever they run (unread_tools)
+            out += [*hidden_with_bash(self.rules), WORKSPACE_BASH]
+        if "WebFetch" in out:  # (as the CLI hides them with its managed Bash and WebFetch)
+            out.append(WORKSPACE_FETCH)
         # toolhost's own names (a prompts/get) are no tool of the CLI's: decided here only
         return [n for n in dict.fromkeys(out) if n != "GetMcpPromptTool"]
 

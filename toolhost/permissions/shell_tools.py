@@ -13,6 +13,11 @@ anything else leaves the call to the tool's own rules and the default.
 Its WebSocket form (``{"ws": {"url": "wss://..."}}``) opens a connection a
 ``WebFetch(domain:...)`` deny names as it names a fetch: the URL is judged as a WebFetch call
 the same way. A call holding both is judged both ways (the CLI runs the WebSocket).
+
+The CLI's workspace tools (``mcp__workspace__bash``, ``mcp__workspace__web_fetch``: the
+shell and the fetch of a desktop session's workspace, which the CLI's own Bash and WebFetch
+denies cover) are judged the same way: their ``command`` by the Bash rules, their ``url`` by
+the WebFetch rules.
 """
 
 from __future__ import annotations
@@ -23,19 +28,27 @@ from typing import Any
 
 from toolhost.permissions.decision import Decision
 
-__all__ = ["SHELL_TOOLS", "judged_as_shell", "judged_with"]
+__all__ = ["SHELL_TOOLS", "WORKSPACE_BASH", "WORKSPACE_FETCH", "judged_as_shell", "judged_with"]
 
-# The built-in tools that run their ``command`` argument in the shell or open ``ws.url``
-SHELL_TOOLS = frozenset({"Monitor"})
+# The tools that run their ``command`` argument in the shell, open ``ws.url`` or fetch
+# ``url``, and the CLI's names they go by
+WORKSPACE_BASH, WORKSPACE_FETCH = "mcp__workspace__bash", "mcp__workspace__web_fetch"
+SHELL_TOOLS = frozenset({"Monitor", WORKSPACE_BASH, WORKSPACE_FETCH})
 
 _WHAT = {"Bash": "runs its command in the shell, and the Bash rules",
-         "WebFetch": "opens a WebSocket to its ws.url, and the WebFetch rules"}
+         "WebFetch": "opens a WebSocket to its ws.url, and the WebFetch rules",
+         "fetch": "fetches its url, and the WebFetch rules"}
 
 
-def judged_with(tool_input: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The Bash and WebFetch calls a Monitor call amounts to (none: it runs nothing). A
-    command that is no string, a ``ws`` that is no object or a url that is no string is
-    passed on as it is: those rules fail closed on it."""
+def judged_with(tool_input: Mapping[str, Any],
+                tool_name: str = "Monitor") -> list[tuple[str, dict[str, Any]]]:
+    """The Bash and WebFetch calls a call of ``tool_name`` amounts to (none: it runs
+    nothing), each as (``_WHAT`` key, call). A command that is no string, a ``ws`` that is no
+    object or a url that is no string is passed on as it is: those rules fail closed on it."""
+    if tool_name == WORKSPACE_FETCH:  # (all of it: a call without a url fails closed too)
+        return [("fetch", dict(tool_input))]
+    if tool_name == WORKSPACE_BASH:
+        return [("Bash", {"command": tool_input.get("command")})]
     out: list[tuple[str, dict[str, Any]]] = []
     if "command" in tool_input:
         out.append(("Bash", {"command": tool_input["command"]}))
@@ -67,7 +80,8 @@ def _as_fetch(url: Any) -> Any:
 
 def judged_as_shell(tool_name: str, other: str, own: Decision, said: Decision) -> Decision:
     """One decision from the tool's own rules (``own``) and what the ``other`` tool's rules
-    say of what it runs (``said``, decided with ``allow`` as the default): the stricter."""
+    (a ``_WHAT`` key) say of what it runs (``said``, decided with ``allow`` as the default):
+    the stricter."""
     if said.behavior == "deny":
         return Decision("deny", f"{tool_name} {_WHAT[other]} deny it: "
                         f"{said.message}".rstrip(": "),

@@ -3,10 +3,14 @@
 The CLI's ``PowerShell`` tool runs ``command`` in PowerShell, a language toolhost does not
 parse, and the CLI judges it by PowerShell rules only: toolhost's ``Bash(...)`` rules never
 see it. So under ``default: allow`` beside ``deny: Bash(rm:*)`` (or an ``allow: "*"``) it
-ran ``Remove-Item -Recurse ~``. Such a call is allowed only by an allow rule naming the tool
-by its exact name (``allow: PowerShell``, or a ``when``/``expr`` rule on it): the default
-and a glob do not allow it. Otherwise the first Bash deny rule denies it (what it runs could
-dodge that rule), the first Bash ask rule asks, and without either a person must approve.
+ran ``Remove-Item -Recurse ~``. Its kin run code or commands just as unread: ``REPL`` (and
+its older names ``Eval``, ``JavaScript``) runs JavaScript, ``Workflow`` a workflow script,
+``Skill``/``SlashCommand`` a skill's or command's text (its ``!`` lines included),
+``RemoteTrigger`` starts agents on claude.ai that no local rule judges. Such a call is
+allowed only by an allow rule naming the tool by its exact name (``allow: PowerShell``, or
+a ``when``/``expr`` rule on it): the default and a glob do not allow it. Otherwise the first
+Bash deny rule denies it (what it runs could dodge that rule), the first Bash ask rule
+asks, and without either a person must approve.
 
 A tool name that is neither a built-in the engine knows, nor an MCP tool, nor a tool the
 config declares (a tool a later CLI adds: what it does is unknown) is not allowed by the
@@ -21,10 +25,16 @@ from toolhost.permissions.builtin_names import BUILTIN_TOOLS
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.rules import CompiledRule
 
-__all__ = ["UNREAD_SHELLS", "held_unread", "names_exactly"]
+__all__ = ["UNREAD_TOOLS", "held_unread", "hidden_with_bash", "names_exactly"]
 
-# Built-in tools that run a command in a language the Bash rules cannot read
-UNREAD_SHELLS = frozenset({"PowerShell"})
+# Built-in tools (the bundled CLI's, 2.1.330, and older names) that run code or commands the
+# Bash rules cannot read, with what each runs
+UNREAD_TOOLS: dict[str, str] = {
+    "PowerShell": "runs a command", "REPL": "runs code", "Eval": "runs code",
+    "JavaScript": "runs code", "Workflow": "runs a workflow script",
+    "Skill": "runs a skill whose commands", "SlashCommand": "runs a command file whose lines",
+    "RemoteTrigger": "starts remote agents whose commands",
+}
 
 
 def names_exactly(rule: CompiledRule | None, tool_name: str) -> bool:
@@ -41,12 +51,13 @@ def held_unread(tool_name: str, decision: Decision, rule: CompiledRule | None,
     ``bash_rules``: the rules that name Bash, in evaluation order."""
     if decision.behavior != "allow":
         return None
-    if tool_name in UNREAD_SHELLS:
+    what = UNREAD_TOOLS.get(tool_name)
+    if what is not None:
         if names_exactly(rule, tool_name):
             return None
         by = (f"rule {rule.text!r} ({rule.origin}), a glob," if rule is not None
               else "the default (allow)")
-        why = (f"{tool_name} runs a command the Bash rules cannot read, so only an allow "
+        why = (f"{tool_name} {what} the Bash rules cannot read, so only an allow "
                f"rule naming {tool_name} itself can allow it ({by} does not)")
         guard = next((r for r in bash_rules if r.effect == "deny"), None)
         if guard is not None:
@@ -67,3 +78,12 @@ def held_unread(tool_name: str, decision: Decision, rule: CompiledRule | None,
                         "default (allow) does not cover it: a person must approve it (a rule "
                         "naming it can allow it).", answered_by="default")
     return None
+
+
+def hidden_with_bash(rules: tuple[CompiledRule, ...]) -> list[str]:
+    """The tools of ``UNREAD_TOOLS`` a policy denying Bash whole denies whatever their
+    input: no allow rule names one exactly and no ask rule names it (the CLI hides them
+    from the model with Bash, as it hides PowerShell with a managed ``Bash`` deny)."""
+    return [name for name in UNREAD_TOOLS
+            if not any(names_exactly(r, name) if r.effect == "allow"
+                       else r.effect == "ask" and r.names.matches(name) for r in rules)]

@@ -40,12 +40,20 @@ NOT_PROVABLE = [
     "bash outer.sh", "bash deep.sh", "./envsh", "bash fifo", "bash big.sh", "bash latin.sh",
     "cd d && bash s.sh", "exec ./s.sh", "for i in 1; do bash s.sh; done",
     "command bash s.sh", "bash $S", "bash app", "X=1 bash s.sh",
+    # `--` ends source's options (it ran s.sh unread before); bash 5.3's -p PATH finds the
+    # file on a path the line gives; any other option fails closed
+    "source -- s.sh", ". -- ./s.sh", "command . -- s.sh", "builtin source -- s.sh",
+    "source -p . s.sh", ". -p . s.sh", "source -x s.sh", "source -- /dev/stdin < s.sh",
+    ". -- <(cat s.sh)", "source -- $S",
+    # zsh's precommand modifiers run the script too
+    "noglob bash s.sh", "nocorrect source s.sh", "- ./s.sh", "repeat 2 bash s.sh",
 ]
 HONEST = [
     "bash ok.sh", "./ok.sh", "./app", "./py", "./bigpy", "python3 py", "bash -c 'echo hi'",
     "bash missing.sh", "bash d", "cd d && true", "exec ./ok.sh", "while false; do ./app; done",
     "ls s.sh", "cat s.sh", "bash case.sh", "X=1 bash ok.sh",
     "cd d && ls",
+    "source -- ok.sh", ". -- ./ok.sh", "source -- missing.sh",
 ]
 
 

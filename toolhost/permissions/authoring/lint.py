@@ -132,19 +132,25 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
 
 
 def _unread_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
-    """Allow rules naming a tool whose commands no Bash rule reads (PowerShell) in a policy
+    """Allow rules naming a tool whose commands no Bash rule reads (PowerShell, REPL) in a policy
     with a deny or ask Bash rule: those rules do not stop what it allows."""
-    from toolhost.permissions.unread_tools import UNREAD_SHELLS, names_exactly
+    from toolhost.permissions.unread_tools import UNREAD_TOOLS, names_exactly
 
     guard = next((r for r in rules if r.effect in ("deny", "ask") and r.names.matches("Bash")),
                  None)
     if guard is None:
         return []
-    return [LintFinding("unread-shell", f"{name} runs commands no Bash rule reads: {guard.effect}"
-                        f" rule {guard.text!r} at {guard.origin} (and every other Bash rule) "
-                        f"does not judge what this rule allows", rule.text, rule.origin)
-            for rule in rules if rule.effect == "allow"
-            for name in sorted(UNREAD_SHELLS) if names_exactly(rule, name)]
+    out: list[LintFinding] = []
+    for rule in rules:
+        # one finding a rule (``allow: REPL`` names its older name Eval too)
+        name = next((n for n in UNREAD_TOOLS if rule.effect == "allow"
+                     and names_exactly(rule, n)), None)
+        if name is not None:
+            out.append(LintFinding(
+                "unread-shell", f"{name} {UNREAD_TOOLS[name]} no Bash rule reads: "
+                f"{guard.effect} rule {guard.text!r} at {guard.origin} (and every other Bash "
+                "rule) does not judge what this rule allows", rule.text, rule.origin))
+    return out
 
 
 def _never_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:

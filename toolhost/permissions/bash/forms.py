@@ -5,10 +5,11 @@ may run it otherwise: after assignments and wrappers (``FOO=1 sudo -u root rm x`
 ``find -exec``, with ``$IFS`` for its spaces or braces for its words, by a path
 (``/bin/rm``), past the program's own options (``git -C /tmp push``), in a ``sh -c``
 string, in another case (``RM``), or as a string literal of a program an interpreter reads
-from its stdin. Each is a form; a deny or ask rule that matches any form of any command of
-the line applies (fail closed), and past ``_MAX_FORMS`` the form ``TOO_MANY_FORMS`` stands
-for the rest, which every such rule matches. ``toolhost.permissions.content``'s
-``BashMatcher`` is the one that reads them.
+from its stdin (and, where the rules read them, by another spelling the program reads as the
+same command: ``bash.synonyms``). Each is a form; a deny or ask rule that matches any
+form of any command of the line applies (fail closed), and past ``_MAX_FORMS`` the form
+``TOO_MANY_FORMS`` stands for the rest, which every such rule matches.
+``toolhost.permissions.content``'s ``BashMatcher`` is the one that reads them.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from toolhost.permissions.bash.inline_run import inline_run_reason
 from toolhost.permissions.bash.programs import SHELLS, analyze_line
 from toolhost.permissions.bash.runners import is_runner, runner_strings
 from toolhost.permissions.bash.selfrun import ran_or_later, self_run_reason
+from toolhost.permissions.bash.synonyms import synonym_forms
 from toolhost.permissions.content import BashMatcher, cover_steps
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr.core import ExprError
@@ -57,8 +58,10 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     fed = fed_forms(command, forms)
     if TOO_MANY_FORMS in fed:  # (a document too long to look at whole)
         return list(range(count))
-    for form in forms + fed:  # and the code an interpreter reads
-        firsts.add(" ".join(form).split(" ", 1)[0])
+    # and the code an interpreter reads, and the other spellings of a command (npx: npm)
+    for form in forms + fed + synonym_forms(forms):
+        first = " ".join(form).split(" ", 1)[0]
+        firsts.update((first, first.rsplit("/", 1)[-1]))  # (rules key a path by its name)
     for steps in analyze_line(command).steps:  # and every step the analysis proves runs
         for step in steps:
             words = step.words[step.offset:] if step.kind in ("assign", "assign_command") \

@@ -96,6 +96,10 @@ WRAPPERS: dict[str, _Grammar] = {
                 "--max-lines -n --max-args -P --max-procs -s --max-chars --process-slot-var"),
     "setsid": _g("-c -f -w --ctty --fork --wait"),
     "ionice": _g("-t --ignore", "-c --class -n --classdata"),
+    # zsh's precommand modifiers and ``repeat N`` (the CLI runs its commands in zsh where
+    # that is the user's shell): they run the command as is
+    "noglob": _g(transparent=True), "nocorrect": _g(transparent=True),
+    "-": _g(transparent=True), "repeat": _g(operands=1, transparent=True),
 }
 # Wrappers whose argument grammar is not modelled: seen through for deny, never provable.
 _OPAQUE_WRAPPERS = frozenset({
@@ -287,8 +291,7 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             at, flat = found
             steps.append(Step(values[i:], "shell", at - i, len(flat)))
             return Analysis((*steps, *flat))
-    if name in ("source", ".") and i + 1 < len(words) and (
-            why := _script_reason(name, words[i + 1])) is not None:
+    if name in ("source", ".") and (why := _sourced_reason(name, words[i + 1:])) is not None:
         return Analysis(reason=why)
     if name in _OTHER_SHELLS and (i + 1 == len(words) or not words[i + 1].plain or words[
             i + 1].value.startswith(("-", "+")) or _script_reason(name, words[i + 1])):
@@ -463,6 +466,19 @@ def _shell_string(words: tuple[Word, ...], i: int) -> tuple[ParsedCommand, int] 
 
 
 _INPUT_FILES = re.compile(r"/dev/(stdin|fd/.*|tcp/.*|udp/.*)|/proc/(self|thread-self|\d+)/fd/.*")
+
+
+def _sourced_reason(name: str, args: tuple[Word, ...]) -> str | None:
+    """Why the file ``source``/``.`` reads cannot be named: an option before it (bash 5.3's
+    ``-p PATH`` searches a path the line gives; ``--`` ends the options), or its input."""
+    if args and args[0].value == "--":
+        args = args[1:]
+    if not args:
+        return None
+    if args[0].value.startswith("-") and args[0].value != "-":
+        return (f"{name} {args[0].raw!r} reads a file found by an option, not one named as "
+                "written")
+    return _script_reason(name, args[0])
 
 
 def _script_reason(name: str, script: Word) -> str | None:

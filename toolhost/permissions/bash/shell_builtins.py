@@ -229,6 +229,11 @@ def line_reason(parsed: ParsedCommand) -> str | None:
     for w in words:
         if ("((" in w.raw or "$[" in w.raw) and (bad := _dangerous_ident(w.raw)):
             return f"an arithmetic expression names {bad}, which changes what a name runs"
+    for seg in segments:  # (inside [[ ]] a word is no command: `=~`, `==`)
+        if (eq := next((w for w in seg if w.raw[:1] == "=" and w.raw[1:2] not in ("", "=")),
+                       None)) is not None and not any(w.raw == "[[" for w in seg):
+            return (f"zsh (the CLI's shell where it is the user's) reads {eq.raw[:40]!r} as "
+                    "the path of the program it names")
     if not any(w.code for w in words):
         return None
     evaluating = any(w.arith or "[" in w.raw or "((" in w.raw

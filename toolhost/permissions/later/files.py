@@ -211,7 +211,8 @@ _HOOK_NAME = re.compile(r"[a-z0-9-]+")
 # wrappers seen through when no option or assignment follows (`sudo cat ~/.bashrc`,
 # `timeout 5 grep x .git/config`): with one, the program is not known (fail closed)
 _WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command", "exec",
-                       "builtin", "stdbuf", "xargs", "timeout"})
+                       "builtin", "stdbuf", "xargs", "timeout",
+                       "noglob", "nocorrect", "-", "repeat"})  # (zsh's: bash.programs)
 
 
 def past_wrappers(words: tuple[Word, ...]) -> int:
@@ -220,7 +221,7 @@ def past_wrappers(words: tuple[Word, ...]) -> int:
     at = 0
     while at + 1 < len(words) and words[at].value.rsplit("/", 1)[-1] in _WRAPPERS:
         at += 1
-        if words[at - 1].value.endswith("timeout") and words[at].value.isdigit():
+        if words[at - 1].value.endswith(("timeout", "repeat")) and words[at].value.isdigit():
             at += 1
         if at >= len(words) or words[at].value.startswith("-") or "=" in words[at].value:
             return 0

@@ -35,7 +35,8 @@ __all__ = ["brought_later"]
 _UNKNOWN = "unknown"
 _AMBIGUOUS = "ambiguous"  # an option git may read as one of several
 _WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command", "exec",
-                       "builtin", "stdbuf", "timeout", "ionice", "setsid", "chronic"})
+                       "builtin", "stdbuf", "timeout", "ionice", "setsid", "chronic",
+                       "noglob", "nocorrect", "-"})
 _ENV_MOVES = ("GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_OBJECT_DIRECTORY=",
               "GIT_ALTERNATE_OBJECT_DIRECTORIES=", "GIT_COMMON_DIR=", "GIT_NAMESPACE=",
               "GIT_REPLACE_REF_BASE=", "GIT_NO_REPLACE_OBJECTS=")

@@ -67,8 +67,9 @@ def _scripts(words: tuple[Word, ...]) -> list[tuple[Word, bool]]:
     name = program.value.rsplit("/", 1)[-1]
     if "/" in program.value:
         return [(program, True)]
-    if name in ("source", "."):
-        return [(words[at + 1], False)] if at + 1 < len(words) else []
+    if name in ("source", "."):  # (``. -- s`` runs s; an option is refused in bash.programs)
+        at += 1 + (at + 1 < len(words) and words[at + 1].value == "--")
+        return [(words[at], False)] if at < len(words) else []
     if name not in SHELLS:
         return []
     rest = iter(words[at + 1:])

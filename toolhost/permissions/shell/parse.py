@@ -31,6 +31,8 @@ _WORD_END = " \t\n;&|<>()"
 _FD_DUP = re.compile(r"\d+-?|-")
 _PARAM_START = re.compile(r"[A-Za-z_0-9@*#?$!-]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# what follows ``${`` in bash 5.3's command substitutions run in the shell itself
+_FUNSUB = frozenset(" \t\n|")
 _MAX_COMMAND = 100_000  # longer command lines are refused (fail closed), not scanned
 _MAX_DEPTH = 8  # substitutions inside substitutions
 _MAX_LEVEL = 48  # expansions and quotes inside each other, all substitutions together
@@ -159,6 +161,12 @@ class _Lexer:
             self._backtick(s[i + 1:j], dquote, dq)
             return j + 1
         if s.startswith("${", i):  # ${x:-$(cmd)} runs cmd
+            if s[i + 2:i + 3] in _FUNSUB:  # bash 5.3's ${ cmd; } and ${| cmd; } run cmd
+                self.refusals.append("a ${ ...; } command substitution (bash 5.3 runs the "
+                                     "commands in it)")
+            elif s.startswith("(", i + 2):  # (bash: a bad substitution, never run)
+                self.refusals.append("a zsh ${(flags)...} expansion (its (e) flag runs the "
+                                     "commands in the value)")
             return self._brace_end(i + 2, dq) + 1
         if s.startswith("$", i) and _PARAM_START.match(s, i + 1):
             m = _NAME.match(s, i + 1)
