@@ -21,7 +21,12 @@ the elicitation capability is declared upstream), and only within these rules:
   an answer of at most ``MAX_ANSWER_BYTES``, and no longer than the call's own deadline;
 - **cancelled when the call ends** (answered, failed, timed out or cancelled by the
   client): a question still open is withdrawn (``notifications/cancelled`` to the client)
-  and the upstream is answered an error.
+  and the upstream is answered an error;
+- **shown as written**: what the person reads (the message, and the schema's titles,
+  descriptions and choice labels) has every character that makes text read as something it
+  is not (a bidi override, a zero-width or C1 control) written as an escape
+  (``toolhost.visible``): an upstream cannot make its question read otherwise than it is.
+  The values an answer is checked against (``enum``, ``const``) are the upstream's own.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from typing import Any
 
 from toolhost.excerpt import cut
 from toolhost.gateway.sendable import unsendable
+from toolhost.visible import visible
 
 __all__ = ["MAX_ANSWER_BYTES", "MAX_ASKS_PER_CALL", "MAX_MESSAGE_CHARS", "Asker", "CallAsks",
            "Refused"]
@@ -120,7 +126,8 @@ class Asker:
         if not isinstance(message, str) or len(message) > MAX_MESSAGE_CHARS:
             raise Refused(INVALID_PARAMS, "Invalid params: the elicitation's message must be "
                           f"text of at most {MAX_MESSAGE_CHARS:,} characters")
-        schema = params.get("requestedSchema")
+        message = visible(message, lines=True)
+        schema = _shown_schema(params.get("requestedSchema"))
         with self._lock:
             if self._closed:
                 raise Refused(METHOD_NOT_FOUND, "Method not found: the call that could pass "
@@ -181,6 +188,46 @@ class Asker:
                               f"{MAX_ANSWER_BYTES // 1024} KiB")
             result["content"] = content
         return result
+
+
+def _shown_schema(schema: Any) -> Any:
+    """``schema`` (a copy when it is a mapping) with the texts the person reads made
+    visible: titles, descriptions, ``enumNames`` and the titles of ``oneOf``/``anyOf``
+    choices, at the top and in each property (and its items); anything else as it is (the
+    checks of ``toolhost.mcp.elicit`` judge it after)."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out = _shown_texts(schema)
+    props = out.get("properties")
+    if isinstance(props, Mapping):
+        out["properties"] = {name: _shown_property(prop) for name, prop in props.items()}
+    return out
+
+
+def _shown_property(prop: Any) -> Any:
+    if not isinstance(prop, Mapping):
+        return prop
+    out = _shown_texts(prop)
+    if isinstance(out.get("items"), Mapping):
+        out["items"] = _shown_texts(out["items"])
+    return out
+
+
+def _shown_texts(node: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(node)
+    for key in ("title", "description"):
+        if isinstance(out.get(key), str):
+            out[key] = visible(out[key], lines=True)
+    names = out.get("enumNames")
+    if isinstance(names, list):
+        out["enumNames"] = [visible(n) if isinstance(n, str) else n for n in names]
+    for key in ("oneOf", "anyOf"):
+        choices = out.get(key)
+        if isinstance(choices, list):
+            out[key] = [{**c, "title": visible(c["title"])}
+                        if isinstance(c, Mapping) and isinstance(c.get("title"), str) else c
+                        for c in choices]
+    return out
 
 
 _CURRENT: contextvars.ContextVar[Asker | None] = contextvars.ContextVar(
