@@ -272,3 +272,27 @@ async def test_what_the_person_reads_of_a_question_is_what_it_is(tmp_path: Path)
             assert char not in shown.replace(f"a{char}", "").replace(f"b{char}", ""), \
                 ascii(shown)
             assert asked["message"] == f"Allow{visible(char)} it?"
+
+
+async def test_a_form_too_large_for_a_person_is_refused_before_anyone_is_asked(
+        tmp_path: Path) -> None:
+    """Checking a 14 MB form held the call's loop (every other client's calls) for 1.6 s,
+    then sent it all to the client: over 128 KiB of JSON it is refused (-32602) in the
+    connection's thread, and the call goes on."""
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+
+    loaded = load_config(config(tmp_path, f"command: [{sys.executable}, {HOSTILE}], env: "
+                                "{HOSTILE_MODE: elicit}"),
+                         environ=dict(os.environ), layers=False)
+    big = {"type": "object", "properties": {
+        f"p{i}": {"type": "string", "enum": [f"v{k}" for k in range(3_000)]}
+        for i in range(10)}}
+    async with compile_tools(loaded) as compiled:
+        tool = compiled.tool("h", "echo")
+        person = Person(ACCEPT)
+        said = await call(tool, person, text="Pick?", schema=big)
+        got = said["answers"][0]
+        assert got["code"] == -32602 and "at most 131,072" in got["message"], got
+        assert person.asked == []
+        assert (await call(tool, person, text="Your name?"))["answers"] == [ACCEPT]

@@ -15,8 +15,9 @@ the elicitation capability is declared upstream), and only within these rules:
   way to answer repeats the call, which would run the upstream's tool again) get the
   error the MCP specification names for a capability the client lacks, ``-32601``;
 - **bounded:** form mode only (url mode is refused), a message of at most
-  ``MAX_MESSAGE_CHARS``, the specification's restricted schema (``toolhost.mcp.elicit``
-  checks it and validates the answer against it, as for ``ctx.elicit``), one open question
+  ``MAX_MESSAGE_CHARS``, the specification's restricted schema of at most 128 KiB of JSON
+  (``toolhost.mcp.elicit`` checks it and validates the answer against it, as for
+  ``ctx.elicit``; its size is measured before it reaches the call's loop), one open question
   per call at a time (others wait their turn) and at most ``MAX_ASKS_PER_CALL`` per call,
   an answer of at most ``MAX_ANSWER_BYTES``, and no longer than the call's own deadline;
 - **cancelled when the call ends** (answered, failed, timed out or cancelled by the
@@ -126,8 +127,16 @@ class Asker:
         if not isinstance(message, str) or len(message) > MAX_MESSAGE_CHARS:
             raise Refused(INVALID_PARAMS, "Invalid params: the elicitation's message must be "
                           f"text of at most {MAX_MESSAGE_CHARS:,} characters")
+        schema = params.get("requestedSchema")
+        # measured here, in the connection's thread: the checks that follow run in the
+        # call's loop, where a 14 MB form held every other client's calls for seconds
+        from toolhost.mcp.elicit_schema import size_problem
+
+        too_large = size_problem(schema)
+        if too_large is not None:
+            raise Refused(INVALID_PARAMS, f"Invalid params: requestedSchema: {too_large}")
         message = visible(message, lines=True)
-        schema = _shown_schema(params.get("requestedSchema"))
+        schema = _shown_schema(schema)
         with self._lock:
             if self._closed:
                 raise Refused(METHOD_NOT_FOUND, "Method not found: the call that could pass "
