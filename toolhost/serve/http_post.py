@@ -81,10 +81,10 @@ class Poster:
         self.shares = Shares(limits.max_connections, streams.held_by)
 
     async def post(self, request: Request, caller: Caller | None = None) -> Response:
-        refused = media_refusal(request)
+        json_ok, sse_ok = accepts(request)
+        refused = media_refusal(request, (json_ok, sse_ok))
         if refused is not None:
             return refused
-        json_ok, sse_ok = accepts(request)
         # the body's bytes count against --max-in-flight-bytes while they arrive, and until
         # the request is counted in (or answered without running)
         reservation = Reservation(self._budget)

@@ -49,9 +49,10 @@ def shutting_down(request_id: Any) -> Response:
                       headers={"retry-after": "1", "connection": "close"})
 
 
-def media_refusal(request: Request) -> Response | None:
+def media_refusal(request: Request, answers: tuple[bool, bool]) -> Response | None:
     """The refusal of a POST whose body is not UTF-8 JSON sent as it is (415), or whose
-    Accept admits no answer (406); None when it may be read."""
+    Accept admits no answer (406; ``answers``: what ``accepts`` says of it); None when it
+    may be read."""
     headers = request.headers
     if "content-type" not in headers and "origin" in headers:
         # a browser page's POST without a Content-Type (a Blob body, mode "no-cors") is a
@@ -73,7 +74,7 @@ def media_refusal(request: Request) -> Response | None:
             None, -32600, f"Unsupported Media Type: Content-Encoding {cut(coding, 40)!r}; "
             "send the JSON-RPC message uncompressed"), status_code=415,
             headers={"accept-encoding": "identity"})
-    if not any(accepts(request)):
+    if not any(answers):
         return refusal(None, f"Not Acceptable: Accept {cut(headers['accept'], 100)!r}"
                        " admits neither application/json nor text/event-stream", 406)
     return None
