@@ -28,6 +28,8 @@ class EventSift:
         self.unheard = unheard
         self._held = bytearray()  # the event still arriving (bounded: the answer's cap)
         self._cr = False  # the last chunk ended in "\r": a "\n" may follow in the next
+        self._look = 0  # where in ``_held`` an event's end may be (before: none; a long
+        # event arriving in pieces is searched once, not again with every piece)
 
     def feed(self, chunk: bytes) -> bytes:
         if self._cr:
@@ -56,12 +58,13 @@ class EventSift:
         held = self._held
         kept = bytearray()
         start = 0
-        while (end := held.find(b"\n\n", start)) >= 0:
+        while (end := held.find(b"\n\n", max(start, self._look))) >= 0:
             event = bytes(held[start:end + 2])
             start = end + 2
             if not self._unheard(event):
                 kept += event
         del held[:start]
+        self._look = max(0, len(held) - 1)
         return bytes(kept)
 
     def _unheard(self, event: bytes) -> bool:
