@@ -23,6 +23,7 @@ import pytest
 
 from toolhost.backends.base import CallContext
 from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
+from toolhost.visible import visible
 
 from .conftest import HOSTILE, http_upstream
 
@@ -245,3 +246,53 @@ async def test_a_lone_surrogate_in_the_persons_answer_is_refused_and_the_upstrea
     assert after["answers"] == [ACCEPT]
     methods = [json.loads(line)["method"] for line in log.read_text().splitlines()]
     assert methods.count("initialize") == 1, methods  # the first connection never dropped
+
+
+async def test_what_the_person_reads_of_a_question_is_what_it_is(tmp_path: Path) -> None:
+    """The upstream's message and the labels of its form show every character that makes
+    text read as something it is not as an escape; the values it checks answers against
+    stay its own, so an answer of one of them still fits."""
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+
+    from .elicit_texts import HIDING, hiding_schema
+
+    loaded = load_config(config(tmp_path, f"command: [{sys.executable}, {HOSTILE}], env: "
+                                "{HOSTILE_MODE: elicit}"),
+                         environ=dict(os.environ), layers=False)
+    async with compile_tools(loaded) as compiled:
+        tool = compiled.tool("h", "echo")
+        for char in HIDING:
+            answer = {"action": "accept", "content": {"pick": f"a{char}", "many": [f"b{char}"]}}
+            person = Person(answer)
+            said = await call(tool, person, text=f"Allow{char} it?", schema=hiding_schema(char))
+            assert said["answers"] == [answer]  # (the upstream's own values fit)
+            [asked] = person.asked
+            shown = json.dumps(asked, ensure_ascii=False)
+            assert char not in shown.replace(f"a{char}", "").replace(f"b{char}", ""), \
+                ascii(shown)
+            assert asked["message"] == f"Allow{visible(char)} it?"
+
+
+async def test_a_form_too_large_for_a_person_is_refused_before_anyone_is_asked(
+        tmp_path: Path) -> None:
+    """Checking a 14 MB form held the call's loop (every other client's calls) for 1.6 s,
+    then sent it all to the client: over 128 KiB of JSON it is refused (-32602) in the
+    connection's thread, and the call goes on."""
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+
+    loaded = load_config(config(tmp_path, f"command: [{sys.executable}, {HOSTILE}], env: "
+                                "{HOSTILE_MODE: elicit}"),
+                         environ=dict(os.environ), layers=False)
+    big = {"type": "object", "properties": {
+        f"p{i}": {"type": "string", "enum": [f"v{k}" for k in range(3_000)]}
+        for i in range(10)}}
+    async with compile_tools(loaded) as compiled:
+        tool = compiled.tool("h", "echo")
+        person = Person(ACCEPT)
+        said = await call(tool, person, text="Pick?", schema=big)
+        got = said["answers"][0]
+        assert got["code"] == -32602 and "at most 131,072" in got["message"], got
+        assert person.asked == []
+        assert (await call(tool, person, text="Your name?"))["answers"] == [ACCEPT]

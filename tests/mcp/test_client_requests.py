@@ -201,6 +201,10 @@ def _one(**prop: Any) -> dict[str, Any]:
     # a required entry that is not a name is a located error, not a TypeError
     ({**_one(type="string"), "required": [["v"]]}, "'required' must list properties"),
     ({**_one(type="string"), "required": [{"v": 1}]}, "'required' must list properties"),
+    # a form a person fills in: 100 choices of 2,000 characters is over 128 KiB as JSON
+    (_one(type="string", enum=[f"{k:02}" + "v" * 2000 for k in range(100)]),
+     "characters as JSON; at most 131,072"),
+    (_one(type="string", title="t" * 140_000), "at most 131,072"),
 ])
 def test_what_the_restricted_form_lacks_is_refused_before_sending(schema: Any,
                                                                   words: str) -> None:

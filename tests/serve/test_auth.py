@@ -4,6 +4,7 @@ the caller enforced, the caller in the audit log, and every bad token a 401."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -324,10 +325,10 @@ def test_a_stream_ends_when_the_token_it_was_opened_with_expires(
     # accepted (a token gets 30 s of leeway past its exp) and expiring 9-10 s from now: room
     # for a loaded machine to open the stream (1 s, less int()'s truncation, was refused; 4 s
     # once too, under a full suite beside other work)
-    expiring = _open_stream(url, issuer.token("eve", exp=int(time.time()) - 21),
-                            legacy=legacy)
-    fresh = _open_stream(url, issuer.token("ana"), legacy=legacy)
-    with expiring, fresh:
+    with contextlib.ExitStack() as held:  # (each closed, whichever open fails)
+        expiring = held.enter_context(_open_stream(
+            url, issuer.token("eve", exp=int(time.time()) - 21), legacy=legacy))
+        fresh = held.enter_context(_open_stream(url, issuer.token("ana"), legacy=legacy))
         assert _ended(expiring)
         fresh.settimeout(0.5)  # a token of 300 s: its stream is still open
         with pytest.raises(TimeoutError):

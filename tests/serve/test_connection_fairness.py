@@ -101,14 +101,17 @@ def _fill(where: tuple[str, int], send: bytes) -> list[socket.socket]:
     """LIMIT connections from 127.0.0.1 each sending ``send`` and no more; one more is
     refused (the client holding them all gets no more), so every one before it was taken
     in."""
-    held = []
-    for _ in range(LIMIT):
-        sock = socket.create_connection(where, timeout=20)
-        sock.sendall(send)
-        held.append(sock)
-    extra = socket.create_connection(where, timeout=20)
-    held.append(extra)
-    assert _answer(extra).startswith(b"HTTP/1.1 503 "), "the limit was not reached"
+    held: list[socket.socket] = []
+    try:
+        for _ in range(LIMIT):
+            held.append(socket.create_connection(where, timeout=20))
+            held[-1].sendall(send)
+        held.append(socket.create_connection(where, timeout=20))
+        assert _answer(held[-1]).startswith(b"HTTP/1.1 503 "), "the limit was not reached"
+    except BaseException:
+        for sock in held:  # (not left for the collector: a ResourceWarning in a later test)
+            sock.close()
+        raise
     return held
 
 
@@ -200,10 +203,14 @@ def _listen(where: tuple[str, int], source: str) -> tuple[socket.socket, bytes]:
     """A listen stream from ``source``: its socket and its first bytes (a stream's first
     event, or the whole busy answer)."""
     sock = socket.create_connection(where, timeout=20, source_address=(source, 0))
-    sock.sendall(_head("subscriptions/listen", len(LISTEN), close=False) + LISTEN)
-    head = b""
-    while b"}" not in head and (chunk := sock.recv(4096)):
-        head += chunk
+    try:
+        sock.sendall(_head("subscriptions/listen", len(LISTEN), close=False) + LISTEN)
+        head = b""
+        while b"}" not in head and (chunk := sock.recv(4096)):
+            head += chunk
+    except BaseException:
+        sock.close()
+        raise
     return sock, head
 
 

@@ -75,16 +75,21 @@ class Served:
         """Call ``book`` on a connection of its own and read until it asks: the connection
         and the id of the question."""
         sock = socket.create_connection(self.addr, timeout=15)
-        sock.sendall(self.head(json.dumps({
-            "jsonrpc": "2.0", "id": call_id, "method": "tools/call",
-            "params": {"name": "book", "arguments": {"city": "Lyon"}}}).encode()))
-        raw = b""
-        while b"elicitation/create" not in raw:
-            chunk = sock.recv(65536)
-            assert chunk, raw
-            raw += chunk
-        found = re.search(rb'"id":\s*"([^"]+)"', raw[raw.index(b"elicitation/create") - 200:])
-        assert found is not None, raw
+        try:
+            sock.sendall(self.head(json.dumps({
+                "jsonrpc": "2.0", "id": call_id, "method": "tools/call",
+                "params": {"name": "book", "arguments": {"city": "Lyon"}}}).encode()))
+            raw = b""
+            while b"elicitation/create" not in raw:
+                chunk = sock.recv(65536)
+                assert chunk, raw
+                raw += chunk
+            found = re.search(rb'"id":\s*"([^"]+)"',
+                              raw[raw.index(b"elicitation/create") - 200:])
+            assert found is not None, raw
+        except BaseException:
+            sock.close()  # (not left for the collector: a ResourceWarning in a later test)
+            raise
         return sock, found.group(1).decode()
 
     def outcome(self, call_id: int) -> str:

@@ -55,10 +55,14 @@ def _session(where: tuple[str, int]) -> str:
 def _stream(where: tuple[str, int], session: str) -> socket.socket:
     sock = _request(where, "GET", {"accept": "text/event-stream", "mcp-session-id": session})
     seen = b""
-    while b": stream open" not in seen:
-        chunk = sock.recv(65536)
-        assert chunk, seen
-        seen += chunk
+    try:
+        while b": stream open" not in seen:
+            chunk = sock.recv(65536)
+            assert chunk, seen
+            seen += chunk
+    except BaseException:
+        sock.close()
+        raise
     return sock
 
 
@@ -79,7 +83,7 @@ def test_at_shutdown_a_get_stream_says_so_and_when_to_reconnect(tmp_path: Path) 
         where = _where(url)
         stream = _stream(where, _session(where))
         proc.send_signal(signal.SIGTERM)
-        tail = _read_to_end(stream)
+        tail = _read_to_end(stream)  # (closes it)
         proc.wait(30)
     assert b": the server is shutting down" in tail, tail
     assert f"\nretry: {SHUTDOWN_RETRY_MS}\n\n".encode() in tail, tail
@@ -90,12 +94,12 @@ def test_a_deleted_session_s_stream_says_it_was_ended(tmp_path: Path) -> None:
     with _serve(tmp_path) as (url, _proc):
         where = _where(url)
         session = _session(where)
-        stream = _stream(where, session)
-        deleted = _read_to_end(_request(where, "DELETE", {"mcp-session-id": session,
-                                                          "connection": "close"}))
-        assert deleted.startswith(b"HTTP/1.1 204"), deleted
-        stream.settimeout(10)
-        tail = _until_end(stream)
+        with _stream(where, session) as stream:  # (closed too if the DELETE fails)
+            deleted = _read_to_end(_request(where, "DELETE", {"mcp-session-id": session,
+                                                              "connection": "close"}))
+            assert deleted.startswith(b"HTTP/1.1 204"), deleted
+            stream.settimeout(10)
+            tail = _until_end(stream)
     assert b": the session was ended (DELETE)" in tail, tail
     assert b"retry:" not in tail  # nothing to reconnect to
 

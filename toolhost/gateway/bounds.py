@@ -13,6 +13,13 @@ writes is cut the way an imported OpenAPI document is:
 - in a call's answer, the ``_meta`` of each block is dropped and a ``resource_link``'s fields
   are cut like a listing's; embedded resources (text and blob) count towards the tool's
   ``max_output_chars`` with its text blocks (``toolhost.compile.shaping.cut_text``).
+
+Those texts (descriptions, titles) are shown as they are, too: every character that hides
+from a person reading them or makes a line read otherwise (Unicode tag characters, which a
+model reads as ASCII a person never sees; bidi overrides; zero-width and other invisible
+characters; C0/C1 controls) is written as a visible escape (``toolhost.visible``), so what
+the model reads of a tool is what a person reviewing it reads. Names are how things are
+called and stay as listed (``toolhost.gateway.reshape`` judges them).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.excerpt import cut
+from toolhost.visible import visible
 
 __all__ = ["MAX_DESCRIPTION", "MAX_PARAM_DESCRIPTION", "MAX_TITLE", "MAX_TOOL_CHARS",
            "bound_blocks", "bound_entry", "bound_schema", "too_big"]
@@ -35,7 +43,10 @@ _DEPTH = 80  # deeper schemas are refused elsewhere (toolhost.compile.schema_saf
 
 
 def _text(value: Any, limit: int) -> Any:
-    return cut(value, limit) if isinstance(value, str) and len(value) > limit else value
+    if not isinstance(value, str):
+        return value
+    value = visible(value, lines=True)  # (then cut: the limit holds as the model reads it)
+    return cut(value, limit) if len(value) > limit else value
 
 
 def bound_entry(entry: Mapping[str, Any]) -> dict[str, Any]:

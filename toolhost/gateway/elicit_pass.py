@@ -15,13 +15,19 @@ the elicitation capability is declared upstream), and only within these rules:
   way to answer repeats the call, which would run the upstream's tool again) get the
   error the MCP specification names for a capability the client lacks, ``-32601``;
 - **bounded:** form mode only (url mode is refused), a message of at most
-  ``MAX_MESSAGE_CHARS``, the specification's restricted schema (``toolhost.mcp.elicit``
-  checks it and validates the answer against it, as for ``ctx.elicit``), one open question
+  ``MAX_MESSAGE_CHARS``, the specification's restricted schema of at most 128 KiB of JSON
+  (``toolhost.mcp.elicit`` checks it and validates the answer against it, as for
+  ``ctx.elicit``; its size is measured before it reaches the call's loop), one open question
   per call at a time (others wait their turn) and at most ``MAX_ASKS_PER_CALL`` per call,
   an answer of at most ``MAX_ANSWER_BYTES``, and no longer than the call's own deadline;
 - **cancelled when the call ends** (answered, failed, timed out or cancelled by the
   client): a question still open is withdrawn (``notifications/cancelled`` to the client)
-  and the upstream is answered an error.
+  and the upstream is answered an error;
+- **shown as written**: what the person reads (the message, and the schema's titles,
+  descriptions and choice labels) has every character that makes text read as something it
+  is not (a bidi override, a zero-width or C1 control) written as an escape
+  (``toolhost.visible``): an upstream cannot make its question read otherwise than it is.
+  The values an answer is checked against (``enum``, ``const``) are the upstream's own.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from typing import Any
 
 from toolhost.excerpt import cut
 from toolhost.gateway.sendable import unsendable
+from toolhost.visible import visible
 
 __all__ = ["MAX_ANSWER_BYTES", "MAX_ASKS_PER_CALL", "MAX_MESSAGE_CHARS", "Asker", "CallAsks",
            "Refused"]
@@ -121,6 +128,15 @@ class Asker:
             raise Refused(INVALID_PARAMS, "Invalid params: the elicitation's message must be "
                           f"text of at most {MAX_MESSAGE_CHARS:,} characters")
         schema = params.get("requestedSchema")
+        # measured here, in the connection's thread: the checks that follow run in the
+        # call's loop, where a 14 MB form held every other client's calls for seconds
+        from toolhost.mcp.elicit_schema import size_problem
+
+        too_large = size_problem(schema)
+        if too_large is not None:
+            raise Refused(INVALID_PARAMS, f"Invalid params: requestedSchema: {too_large}")
+        message = visible(message, lines=True)
+        schema = _shown_schema(schema)
         with self._lock:
             if self._closed:
                 raise Refused(METHOD_NOT_FOUND, "Method not found: the call that could pass "
@@ -181,6 +197,46 @@ class Asker:
                               f"{MAX_ANSWER_BYTES // 1024} KiB")
             result["content"] = content
         return result
+
+
+def _shown_schema(schema: Any) -> Any:
+    """``schema`` (a copy when it is a mapping) with the texts the person reads made
+    visible: titles, descriptions, ``enumNames`` and the titles of ``oneOf``/``anyOf``
+    choices, at the top and in each property (and its items); anything else as it is (the
+    checks of ``toolhost.mcp.elicit`` judge it after)."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out = _shown_texts(schema)
+    props = out.get("properties")
+    if isinstance(props, Mapping):
+        out["properties"] = {name: _shown_property(prop) for name, prop in props.items()}
+    return out
+
+
+def _shown_property(prop: Any) -> Any:
+    if not isinstance(prop, Mapping):
+        return prop
+    out = _shown_texts(prop)
+    if isinstance(out.get("items"), Mapping):
+        out["items"] = _shown_texts(out["items"])
+    return out
+
+
+def _shown_texts(node: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(node)
+    for key in ("title", "description"):
+        if isinstance(out.get(key), str):
+            out[key] = visible(out[key], lines=True)
+    names = out.get("enumNames")
+    if isinstance(names, list):
+        out["enumNames"] = [visible(n) if isinstance(n, str) else n for n in names]
+    for key in ("oneOf", "anyOf"):
+        choices = out.get(key)
+        if isinstance(choices, list):
+            out[key] = [{**c, "title": visible(c["title"])}
+                        if isinstance(c, Mapping) and isinstance(c.get("title"), str) else c
+                        for c in choices]
+    return out
 
 
 _CURRENT: contextvars.ContextVar[Asker | None] = contextvars.ContextVar(

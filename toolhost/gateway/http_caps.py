@@ -6,7 +6,9 @@ requests carry on (``toolhost.gateway.transport`` is the stdio side of the same 
 A request's JSON answer (the body of its POST) is the answer to that request and no other:
 one that names another id, or is a request or notification instead, is refused once read
 (``not_the_answer``). The mcp client passed it on as a message of its own, and the request
-waited out its whole deadline (600 s by default) for an answer that had come."""
+waited out its whole deadline (600 s by default) for an answer that had come. An event
+stream's notifications toolhost never acts on are left out here, before the client parses
+them (``toolhost.gateway.sse_sift``)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from contextlib import suppress
 from typing import Any
 
 from toolhost.excerpt import cut
+from toolhost.gateway.sse_sift import EventSift
 from toolhost.gateway.transport import _PARSED_MAX, CAPPED, Wire, _top_level
 from toolhost.gateway.value_count import MAX_ANSWER_VALUES, MAX_VALUES, ValueCount
 
@@ -123,9 +126,11 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
 
     class Capped(httpx2.AsyncByteStream):
         def __init__(self, inner: Any, refused: str, values: ValueCount | None,
-                     post: bool, answering: int | str | None = None) -> None:
+                     post: bool, answering: int | str | None = None,
+                     sift: EventSift | None = None) -> None:
             self.inner, self.refused, self.values, self.post = inner, refused, values, post
             self.answering = answering  # the id a JSON answer must name (None: not checked)
+            self.sift = sift  # an event stream's: unheard notifications left out (sse_sift)
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             if self.refused:
@@ -145,7 +150,12 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
                     raise Refused(refused)
                 if self.answering is not None:
                     held.append(chunk)
-                yield chunk
+                if self.sift is None:
+                    yield chunk
+                elif kept := self.sift.feed(chunk):  # (counted above as it came)
+                    yield kept
+            if self.sift is not None and (rest := self.sift.flush()):
+                yield rest
             if self.answering is not None:
                 wrong = not_the_answer(b"".join(held), self.answering)
                 if wrong:  # the client tells the request (no other answer will come)
@@ -184,6 +194,7 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
         answering = _request_id(response.request) if post and response.status_code == 200 \
             and "application/json" in response.headers.get("content-type", "").lower() \
             else None
-        response.stream = Capped(response.stream, refused, values, post, answering)
+        response.stream = Capped(response.stream, refused, values, post, answering,
+                                 EventSift(wire.unheard) if events else None)
 
     return {"response": [capped]}

@@ -35,6 +35,7 @@ import anyio.lowlevel
 from toolhost.backends.reaper import ToolRun, enable_subreaper
 from toolhost.excerpt import cut
 from toolhost.gateway.liblogs import describe_invalid, quiet_library_logs, tracebacks_wanted
+from toolhost.gateway.unheard import Unheard
 from toolhost.gateway.value_count import MAX_ANSWER_VALUES, MAX_VALUES
 
 __all__ = ["CAPPED", "Noise", "Wire", "quiet_mcp_logs", "size_text", "stdio_transport"]
@@ -76,6 +77,7 @@ class Wire:
         self.broke = ""  # how an HTTP upstream's connection failed (http_broke), or ""
         self.refused = ""  # why toolhost last cut an answer's body (HTTP), until taken
         self.noise = Noise(server)
+        self.unheard = Unheard()  # notifications never acted on, dropped as read (stdio)
         # ids of the calls, reads and prompts under way (oldest first, at most MAX_NOTED)
         self.calls: dict[int | str, None] = {}
 
@@ -284,6 +286,8 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
         async with read_w:
             with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                 async for line in _lines(process.stdout, wire):
+                    if wire.unheard.drops_line(line):  # before it costs a parse
+                        continue
                     message = _parse(line, wire)
                     if message is not None:
                         await read_w.send(message)

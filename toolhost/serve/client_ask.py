@@ -7,26 +7,33 @@ out as ``input_required`` (toolhost.mcp.client_requests.RoundTrip). A client tha
 asked (no capability, an HTTP client that accepts JSON only), an answer that does not
 come within ``ASK_TIMEOUT``, or any failure is the fallback: a deny that says nobody could be
 asked. The audit log records who answered (``person (MCP client)``).
+
+The question shows the call as ``toolhost run``'s terminal question does
+(``toolhost.permissions.ask_shown``): bounded, a long value by its start and its end, and
+every character that makes text read as something it is not (a bidi override, a zero-width
+or C1 control) written as an escape (``toolhost.visible``). Before, the arguments were cut
+after their first 2,000 characters (a model padding one pushed ``; curl ... | sh`` out of
+sight) and shown raw (a right-to-left override made the command read backwards).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.mcp.client_requests import ClientRequestError, current_channel
+from toolhost.permissions.ask_shown import shown_input, shown_name
 from toolhost.permissions.decision import Asker, Decision
 from toolhost.redaction import scrub
 from toolhost.redaction.values import mask_arguments
+from toolhost.visible import visible
 
 __all__ = ["ASK_TIMEOUT", "ClientAsker"]
 
 log = logging.getLogger("toolhost.serve")
 
 ASK_TIMEOUT = 300.0  # seconds a person at the client has to answer
-_SHOWN = 2000  # characters of the arguments shown in the question
 ANSWERED_BY = "person (MCP client)"
 
 
@@ -44,17 +51,16 @@ class ClientAsker:
         channel = current_channel()
         if channel is None or not channel.supports("elicitation"):
             return await self.fallback.ask(tool_name, tool_input, decision)
-        shown = json.dumps(mask_arguments(tool_input, self.redact), indent=2,
-                           ensure_ascii=False, default=str)
-        if len(shown) > _SHOWN:
-            shown = shown[:_SHOWN] + f"\n... ({len(shown) - _SHOWN} more characters)"
+        # secrets masked before anything is cut or escaped (a cut never halves one)
+        shown = shown_input(mask_arguments(tool_input, self.redact)).text
         why = (f"rule {decision.rule!r} at {decision.origin}" if decision.rule is not None
                else "no rule matched; the default is ask")
-        text = f"toolhost: allow {tool_name}? ({why})\n{shown}"
-        if decision.message:
-            text += f"\n{decision.message}"
         # The whole question leaves toolhost: a rule's message (or the rule itself) may quote
         # a ${SECRET}, as on the deny path (toolhost.serve.guard)
+        text = (f"toolhost: allow {shown_name(tool_name).text}? "
+                f"({visible(scrub(self.redact(why)))})\n{shown}")
+        if decision.message:
+            text += f"\n{visible(scrub(self.redact(decision.message)), lines=True)}"
         text = scrub(self.redact(text))
         from toolhost.mcp.elicit import elicit  # with the first ask, not at start
 

@@ -3,9 +3,10 @@
 A request becomes an ``Exchange`` (``toolhost.serve.http_exchange``: JSON, or SSE once the call
 sends a notification) once it is counted into its session's budget and the server's; a
 notification or a client's answer is handled here and answered 202. Every refusal is a
-JSON-RPC error with its HTTP status: 415 (not JSON, or compressed), 406 (Accept), 413/408/400
-(the body), 400 (not one message, headers that disagree with the body), 404 (an unknown
-session), 409 (an answer no question of the session waits for, saying why).
+JSON-RPC error with its HTTP status: 415 (not JSON, or compressed), 406 (Accept), 400
+(headers that disagree with the body): ``toolhost.serve.http_post_checks``; 413/408/400 (the
+body), 400 (not one message), 404 (an unknown session), 409 (an answer no question of the
+session waits for, saying why).
 """
 
 from __future__ import annotations
@@ -33,45 +34,28 @@ from toolhost.serve.base import (
     is_response,
 )
 from toolhost.serve.budget import Budget, Reservation
-from toolhost.serve.headers import (
-    HEADER_MISMATCH,
-    SESSION_HEADER,
-    accepted,
-    foreign_charset,
-    is_json_content_type,
-    legacy_body_mismatch,
-    request_version,
-    unsupported_version_header,
-)
+from toolhost.serve.headers import SESSION_HEADER, request_version
 from toolhost.serve.http_access import note_message
 from toolhost.serve.http_exchange import Exchange
 from toolhost.serve.http_limits import JsonAnswer, read_body
+from toolhost.serve.http_post_checks import (
+    accepts,
+    header_refusal,
+    media_refusal,
+    refusal,
+    shutting_down,
+)
 from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_shares import Shares
 from toolhost.serve.http_state import InFlight, Session
 from toolhost.serve.http_streams import Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
-from toolhost.serve.param_headers import param_problem
-from toolhost.serve.route_headers import routing_problem
 from toolhost.serve.session_table import holder_of
 from toolhost.serve.sessions import owner_of
 
 __all__ = ["Poster", "shutting_down"]
 
-
-def shutting_down(request_id: Any) -> Response:
-    """503 for a new request while the server shuts down: a clean answer the client can
-    retry elsewhere (``toolhost.serve.shutdown``, step 2)."""
-    return JsonAnswer(error_response(request_id, -32000, "Server shutting down; retry on "
-                                     "another replica"), status_code=503,
-                      headers={"retry-after": "1", "connection": "close"})
-
 log = logging.getLogger("toolhost.serve")
-
-
-def _refusal(request_id: Any, message: str, status: int = 400,
-             code: int = -32600) -> Response:
-    return JsonAnswer(error_response(request_id, code, message), status_code=status)
 
 
 class Poster:
@@ -97,31 +81,10 @@ class Poster:
         self.shares = Shares(limits.max_connections, streams.held_by)
 
     async def post(self, request: Request, caller: Caller | None = None) -> Response:
-        if "content-type" not in request.headers and "origin" in request.headers:
-            # a browser page's POST without a Content-Type (a Blob body, mode "no-cors") is
-            # a "simple" request: no preflight asks first. A loopback page passes the Origin
-            # check, so any page a local server serves could run tools blind; with
-            # application/json the browser asks first, and only --allow-origin pages may
-            return _refusal(None, "Unsupported Media Type: a POST from a browser page "
-                            "(Origin) must say Content-Type: application/json", 415)
-        if not is_json_content_type(request.headers.get("content-type")):
-            return _refusal(None, "Unsupported Media Type "
-                            f"{cut(request.headers['content-type'], 100)!r}: "
-                            "POST a JSON-RPC message as application/json", 415)
-        charset = foreign_charset(request.headers.get("content-type"))
-        if charset is not None:
-            return _refusal(None, f"Unsupported Media Type: charset {cut(charset, 40)!r}; "
-                            "send the JSON-RPC message in UTF-8", 415)
-        coding = request.headers.get("content-encoding", "identity").strip().lower()
-        if coding not in ("", "identity"):
-            return JsonAnswer(error_response(
-                None, -32600, f"Unsupported Media Type: Content-Encoding {cut(coding, 40)!r}; "
-                "send the JSON-RPC message uncompressed"), status_code=415,
-                headers={"accept-encoding": "identity"})
-        json_ok, sse_ok = accepted(request.headers.get("accept"))
-        if not (json_ok or sse_ok):
-            return _refusal(None, f"Not Acceptable: Accept {cut(request.headers['accept'], 100)!r}"
-                            " admits neither application/json nor text/event-stream", 406)
+        json_ok, sse_ok = accepts(request)
+        refused = media_refusal(request, (json_ok, sse_ok))
+        if refused is not None:
+            return refused
         # the body's bytes count against --max-in-flight-bytes while they arrive, and until
         # the request is counted in (or answered without running)
         reservation = Reservation(self._budget)
@@ -149,42 +112,26 @@ class Poster:
         except wire.WireError as exc:
             return JsonAnswer(exc.response(), status_code=400)
         if not isinstance(message, dict):
-            return _refusal(None, "Invalid Request: expected one JSON-RPC object (batches are "
-                            "not supported)")
+            return refusal(None, "Invalid Request: expected one JSON-RPC object (batches are "
+                           "not supported)")
         note_message(request.scope, message)
         request_id = message.get("id")
         if "id" in message and not rpc.is_valid_id(request_id):
-            return _refusal(None, "Invalid Request: 'id' must be a string or a number")
+            return refusal(None, "Invalid Request: 'id' must be a string or a number")
         if not (is_request(message) or is_notification(message) or is_response(message)):
-            return _refusal(request_id, "Invalid Request: no 'method'")
+            return refusal(request_id, "Invalid Request: no 'method'")
         modern = request_version(message) is not None
         session: Session | None = None
         session_id = request.headers.get(SESSION_HEADER)
-        # a request's headers must agree with its body (a notification or an answer of a
-        # 2025 client carries no version of its own to compare)
-        if not modern:
-            # a version no era knows (400, as the spec asks), or the stateless revision's on a
-            # request that does not name its version where that revision keeps it
-            unsupported = unsupported_version_header(request.headers)
-            if unsupported is not None:
-                return _refusal(request_id, unsupported)
-            missing = legacy_body_mismatch(request.headers) if is_request(message) else None
-            if missing is not None:
-                return _refusal(request_id, missing, code=rpc.INVALID_PARAMS)
-        # a modern body naming a version the header does not is a mismatch; one naming the
-        # header's unknown version is the core's to refuse (-32022, with the versions served)
-        problem = routing_problem(message, request.headers, version=request_version(message),
-                                  request=is_request(message))
-        if problem is None and message.get("method") == "tools/call" and is_request(message):
-            problem = self._param_problem(message, request, modern)
-        if problem is not None:
-            return _refusal(request_id, problem, code=HEADER_MISMATCH)
+        refused = header_refusal(message, request, getattr(self._handler, "param_fields", None))
+        if refused is not None:
+            return refused
         if not modern and session_id is not None and message.get("method") != "initialize":
             session = self._sessions.find(session_id, owner_of(caller), unkept=True,
                                           caller=caller, holder=holder_of(
                                               owner_of(caller), request.scope.get("client")))
             if session is None:
-                return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
+                return refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
             found.append(session)
         if not modern and session_id is not None and message.get("method") == "initialize" \
                 and is_request(message):
@@ -193,17 +140,17 @@ class Poster:
             # id that names no session is 404, as for every request: the client drops it
             # and initializes without it (the spec's rule after a 404)
             if not self._sessions.live(session_id, owner_of(caller), caller=caller):
-                return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
-            return _refusal(request_id, "Invalid Request: the Mcp-Session-Id header names "
-                            "a session that is initialized already; POST initialize without "
-                            "the Mcp-Session-Id header to start a new session")
+                return refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
+            return refusal(request_id, "Invalid Request: the Mcp-Session-Id header names "
+                           "a session that is initialized already; POST initialize without "
+                           "the Mcp-Session-Id header to start a new session")
         if is_request(message) and self.refuses is not None and self.refuses(message):
             return shutting_down(request_id)
         if not is_request(message):
-            refused = await self._notification(message, session, session_id, caller)
-            if refused is not None:  # an answer nothing waits for: said, never dropped
-                log.info("refused a client's answer: %s", refused)
-                return _refusal(None, f"Invalid Request: {refused}", 409)
+            why = await self._notification(message, session, session_id, caller)
+            if why is not None:  # an answer nothing waits for: said, never dropped
+                log.info("refused a client's answer: %s", why)
+                return refusal(None, f"Invalid Request: {why}", 409)
             return Response(status_code=202)
         headers: dict[str, str] = {}
         if message.get("method") == "initialize" and not modern:
@@ -264,18 +211,6 @@ class Poster:
                         caller, json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer,
                         stream=stream, streams=self._streams,
                         write_timeout=self._limits.write_timeout)
-
-    def _param_problem(self, message: Mapping[str, Any], request: Request,
-                       modern: bool) -> str | None:
-        """Why a call's ``Mcp-Param-*`` headers disagree with its arguments (SEP-2243)."""
-        fields = getattr(self._handler, "param_fields", None)
-        params = message.get("params")
-        if fields is None or not isinstance(params, Mapping):
-            return None
-        found = fields(params.get("name"))
-        if not found:
-            return None
-        return param_problem(found, params.get("arguments"), request.headers, modern=modern)
 
     async def _notification(self, message: dict[str, Any], session: Session | None,
                             session_id: str | None, caller: Caller | None) -> str | None:
