@@ -47,10 +47,11 @@ __all__ = ["AFTER_CALLS", "HOST_STATE", "IN_TOOL", "HostExitRefused", "HostState
 
 log = logging.getLogger("toolhost.call")
 
-# more of the host's state to put back when in-process calls end: each returns what it put
-# back, named ('' for nothing). ``toolhost.runner.owned_signals`` puts its session's signals
-# here while it owns them (a tool could change them by ways no guard sees: ctypes).
-AFTER_CALLS: list[Callable[[], str]] = []
+# more of the host's state to put back when in-process calls end: each is given the tool's
+# name and returns what it put back, named ('' for nothing). ``toolhost.runner.owned_signals``
+# puts its session's signals here while it owns them (a tool could change them by ways no
+# guard sees: ctypes).
+AFTER_CALLS: list[Callable[[str], str]] = []
 
 
 def guard_exit() -> None:
@@ -149,7 +150,7 @@ class HostState:
             sys.stdin, sys.stdout, sys.stderr = saved
             changed.append("sys." + "/".join(moved))
         for put_back in AFTER_CALLS:
-            if more := put_back():
+            if more := put_back(tool):
                 changed.append(more)
         if changed:
             log.warning("in-process tool %s (or a call running with it) changed the host's "

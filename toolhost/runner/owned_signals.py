@@ -143,6 +143,7 @@ def signals_owned(whose: str = "toolhost run while its session runs") -> Iterato
         _OWNER.remove(me)
         _WHOSE.remove(whose)
         _WATCHES.remove(watch)
+        watch.close()
         AFTER_CALLS.remove(_put_back)
         for module, name, value in installed:
             setattr(module, name, value)
@@ -151,22 +152,23 @@ def signals_owned(whose: str = "toolhost run while its session runs") -> Iterato
                 delattr(loop, attribute)
 
 
-def _put_back() -> str:
-    """After an in-process call: the session's signals as it set them (see
+def _put_back(tool: str) -> str:
+    """After an in-process call of ``tool``: the session's signals as it set them (see
     ``runner.signal_watch``); what was put back, or ''."""
     if not _WATCHES or os.getpid() not in _OWNER:
         return ""
-    changed = _WATCHES[-1].put_back()
+    changed = _WATCHES[-1].put_back(tool)
     return f"signals ({', '.join(changed)})" if changed else ""
 
 
-def _told_late(changed: list[str]) -> None:
-    """What the watch's later read put back (no single call to name: the calls since the
-    read before it)."""
+def _told_late(tool: str, changed: list[str]) -> None:
+    """What the watch's owed look put back: ``tool`` is the first call since the look
+    before, any call since may have made the change."""
     from toolhost.backends.host_guards import log
 
-    log.warning("an in-process tool changed the host's signals (%s); put back (isolation: "
-                "process keeps such changes in a worker)", ", ".join(changed))
+    log.warning("in-process tool %s (or a call after it) changed the host's signals (%s); "
+                "put back (isolation: process keeps such changes in a worker)", tool,
+                ", ".join(changed))
 
 
 def _install() -> list[tuple[Any, str, Any]]:

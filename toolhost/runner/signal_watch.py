@@ -11,9 +11,10 @@ of them the main thread blocks, and the interval timers; ``put_back`` (after eac
 call, ``toolhost.backends.host_guards``) sets back whatever differs and names it. A change
 toolhost itself makes through the guarded functions is noted (``follow``), never undone.
 
-What only the kernel knows (a handler set through ``ctypes``, the main thread's mask) and the
-timers are read at most every ``DEEP_EVERY`` (20 ms) after calls, not after each: that read
-costs more than the rest of the watch (see ``SignalWatch``). Not seen: a change made and
+The look is made after a call at most every ``EVERY`` (20 ms): calls closer than that owe
+one, made from the loop when its time comes, so a change is put back within 20 ms of the call
+that made it (a look after every call cost async calls ~7% of their instructions, and its
+read of ``/proc/self/status`` ~7 us of system time each). Not seen: a change made and
 used within one call (the signal arriving while the tool still runs), a handler set on
 another thread's mask (the kernel gives the signal to a thread that does not block it).
 """
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["DEEP_EVERY", "SignalWatch"]
+__all__ = ["EVERY", "SignalWatch"]
 
 _signal: Any = importlib.import_module("_signal")  # its getsignal: no enum made per call
 
@@ -41,9 +42,9 @@ _TIMERS = tuple(getattr(signal, name) for name in ("ITIMER_REAL", "ITIMER_VIRTUA
                                                    "ITIMER_PROF") if hasattr(signal, name))
 _ACTION_BYTES = 256  # more than any libc's struct sigaction (glibc's is 152 on 64 bits)
 _HANDLER_BYTES = ctypes.sizeof(ctypes.c_void_p)
-# how often at most the kernel's side and the timers are read after calls: a change a call
-# made there is put back within this time (and a signal in it may meet the tool's handler)
-DEEP_EVERY = 0.02
+# how often at most the state is looked at after calls: a change a call made is put back
+# within this time (and a signal in it may meet the tool's handler)
+EVERY = 0.02
 _monotonic = time.monotonic
 
 
@@ -88,23 +89,25 @@ class SignalWatch:
     the interval timers) as the session set it; ``put_back`` restores it. ``originals``: the
     C functions of ``_signal`` before any guard (the watch must not be refused).
 
-    The usual call changes nothing, and ``put_back`` then costs two C calls: the handlers as
-    Python has them and the wake-up descriptor set to itself. What only the kernel knows (its
-    handlers and the main thread's mask, one read of ``/proc/self/status`` on Linux, ~7 us of
-    system time that instruction counts do not see; elsewhere each handler read through
-    ``sigaction``) and the timers are read at most every ``DEEP_EVERY`` seconds: after a
-    call when the last such read is older, else once from ``loop`` when that time comes
-    (what it puts back then is told to ``report``). Only when one of them moved is every
+    After a call, ``put_back`` looks at most every ``EVERY`` seconds (the look: the
+    handlers as Python has them, one read of the kernel's masks, ~7 us of system time that
+    instruction counts do not see, on Linux; elsewhere each handler read through
+    ``sigaction``; the timers; the wake-up descriptor set to itself). Calls closer than that
+    owe a look, made from ``loop`` when its time comes. Only when something moved is every
     signal looked at one by one."""
 
     def __init__(self, signums: Iterable[int], originals: dict[str, Any],
                  loop: asyncio.AbstractEventLoop | None = None,
-                 report: Callable[[list[str]], None] | None = None) -> None:
+                 report: Callable[[str, list[str]], None] | None = None) -> None:
         self._signums = tuple(signums)
         self._loop = loop
         self._report = report
-        self._next_deep = 0.0  # the first call's put_back reads everything
-        self._owed = False  # a deep read is due from the loop
+        self._next = 0.0  # the first call's put_back looks
+        self._owed = False  # a look is due from the loop
+        self._tool = ""  # a call since the last look
+        self._closed = False
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
         self._c = originals
         self._main = threading.main_thread().ident
         self._sigaction = _libc_sigaction()
@@ -155,44 +158,73 @@ class SignalWatch:
             self._blocked = self._blocked_now()
         self._status = self._read_status()
 
-    def put_back(self) -> list[str]:
-        """Restore what differs from the state noted; what was put back, named."""
-        if tuple(map(_signal.getsignal, self._signums)) != self._handlers:
+    def put_back(self, tool: str = "") -> list[str]:
+        """After a call of ``tool``: restore what differs from the state noted; what was put
+        back, named. Within ``EVERY`` of the last look nothing is read now: a look is owed,
+        and made from the loop when its time comes (what it puts back told to ``report``)."""
+        now = _monotonic()
+        if now < self._next:
+            if not self._owed:
+                self._owe(tool)
+            return []
+        self._next = now + EVERY
+        return self._look()
+
+    def _look(self) -> list[str]:
+        if tuple(map(_signal.getsignal, self._signums)) != self._handlers \
+                or self._read_status() != self._status:
             return self._changed()
         if self.wakeup is not None and threading.get_ident() == self._main \
                 and self._c["set_wakeup_fd"](self.wakeup) != self.wakeup:  # (set back)
             return ["the signal wake-up descriptor", *self._changed()]
-        now = _monotonic()
-        if now < self._next_deep:
-            self._owe(self._next_deep - now)
-            return []
-        self._next_deep = now + DEEP_EVERY
-        return self._deep()
-
-    def _deep(self) -> list[str]:
-        """What only the kernel knows, and the timers."""
-        if self._read_status() != self._status:
-            return self._changed()
         for which in self._free:
             if _signal.getitimer(which)[0]:
                 return self._changed()
         return []
 
-    def _owe(self, delay: float) -> None:
-        """A deep read is due in ``delay`` seconds: once, from the loop (any thread may ask)."""
-        loop = self._loop
-        if self._owed or loop is None or loop.is_closed():
+    def _owe(self, tool: str) -> None:
+        """A look is due at ``self._next``, on the loop: a thread of the watch's own waits
+        for that time (a timer on the loop would be weighed at every turn of it, ~4% of a
+        call while calls keep it armed)."""
+        if self._loop is None:
             return
-        self._owed = True
-        with contextlib.suppress(RuntimeError):  # (the loop closed meanwhile: nothing to keep)
-            loop.call_soon_threadsafe(loop.call_later, delay, self._deep_due)
+        self._owed, self._tool = True, tool
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._wait_turns, daemon=True,
+                                            name="toolhost-signal-watch")
+            self._thread.start()
+        self._wake.set()
 
-    def _deep_due(self) -> None:
+    def _wait_turns(self) -> None:
+        loop = self._loop
+        assert loop is not None
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._closed:
+                return
+            delay = self._next - _monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            try:
+                loop.call_soon_threadsafe(self._due)
+            except RuntimeError:  # the loop is closed: nothing left to keep
+                return
+
+    def _due(self) -> None:
+        """On the loop: the look owed."""
+        if self._closed:
+            return
         self._owed = False
-        self._next_deep = _monotonic() + DEEP_EVERY
-        changed = self._deep()
+        self._next = _monotonic() + EVERY
+        changed = self._look()
         if changed and self._report is not None:
-            self._report(changed)
+            self._report(self._tool, changed)
+
+    def close(self) -> None:
+        """The session no longer owns its signals: the watch's thread ends."""
+        self._closed = True
+        self._wake.set()
 
     def _changed(self) -> list[str]:
         changed = self._restore()
