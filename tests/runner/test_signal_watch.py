@@ -87,19 +87,38 @@ def test_calls_faster_than_the_deep_read_do_not_each_read_the_kernel(
     # watch; 500 calls inside one EVERY read it once
     clock = [1000.0]
     monkeypatch.setattr(signal_watch, "_monotonic", lambda: clock[0])
-    watch = SignalWatch([SIGNUM], _C)
     reads = [0]
-    real = watch._read_status
 
-    def counted() -> bytes:
-        reads[0] += 1
-        return real()
+    async def main() -> None:
+        watch = SignalWatch([SIGNUM], _C, asyncio.get_running_loop())
+        real = watch._read_status
 
-    monkeypatch.setattr(watch, "_read_status", counted)
-    for _ in range(500):
-        assert watch.put_back() == []
-        clock[0] += EVERY / 1000
+        def counted() -> bytes:
+            reads[0] += 1
+            return real()
+
+        monkeypatch.setattr(watch, "_read_status", counted)
+        try:
+            for _ in range(500):
+                assert watch.put_back() == []
+                clock[0] += EVERY / 1000
+        finally:
+            watch.close()
+
+    asyncio.run(main())
     assert reads[0] == 1
+
+
+def test_without_a_loop_to_owe_it_to_every_call_looks(handled: list[int],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [1000.0]
+    monkeypatch.setattr(signal_watch, "_monotonic", lambda: clock[0])
+    watch = SignalWatch([SIGNUM], _C)
+    assert watch.put_back() == []
+    _ignore_below_python()
+    assert watch.put_back() == ["SIGUSR2"]  # the same instant: no look owed, one made
+    signal.raise_signal(SIGNUM)
+    assert handled == [SIGNUM]
 
 
 def test_a_python_level_change_between_looks_is_put_back_from_the_loop(

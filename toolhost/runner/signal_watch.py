@@ -163,7 +163,7 @@ class SignalWatch:
         back, named. Within ``EVERY`` of the last look nothing is read now: a look is owed,
         and made from the loop when its time comes (what it puts back told to ``report``)."""
         now = _monotonic()
-        if now < self._next:
+        if now < self._next and self._loop is not None:  # (no loop to owe it to: look now)
             if not self._owed:
                 self._owe(tool)
             return []
@@ -186,8 +186,6 @@ class SignalWatch:
         """A look is due at ``self._next``, on the loop: a thread of the watch's own waits
         for that time (a timer on the loop would be weighed at every turn of it, ~4% of a
         call while calls keep it armed)."""
-        if self._loop is None:
-            return
         self._owed, self._tool = True, tool
         if self._thread is None:
             self._thread = threading.Thread(target=self._wait_turns, daemon=True,
