@@ -129,6 +129,23 @@ def test_pass_env_mistakes_are_located_load_errors(tmp_path: Path, extra: str,
     assert match in text and "c.yaml" in text and "pass_env" in text
 
 
+@pytest.mark.parametrize(("value", "said"), [
+    ("[" + ", ".join(f"V{n}" for n in range(100_000)) + "]", "at most 100"),
+    ("[" + "A" * 1_000_000 + "]", "at most 256"),
+])
+def test_a_huge_pass_env_is_one_located_line(tmp_path: Path, value: str, said: str) -> None:
+    (tmp_path / "m.py").write_text("def f() -> int:\n    return 1\n")
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n"
+                      "      t: {python: {function: 'm:f', isolation: process, "
+                      f"pass_env: {value}}}}}\n")
+    with pytest.raises(ConfigError) as info:
+        compile_tools(load_config(str(config)))
+    text = str(info.value)
+    assert said in text and "c.yaml:5" in text and "pass_env" in text
+    assert len(text) < 2_000, text[:500]  # the value is not written back whole
+
+
 def test_worker_env_keeps_the_interpreter_s_settings() -> None:
     host = {"PATH": "/bin", "PYTHONPATH": "/lib", "LC_CTYPE": "C.UTF-8", "VIRTUAL_ENV": "/v",
             "LD_LIBRARY_PATH": "/l", "HTTPS_PROXY": "http://u:p@proxy", "AWS_SECRET": "s",

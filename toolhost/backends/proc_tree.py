@@ -14,7 +14,7 @@ import signal
 import time
 from collections.abc import Collection
 
-__all__ = ["children", "descendants", "fields", "held_mark", "killpg", "read", "reap",
+__all__ = ["children", "descendants", "fields", "held_mark", "kill", "killpg", "read", "reap",
            "stat", "wait_dead"]
 
 
@@ -22,6 +22,13 @@ def killpg(pgid: int) -> None:
     """SIGKILL to a process group; nothing if it is gone or not ours."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+def kill(pids: Collection[int]) -> None:
+    """SIGKILL to each of ``pids``; nothing for one that is gone or not ours."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def read(path: str) -> bytes:

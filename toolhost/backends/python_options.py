@@ -53,7 +53,8 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
                            "until its timeout or the OOM killer.",
         },
         "pass_env": {
-            "type": "array", "items": {"type": "string", "pattern": NAME_PATTERN},
+            "type": "array", "maxItems": 100,
+            "items": {"type": "string", "maxLength": 256, "pattern": NAME_PATTERN},
             "description": "isolation: process: host environment variables the worker "
                            "gets besides its minimal base and the server's env: names, "
                            "prefixes ('AWS_*'), or '*' for all of them.",

@@ -12,9 +12,7 @@ processes are dead.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -103,9 +101,7 @@ def sweep(runs: Sequence[ToolRun], orphans: Orphans) -> dict[str, int]:
             killed[run.run_id].update(pids)
         if not doomed:
             break
-        for pid in doomed:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        proc_tree.kill(doomed)
         proc_tree.wait_dead(doomed)
     escaped: set[int] = set()
     for run in runs:

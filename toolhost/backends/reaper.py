@@ -48,7 +48,6 @@ import contextlib
 import itertools
 import os
 import secrets
-import signal
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -207,9 +206,7 @@ def end_descendants() -> int:
                  if (stat := proc_tree.stat(pid)) is not None and stat[0] not in ("Z", "X")]
         if not found:
             break
-        for pid in found:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        proc_tree.kill(found)
         killed.update(found)
         proc_tree.wait_dead(found)
     proc_tree.reap(set(killed))

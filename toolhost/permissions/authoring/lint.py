@@ -131,13 +131,18 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
     return out
 
 
+def _bash_guard(rules: Sequence[CompiledRule]) -> CompiledRule | None:
+    """The first deny or ask rule that names Bash: what an unread allow could dodge."""
+    return next((r for r in rules if r.effect in ("deny", "ask") and r.names.matches("Bash")),
+                None)
+
+
 def _unread_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
     """Allow rules naming a tool whose commands no Bash rule reads (PowerShell, REPL) in a policy
     with a deny or ask Bash rule: those rules do not stop what it allows."""
     from toolhost.permissions.unread_tools import UNREAD_TOOLS, names_exactly
 
-    guard = next((r for r in rules if r.effect in ("deny", "ask") and r.names.matches("Bash")),
-                 None)
+    guard = _bash_guard(rules)
     if guard is None:
         return []
     out: list[LintFinding] = []
@@ -156,8 +161,7 @@ def _unread_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
 def _never_allows(rules: Sequence[CompiledRule]) -> list[LintFinding]:
     """Allow rules naming a task runner (``Bash(just:*)``) in a policy with a deny or ask
     Bash rule: the runner's tasks are not read, so it is not provable there."""
-    guard = next((r for r in rules if r.effect in ("deny", "ask") and r.names.matches("Bash")),
-                 None)
+    guard = _bash_guard(rules)
     if guard is None:
         return []
     from toolhost.permissions.bash.chosen_code import chosen_code_spec
