@@ -168,9 +168,11 @@ HOSTILE = HERE / "hostile_upstream.py"
 def hostile_config(tmp_path: Path, *, timeout: str = "5s", connect_timeout: str = "30s",
                    extra: str = "") -> Path:
     """A config importing the hostile upstream over stdio (its switches from the environment:
-    HOSTILE_MODE, HOSTILE_TOOLS, HOSTILE_PRE, HOSTILE_N) and a local command tool ``loc.hi``."""
+    HOSTILE_MODE, HOSTILE_TOOLS, HOSTILE_PRE, HOSTILE_N, HOSTILE_HIDDEN) and a local
+    command tool ``loc.hi``."""
     config = tmp_path / "hostile.yaml"
-    pre = 'HOSTILE_PRE: "${HOSTILE_PRE:-}"'  # (one line: the tests name the config's lines)
+    # (one line: the tests name the config's lines)
+    pre = 'HOSTILE_PRE: "${HOSTILE_PRE:-}", HOSTILE_HIDDEN: "${HOSTILE_HIDDEN:-}"'
     worker = ('HOSTILE_WORKER: "${HOSTILE_WORKER:-}", '
               'HOSTILE_WORKER_KIND: "${HOSTILE_WORKER_KIND:-}"')
     config.write_text(f"""\

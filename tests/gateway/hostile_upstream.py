@@ -51,6 +51,10 @@
   and ``schema`` (default: one string ``name``), then answer the call with the answers and
   the declared capabilities as JSON; over stdio, ``late`` asks once more after answering and
   writes that answer to the file ``HOSTILE_LATE``);
+- ``hidden``: every text of an answer (a call's blocks and structuredContent, a read's
+  contents, a prompt's description and messages, an error's message: a call whose ``text`` is
+  ``fail``, the resource ``x://fail``, the prompt ``fail``) ends with ``HOSTILE_HIDDEN`` (a
+  JSON string: the characters a test hides in it, written as JSON escapes);
 - ``HOSTILE_RELIST`` (JSON) and ``HOSTILE_TRIGGER`` (a file): once the file exists, the tools
   it lists are ``echo`` and ``HOSTILE_RELIST`` (``echo`` itself replaced when one is named
   so), and it announces ``notifications/tools/list_changed`` (over stdio): a list changed
@@ -125,9 +129,9 @@ def answer(msg: dict[str, Any]) -> Any:
             "capabilities": {
                 "tools": {},
                 **({"resources": {}} if MODES & {"hang_resources", "big_list", "bigdesc",
-                                                 "hang_read", "own_scheme"} else {}),
-                **({"prompts": {}} if MODES & {"big_list", "bigdesc", "hang_read", "fat_read"}
-                   else {}),
+                                                 "hang_read", "own_scheme", "hidden"} else {}),
+                **({"prompts": {}} if MODES & {"big_list", "bigdesc", "hang_read", "fat_read",
+                                               "hidden"} else {}),
             },
             "serverInfo": {"name": "hostile", "version": "1"},
         }
@@ -162,6 +166,9 @@ def answer(msg: dict[str, Any]) -> Any:
             return None
         if "deaf_call" in MODES:
             time.sleep(3600)
+        if "hidden" in MODES and (msg["params"].get("arguments") or {}).get("text") == "fail":
+            return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32000,
+                                                             "message": f"failed{HIDDEN}"}}
         if "call_error" in MODES and (msg["params"].get("arguments") or {}).get("text") == "fail":
             return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32000,
                                                              "message": "it failed"}}
@@ -175,11 +182,19 @@ def answer(msg: dict[str, Any]) -> Any:
             result = {"content": embedded()}
         if "many_values" in MODES:  # HOSTILE_N empty lists: cheap to send, slow to build
             result["structuredContent"] = {"v": [[]] * N}
+        if "hidden" in MODES:
+            result = hidden_call(msg)
         if "bad_result" in MODES:  # not a CallToolResult
             result = {"content": [{"type": "video", "data": "x"}], "isError": "yes"}
     elif (method == "resources/list" and "hang_resources" in MODES) or (
             method in ("resources/read", "prompts/get") and "hang_read" in MODES):
         return None
+    elif method in ("resources/read", "prompts/get", "resources/list", "prompts/list",
+                    "resources/templates/list") and "hidden" in MODES:
+        result = hidden_content(method, msg.get("params") or {})
+        if result is None:
+            return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32000,
+                                                             "message": f"no{HIDDEN}"}}
     elif method == "resources/read" and "own_scheme" in MODES:  # what it was asked for
         uri = (msg.get("params") or {}).get("uri")
         result = {"contents": [{"uri": uri, "text": f"read {uri}"}]}
@@ -233,6 +248,44 @@ def answer(msg: dict[str, Any]) -> Any:
     else:
         return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "no"}}
     return {"jsonrpc": "2.0", "id": ident, "result": result}
+
+
+HIDDEN = json.loads(os.environ.get("HOSTILE_HIDDEN") or '""')
+
+
+def hidden_call(msg: dict[str, Any]) -> dict[str, Any]:
+    """tools/call in the ``hidden`` mode: every text of the answer ends with ``HIDDEN``."""
+    h = HIDDEN
+    return {"content": [
+        {"type": "text", "text": f"text{h}"},
+        {"type": "resource", "resource": {"uri": f"x://e{h}", "text": f"embedded{h}",
+                                          "mimeType": f"text/plain{h}"}},
+        {"type": "resource_link", "uri": f"x://l{h}", "name": f"link{h}",
+         "description": f"described{h}"},
+        {"type": "image", "data": "QUJD", "mimeType": "image/png"}],
+        "structuredContent": {f"key{h}": f"value{h}", "list": [f"item{h}", 1, None]}}
+
+
+def hidden_content(method: str, params: dict[str, Any]) -> Any:
+    """resources/read and prompts/get in the ``hidden`` mode (``x://fail`` and the prompt
+    ``fail``: an error whose message ends with ``HIDDEN``; None)."""
+    h = HIDDEN
+    if method == "resources/list":
+        return {"resources": [{"uri": "x://r", "name": "r"}, {"uri": "x://fail", "name": "f"}]}
+    if method == "resources/templates/list":
+        return {"resourceTemplates": []}
+    if method == "prompts/list":
+        return {"prompts": [{"name": "p"}, {"name": "fail"}]}
+    if params.get("uri") == "x://fail" or params.get("name") == "fail":
+        return None
+    if method == "resources/read":
+        return {"contents": [{"uri": str(params.get("uri")), "mimeType": f"text/plain{h}",
+                              "text": f"read{h}"},
+                             {"uri": "x://b", "blob": "QUJD"}]}
+    return {"description": f"prompt{h}", "messages": [
+        {"role": "user", "content": {"type": "text", "text": f"say{h}"}},
+        {"role": "assistant", "content": {"type": "resource", "resource": {
+            "uri": f"x://p{h}", "text": f"inner{h}"}}}]}
 
 
 def embedded() -> list[dict[str, Any]]:

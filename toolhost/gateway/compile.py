@@ -26,6 +26,7 @@ from toolhost.gateway.elicit_pass import Asker
 from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
+from toolhost.gateway.shown import TooDeep, shown, shown_answer
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.waiting import CALL_FACTOR, notice_after, still_waiting
 from toolhost.results import ToolResult
@@ -181,7 +182,12 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
                 f"of {upstream_name!r} ({waited:.0f}s so far; timeout {timeout:g}s)"),
                 notice_after() * CALL_FACTOR):
             answer = connection.call_tool(upstream_name, sent, timeout, asker, stop, unsent)
-        why = output_problem(answer, output) if output is not None else ""
+        try:  # (hiding characters written visibly, then checked: what is sent fits)
+            answer = shown_answer(answer)
+        except TooDeep as exc:
+            answer, why = {}, f"it cannot be shown: {exc}"
+        else:
+            why = output_problem(answer, output) if output is not None else ""
         if not why:
             return answer
         said = (f"upstream server '{connection.server}' answered the call of "
@@ -215,8 +221,8 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         try:
             answer = await anyio.to_thread.run_sync(call, sent, asker, stop,
                                                     abandon_on_cancel=True)
-        except UpstreamError as exc:
-            return ToolResult.error(str(exc))
+        except UpstreamError as exc:  # (its message may hold the upstream's words)
+            return ToolResult.error(shown(str(exc)))
         except anyio.get_cancelled_exc_class():
             stop.cancel()
             raise

@@ -34,6 +34,7 @@ from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError
 from toolhost.gateway.content_cut import cut_contents, cut_messages
 from toolhost.gateway.content_shape import shaped_contents, shaped_prompt
 from toolhost.gateway.sendable import unsendable
+from toolhost.gateway.shown import TooDeep, shown, shown_value
 
 __all__ = ["list_content", "upstream_content"]
 
@@ -162,13 +163,17 @@ async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]
     except UpstreamError as exc:  # the upstream's own "not found" is ours too (a resource
         # it dropped, read before its announcement is followed): -32002 as the spec says, or
         # -32602, which the official Python SDK answers for an unknown URI
-        raise ResourceError(cut(str(exc), 500),
+        raise ResourceError(cut(shown(str(exc)), 500),
                             not_found=exc.code in _NOT_FOUND_CODES) from None
     size = sum(len(str(c.get("text") or c.get("blob") or "")) for c in contents)
     if size > MAX_CONTENT_CHARS:
         raise ResourceError(f"the upstream's answer for {cut(uri, 200)} is {size:,} "
                             f"characters; the limit is {MAX_CONTENT_CHARS:,}")
-    return cut_contents(shaped_contents(contents), uri)
+    try:  # hiding characters written visibly (toolhost.gateway.shown), then cut
+        return cut_contents(shown_value(shaped_contents(contents)), uri)
+    except TooDeep as exc:
+        raise ResourceError(f"the upstream's answer for {cut(uri, 200)} cannot be shown: "
+                            f"{exc}") from None
 
 
 class _ReadThrough:
@@ -283,8 +288,12 @@ class UpstreamPrompt:
         try:
             answer: dict[str, Any] = await _ask(self.connection, operation)
         except UpstreamError as exc:
-            raise PromptError(cut(str(exc), 500)) from None
+            raise PromptError(cut(shown(str(exc)), 500)) from None
         if len(str(answer)) > MAX_CONTENT_CHARS:
             raise PromptError(f"the upstream's prompt {cut(name, 100)!r} is over "
                               f"{MAX_CONTENT_CHARS:,} characters")
-        return cut_messages(shaped_prompt(answer))
+        try:  # hiding characters written visibly (toolhost.gateway.shown), then cut
+            return cut_messages(shown_value(shaped_prompt(answer)))
+        except TooDeep as exc:
+            raise PromptError(f"the upstream's prompt {cut(name, 100)!r} cannot be shown: "
+                              f"{exc}") from None

@@ -1,0 +1,96 @@
+"""What an upstream answers shows what it is: the model reads no text a person cannot see.
+
+An upstream's answers go to the model (a call's result, a resource it reads, a prompt it
+gets) and to the person only through a client that shows them as text. A character that
+shows nothing there, or makes a line read as something it is not, lets an upstream tell the
+model what no person reviewing the transcript sees: Unicode tag characters (U+E0000-E007F,
+which a model reads as the ASCII they mirror: "ASCII smuggling"), variation selectors
+other than the emoji ones (bytes hidden after a letter), bidi overrides and isolates,
+zero-width and other invisible format characters, C0 and C1 controls (an escape sequence,
+a lone carriage return that overwrites a terminal's line), line and paragraph separators,
+lone surrogates. Each of them is written as a visible escape (``\\U000e0041``,
+``\\u202e``: ``toolhost.visible``), before the answer is cut, so the output limit holds as
+the model reads it.
+
+Kept as they are: printable text of every script, newline, tab, a carriage return before
+a newline (CRLF line ends), a zero-width joiner between two emoji (a family, a profession:
+elsewhere it is written as ``\\u200d``, as it can carry bits between letters) and the emoji
+flags of England, Scotland and Wales (the only tag sequences Unicode recommends). Base64
+data (a blob, an image's or audio's ``data``) is printable ASCII, so it is unchanged; what
+is not base64 there is shown like any text.
+
+Where: every string of a call's content blocks and ``structuredContent`` (keys too), an
+upstream's error message, a read's contents (``text``, ``uri``, ``mimeType``), a prompt's
+``description`` and messages. What it *lists* (descriptions, titles) is escaped the same way
+by ``toolhost.gateway.bounds``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolhost.visible import visible
+
+__all__ = ["MAX_DEPTH", "TooDeep", "shown", "shown_answer", "shown_value"]
+
+MAX_DEPTH = 300  # the wire's own parse refuses nesting far shallower (256)
+_FLAG = "\U0001f3f4"  # the black flag the subdivision flags' tags follow
+_JOINER = "\u200d"
+_EMOJI = "\u2190-\u2bff\U0001f000-\U0001faff"  # (arrows, symbols, dingbats, emoji)
+# kept: a line end, the three recommended subdivision flags (gbeng, gbsct, gbwls), and a
+# joiner between two emoji (after a presentation selector or skin tone too)
+_KEPT = re.compile(
+    "\r\n|" + _FLAG + "\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e0067|"
+    "\U000e0073\U000e0063\U000e0074|\U000e0077\U000e006c\U000e0073)\U000e007f|"
+    f"(?<=[{_EMOJI}\ufe0f\U0001f3fb-\U0001f3ff]){_JOINER}(?=[{_EMOJI}])")
+
+
+class TooDeep(ValueError):
+    """A value nested deeper than ``MAX_DEPTH``: not shown, so not passed on (fail closed)."""
+
+
+def shown(text: str) -> str:
+    """``text`` with every character that hides from a person written as a visible escape
+    (see the module docstring)."""
+    if "\r" not in text and _FLAG not in text and _JOINER not in text:
+        return visible(text, lines=True)
+    out, at = [], 0
+    for kept in _KEPT.finditer(text):
+        out.append(_escaped(text[at:kept.start()]))
+        out.append(kept.group())
+        at = kept.end()
+    out.append(_escaped(text[at:]))
+    return "".join(out)
+
+
+def _escaped(text: str) -> str:
+    # (visible keeps every joiner: here only those between emoji are kept, by _KEPT)
+    return visible(text, lines=True).replace(_JOINER, "\\u200d")
+
+
+def shown_value(value: Any, depth: int = 0) -> Any:
+    """A JSON value (a content block, ``structuredContent``, a read's contents), a copy with
+    every string shown, keys too (base64 is printable ASCII: unchanged). TooDeep past
+    ``MAX_DEPTH``."""
+    if isinstance(value, str):
+        return shown(value)
+    if depth > MAX_DEPTH:
+        raise TooDeep(f"it is nested more than {MAX_DEPTH} levels deep")
+    if isinstance(value, Mapping):
+        return {shown(k) if isinstance(k, str) else k:
+                shown_value(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [shown_value(v, depth + 1) for v in value]
+    return value
+
+
+def shown_answer(answer: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``tools/call`` result with its content blocks and ``structuredContent`` shown
+    (TooDeep: see ``shown_value``)."""
+    out = dict(answer)
+    for key in ("content", "structuredContent"):
+        if key in out:
+            out[key] = shown_value(out[key])
+    return out
