@@ -46,7 +46,8 @@
   tools/call, asks its client ``elicitation/create``, ``sampling/createMessage`` and
   ``roots/list`` and answers the call with what came back,
   and with the capabilities the client declared at ``initialize``, as JSON); ``elicit``
-  (stdio and HTTP: tools/call's arguments ``{text, times, schema, mode, late}`` make it ask
+  (stdio and HTTP: tools/call's arguments ``{text, times, schema, mode, late}`` (with
+  ``mode: url``, ``url`` and ``elicitation_id`` too) make it ask
   its client ``elicitation/create`` ``times`` times (default 1) with the message ``text``
   and ``schema`` (default: one string ``name``), then answer the call with the answers and
   the declared capabilities as JSON; over stdio, ``late`` asks once more after answering and
@@ -386,8 +387,9 @@ def elicit_params(msg: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     params = {"message": args.get("text", "Your name?"), "requestedSchema": args.get(
         "schema", {"type": "object", "properties": {"name": {"type": "string"}}})}
     if args.get("mode") == "url":  # out of band: a URL to open, no schema
-        params = {"mode": "url", "message": params["message"], "elicitationId": "e1",
-                  "url": "https://example.com/login"}
+        params = {"mode": "url", "message": params["message"],
+                  "elicitationId": args.get("elicitation_id", "e1"),
+                  "url": args.get("url", "https://example.com/login")}
     return int(args.get("times", 1)), params
 
 

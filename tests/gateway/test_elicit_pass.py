@@ -92,7 +92,8 @@ async def test_stdio_upstream_asks_the_person_of_its_call(tmp_path: Path) -> Non
         # the capability was declared upstream; the question reached the person as asked,
         # the answer reached the upstream
         assert said["declared"].get("elicitation") is not None
-        assert person.asked == [{"message": "Your name?", "requestedSchema": {
+        assert person.asked == [{"message": "upstream server 'h' asks: Your name?",
+                                 "requestedSchema": {
             "type": "object", "properties": {"name": {"type": "string"}}}}]
         assert said["answers"] == [ACCEPT]
         # asked again once the call had ended: not passed on (no call of ours runs)
@@ -110,7 +111,8 @@ async def test_stdio_upstream_asks_the_person_of_its_call(tmp_path: Path) -> Non
             (Person(ACCEPT, capabilities={}), {}, -32601,
              "did not declare the elicitation capability"),
             (None, {}, -32601, "the Claude CLI under `toolhost run` has no such request"),
-            (Person(ACCEPT), {"mode": "url"}, -32601, "only form elicitation"),
+            (Person(ACCEPT), {"mode": "url"}, -32601,
+             "did not declare url mode elicitation"),
             (Person(ACCEPT), {"text": "x" * 2001}, -32602, "at most 2,000 characters"),
             (Person(ACCEPT), {"schema": {"type": "object", "properties": {"a": {
                 "type": "object"}}}}, -32602, "cannot be elicited"),
@@ -271,7 +273,7 @@ async def test_what_the_person_reads_of_a_question_is_what_it_is(tmp_path: Path)
             shown = json.dumps(asked, ensure_ascii=False)
             assert char not in shown.replace(f"a{char}", "").replace(f"b{char}", ""), \
                 ascii(shown)
-            assert asked["message"] == f"Allow{visible(char)} it?"
+            assert asked["message"] == f"upstream server 'h' asks: Allow{visible(char)} it?"
 
 
 async def test_a_form_too_large_for_a_person_is_refused_before_anyone_is_asked(

@@ -216,7 +216,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         sent = {**arguments, **fixed}
         # an elicitation of the upstream during this call reaches this call's client, and
         # none once the call ended (toolhost.gateway.elicit_pass; only when passed on)
-        asker = Asker.here(timeout) if spec.elicitation else None
+        asker = Asker.here(timeout, connection.server) if spec.elicitation else None
         stop = CallStop()  # a call its client cancels is cancelled upstream, not abandoned
         try:
             answer = await anyio.to_thread.run_sync(call, sent, asker, stop,

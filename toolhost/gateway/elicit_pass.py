@@ -14,7 +14,11 @@ the elicitation capability is declared upstream), and only within these rules:
   Claude CLI's control protocol has no such request) and a stateless 2026-07-28 client (its
   way to answer repeats the call, which would run the upstream's tool again) get the
   error the MCP specification names for a capability the client lacks, ``-32601``;
-- **bounded:** form mode only (url mode is refused), a message of at most
+- **in a mode the client declared:** form mode (an empty ``elicitation: {}`` is form only)
+  or url mode (``elicitation.url``), whose URL must read as where it goes
+  (``toolhost.mcp.elicit_url``: https or http with a host, printable ASCII, no user name or
+  password, no secret); only the person's action goes back;
+- **bounded:** a message of at most
   ``MAX_MESSAGE_CHARS``, the specification's restricted schema of at most 128 KiB of JSON
   (``toolhost.mcp.elicit`` checks it and validates the answer against it, as for
   ``ctx.elicit``; its size is measured before it reaches the call's loop), one open question
@@ -23,6 +27,8 @@ the elicitation capability is declared upstream), and only within these rules:
 - **cancelled when the call ends** (answered, failed, timed out or cancelled by the
   client): a question still open is withdrawn (``notifications/cancelled`` to the client)
   and the upstream is answered an error;
+- **named**: the message starts ``upstream server 'NAME' asks:`` (the client can name only
+  toolhost, so the person could not tell which server asks);
 - **shown as written**: what the person reads (the message, and the schema's titles,
   descriptions and choice labels) has every character that makes text read as something it
   is not (a bidi override, a zero-width or C1 control) written as an escape
@@ -38,7 +44,7 @@ import contextlib
 import contextvars
 import json
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from typing import Any
 
 from toolhost.excerpt import cut
@@ -71,13 +77,14 @@ class Asker:
     question is run there and awaited from the connection's thread. ``close`` (the call
     ended) withdraws any question still open and refuses new ones."""
 
-    def __init__(self, channel: Any, timeout: float) -> None:
+    def __init__(self, channel: Any, timeout: float, server: str = "") -> None:
         try:
             self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:  # not on an asyncio loop: nothing to ask through from here
             self._loop, channel = None, None
         self._channel = channel  # toolhost.mcp.client_requests.Channel, or None
         self._timeout = timeout
+        self._server = server  # the upstream's, named to the person
         self._lock = threading.Lock()
         self._open: set[concurrent.futures.Future[dict[str, Any]]] = set()
         self._asked = 0
@@ -85,11 +92,12 @@ class Asker:
         self._turn: asyncio.Lock | None = None
 
     @classmethod
-    def here(cls, timeout: float) -> Asker:
-        """The asker of the call running in this task (its client's channel, if any)."""
+    def here(cls, timeout: float, server: str = "") -> Asker:
+        """The asker of the call running in this task (its client's channel, if any), for
+        the questions of upstream server ``server``."""
         from toolhost.mcp.client_requests import current_channel
 
-        return cls(current_channel(), timeout)
+        return cls(current_channel(), timeout, server)
 
     def close(self) -> None:
         with self._lock:
@@ -98,8 +106,9 @@ class Asker:
         for future in still:
             future.cancel()
 
-    def _why_not(self) -> str:
+    def _why_not(self, mode: str) -> str:
         from toolhost.mcp.client_requests import ClientChannel
+        from toolhost.mcp.elicit_url import elicits
 
         channel = self._channel
         if channel is None or self._loop is None:
@@ -107,6 +116,9 @@ class Asker:
                     "client can; the Claude CLI under `toolhost run` has no such request)")
         if not channel.supports("elicitation"):
             return "toolhost's MCP client did not declare the elicitation capability"
+        if not elicits(channel, mode):
+            return (f"toolhost's MCP client did not declare {mode} mode elicitation "
+                    f"(elicitation.{mode})")
         if not isinstance(channel, ClientChannel):
             return ("toolhost's MCP client speaks the stateless 2026-07-28 revision, whose "
                     "answer would repeat the upstream's call")
@@ -115,18 +127,29 @@ class Asker:
     async def ask(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Pass one elicitation on (in the connection's thread); the ElicitResult as a dict,
         or Refused."""
-        why = self._why_not()
+        mode = params.get("mode", "form")
+        if mode not in ("form", "url"):
+            raise Refused(METHOD_NOT_FOUND, "Method not found: toolhost passes on form and "
+                          f"url elicitation, not {cut(visible(str(mode)), 40)!r} mode")
+        why = self._why_not(str(mode))
         if why:
             raise Refused(METHOD_NOT_FOUND, "Method not found: toolhost does not pass "
                           f"elicitation/create on here: {why}")
-        mode = params.get("mode", "form")
-        if mode != "form":
-            raise Refused(METHOD_NOT_FOUND, f"Method not found: toolhost passes on only form "
-                          f"elicitation, not {cut(str(mode), 40)!r} mode")
         message = params.get("message")
         if not isinstance(message, str) or len(message) > MAX_MESSAGE_CHARS:
             raise Refused(INVALID_PARAMS, "Invalid params: the elicitation's message must be "
                           f"text of at most {MAX_MESSAGE_CHARS:,} characters")
+        # the person is told who asks: the client can only name toolhost
+        message = (f"upstream server '{visible(self._server, name=True)}' asks: "
+                   f"{visible(message, lines=True)}")
+        if mode == "url":  # (checked here too: a refused one takes no turn)
+            from toolhost.mcp.elicit_url import id_problem, url_problem
+
+            url, key = params.get("url"), params.get("elicitationId")
+            problem = url_problem(url) or id_problem(key)
+            if problem is not None:
+                raise Refused(INVALID_PARAMS, f"Invalid params: {problem}")
+            return await self._in_turn(lambda: self._opened(message, str(url), str(key)))
         schema = params.get("requestedSchema")
         # measured here, in the connection's thread: the checks that follow run in the
         # call's loop, where a 14 MB form held every other client's calls for seconds
@@ -135,8 +158,12 @@ class Asker:
         too_large = size_problem(schema)
         if too_large is not None:
             raise Refused(INVALID_PARAMS, f"Invalid params: requestedSchema: {too_large}")
-        message = visible(message, lines=True)
         schema = _shown_schema(schema)
+        return await self._in_turn(lambda: self._elicit(message, schema))
+
+    async def _in_turn(self, question: Callable[[], Coroutine[Any, Any, dict[str, Any]]]
+                       ) -> dict[str, Any]:
+        """Ask ``question()`` in the call's loop, in turn with the call's other questions."""
         with self._lock:
             if self._closed:
                 raise Refused(METHOD_NOT_FOUND, "Method not found: the call that could pass "
@@ -153,8 +180,7 @@ class Asker:
                 if self._closed:
                     raise Refused(INTERNAL_ERROR, "the call ended before the person answered")
                 assert self._loop is not None  # (_why_not)
-                future = asyncio.run_coroutine_threadsafe(self._elicit(message, schema),
-                                                          self._loop)
+                future = asyncio.run_coroutine_threadsafe(question(), self._loop)
                 self._open.add(future)
             return await self._answer(future)
 
@@ -171,6 +197,21 @@ class Asker:
         finally:
             with self._lock:
                 self._open.discard(future)
+
+    async def _opened(self, message: str, url: str, key: str) -> dict[str, Any]:
+        """In the call's loop: a url mode question (toolhost.mcp.elicit_url); the answer is
+        the person's action alone."""
+        from toolhost.mcp.client_requests import ClientRequestError
+        from toolhost.mcp.elicit_url import elicit_url
+
+        try:
+            action = await elicit_url(self._channel, message, url, key,
+                                      timeout=self._timeout)
+        except ClientRequestError as exc:
+            text = str(exc)
+            code = INVALID_PARAMS if "url mode: the" in text else INTERNAL_ERROR
+            raise Refused(code, cut(text, 500)) from None
+        return {"action": action}
 
     async def _elicit(self, message: str, schema: Any) -> dict[str, Any]:
         """In the call's loop: ask through toolhost.mcp.elicit (the schema's checks, the

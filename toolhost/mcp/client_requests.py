@@ -73,6 +73,10 @@ class CallChannel:
     def supports(self, capability: str) -> bool:
         return self._channel.supports(capability)
 
+    @property
+    def capabilities(self) -> Mapping[str, Any]:
+        return self._channel.capabilities
+
     async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
                       timeout: float = DEFAULT_TIMEOUT, key: str | None = None
                       ) -> Mapping[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from toolhost.excerpt import cut
 from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, Channel, ClientRequestError
 from toolhost.mcp.elicit_schema import MAX_PROPERTIES, check_elicitation_schema
+from toolhost.mcp.elicit_url import elicits
 from toolhost.redaction import active
 from toolhost.redaction.binary import without_secret_data
 from toolhost.redaction.process import scrub_value
@@ -67,7 +68,11 @@ async def elicit(channel: Channel | None, message: str,
     if problem is not None:
         raise ClientRequestError(f"called ctx.elicit with a schema that cannot be elicited: "
                                  f"{problem}")
-    result = await _channel(channel, "elicitation/create").request(
+    sent_to = _channel(channel, "elicitation/create")
+    if sent_to.supports("elicitation") and not elicits(sent_to, "form"):
+        raise ClientRequestError("cannot send elicitation/create: the MCP client declared "
+                                 "only url mode elicitation, not form (elicitation.form)")
+    result = await sent_to.request(
         "elicitation", "elicitation/create",
         _hidden({"message": message, "requestedSchema": requested}), timeout=timeout,
         key=key)
