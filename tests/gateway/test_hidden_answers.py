@@ -150,6 +150,44 @@ def test_a_reads_contents_and_a_prompts_messages_are_shown() -> None:
         assert "no\\u202e" in str(failure)
 
 
+def test_a_name_holding_a_hiding_character_is_left_out(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A name is how a thing is called: escaped it would be another name, so a listed
+    resource URI, template, prompt or argument name that hides characters is left out."""
+    from toolhost.gateway.passthrough import list_content
+
+    upstream = _connection()
+    try:
+        content = list_content(upstream, "h")
+    finally:
+        upstream.close()
+    uris = [e["uri"] for r in content.resources for e in r.listed()]
+    templates = [r.descriptor().get("uriTemplate") for r in content.resources
+                 if r.is_template]
+    assert sorted(uris) == ["x://fail", "x://r"] and templates == []
+    assert sorted(content.prompts) == ["fail", "p"]
+    said = caplog.text
+    assert said.count("holds characters a person cannot see") == 4, said
+    assert "argument name" in said and "its uriTemplate" in said
+
+
+@pytest.mark.anyio
+async def test_a_tool_whose_property_name_hides_characters_is_left_out(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+
+    sneaky = [{"name": "sneaky", "inputSchema": {"type": "object", "properties": {
+        "opts": {"type": "object", "properties": {f"q{SMUGGLED}": {"type": "string"}}}}}}]
+    env = {**os.environ, **_env(), "HOSTILE_TOOLS": json.dumps([*TYPED, *sneaky])}
+    loaded = load_config(hostile_config(tmp_path), environ=env, layers=False)
+    async with compile_tools(loaded) as compiled:
+        names = [t.name for t in compiled.servers["h"]]
+    assert "sneaky" not in names and "typed" in names and "echo" in names
+    assert "upstream tool 'sneaky' is left out: its inputSchema names a property " \
+        "'q\\U000e0069" in caplog.text
+
+
 @pytest.mark.anyio
 async def test_through_serve_the_client_reads_them_shown(tmp_path: Path) -> None:
     """The official client, over `toolhost serve`: the call, the read, the prompt."""

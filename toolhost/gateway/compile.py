@@ -26,7 +26,7 @@ from toolhost.gateway.elicit_pass import Asker
 from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
-from toolhost.gateway.shown import TooDeep, shown, shown_answer
+from toolhost.gateway.shown import TooDeep, hidden_name, shown, shown_answer
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.waiting import CALL_FACTOR, notice_after, still_waiting
 from toolhost.results import ToolResult
@@ -159,6 +159,10 @@ def _unusable(item: Imported) -> str:
         if found is not None:
             return (f"its {key} is not valid JSON Schema (at {cut(found[0], 200) or '(root)'}: "
                     f"{cut(found[1], 300)})")
+    hidden = hidden_name(item.input_schema)  # (the model reads and sends these names)
+    if hidden is not None:
+        return (f"its inputSchema names a property '{cut(hidden, 200)}' holding characters "
+                "a person cannot see")
     return ""
 
 

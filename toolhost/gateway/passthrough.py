@@ -34,7 +34,7 @@ from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError
 from toolhost.gateway.content_cut import cut_contents, cut_messages
 from toolhost.gateway.content_shape import shaped_contents, shaped_prompt
 from toolhost.gateway.sendable import unsendable
-from toolhost.gateway.shown import TooDeep, shown, shown_value
+from toolhost.gateway.shown import TooDeep, hiding, shown, shown_value
 
 __all__ = ["list_content", "upstream_content"]
 
@@ -113,7 +113,13 @@ def _every(method: str, key: str, server: str) -> Any:
                 entry = bound_entry(item.model_dump(mode="json", by_alias=True,
                                                     exclude_none=True))
                 size = len(json.dumps(entry))
-                if size <= MAX_ENTRY_CHARS:  # a listing, not a payload
+                hidden = _hidden_name(entry)
+                if hidden:  # (an escape would change how it is called: left out)
+                    log.warning("upstream server '%s': one of its %s ('%s') is left out: its "
+                                "%s holds characters a person cannot see", server, key,
+                                cut(shown(str(entry.get("name") or entry.get("uri")
+                                              or entry.get("uriTemplate"))), 80), hidden)
+                elif size <= MAX_ENTRY_CHARS:  # a listing, not a payload
                     found.append(entry)
                 else:
                     log.warning("upstream server '%s': one of its %s (%r) is left out: it "
@@ -132,6 +138,22 @@ def _every(method: str, key: str, server: str) -> Any:
                         "are left out", server, key, MAX_PAGES)
         return found
     return operation
+
+
+def _hidden_name(entry: Mapping[str, Any]) -> str:
+    """Which name of a listed resource, template or prompt holds a character a person
+    cannot see (``uri``, ``uriTemplate``, ``name`` of a prompt, an argument's ``name``), or
+    "". A resource's ``name`` is only shown (escaped by bound_entry)."""
+    named = ("uri", "uriTemplate") if "uri" in entry or "uriTemplate" in entry \
+        else ("name",)
+    for key in named:
+        if isinstance(entry.get(key), str) and hiding(entry[key]):
+            return key
+    for argument in entry.get("arguments") or ():
+        if isinstance(argument, Mapping) and isinstance(argument.get("name"), str) \
+                and hiding(argument["name"]):
+            return "argument name"
+    return ""
 
 
 async def _ask(connection: UpstreamConnection, operation: Any) -> Any:

@@ -19,6 +19,10 @@ flags of England, Scotland and Wales (the only tag sequences Unicode recommends)
 data (a blob, an image's or audio's ``data``) is printable ASCII, so it is unchanged; what
 is not base64 there is shown like any text.
 
+Names are how things are called, and an escape would change them: an upstream's listed
+resource URI, template, prompt or prompt argument name, or an inputSchema property name that
+holds such a character is left out instead (``hiding``, ``hidden_name``), with a warning.
+
 Where: every string of a call's content blocks and ``structuredContent`` (keys too), an
 upstream's error message, a read's contents (``text``, ``uri``, ``mimeType``), a prompt's
 ``description`` and messages. What it *lists* (descriptions, titles) is escaped the same way
@@ -33,7 +37,8 @@ from typing import Any
 
 from toolhost.visible import visible
 
-__all__ = ["MAX_DEPTH", "TooDeep", "shown", "shown_answer", "shown_value"]
+__all__ = ["MAX_DEPTH", "TooDeep", "hidden_name", "hiding", "shown", "shown_answer",
+           "shown_value"]
 
 MAX_DEPTH = 300  # the wire's own parse refuses nesting far shallower (256)
 _FLAG = "\U0001f3f4"  # the black flag the subdivision flags' tags follow
@@ -94,3 +99,27 @@ def shown_answer(answer: Mapping[str, Any]) -> dict[str, Any]:
         if key in out:
             out[key] = shown_value(out[key])
     return out
+
+
+def hiding(text: str) -> bool:
+    """Whether ``text`` holds a character ``shown`` would escape."""
+    return shown(text) != text
+
+
+def hidden_name(schema: Any) -> str | None:
+    """The first property name anywhere in ``schema`` (a JSON Schema) that holds a character
+    ``shown`` would escape, shown; None when there is none. (A walk with its own stack:
+    the schema was bounded in depth and size before.)"""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            props = node.get("properties")
+            if isinstance(props, Mapping):
+                for name in props:
+                    if isinstance(name, str) and hiding(name):
+                        return shown(name)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None

@@ -39,8 +39,12 @@ MAX_ELICITATION_ID = 200
 
 
 def elicits(channel: Any, mode: str) -> bool:
-    """Whether the client behind ``channel`` declared elicitation in ``mode``."""
-    declared = getattr(channel, "capabilities", {}).get("elicitation")
+    """Whether the client behind ``channel`` declared elicitation in ``mode`` (a channel
+    that tells only ``supports``: form mode, when it supports elicitation)."""
+    capabilities = getattr(channel, "capabilities", None)
+    if not isinstance(capabilities, Mapping):
+        return mode == "form" and bool(channel.supports("elicitation"))
+    declared = capabilities.get("elicitation")
     if not isinstance(declared, Mapping):
         return False
     if "form" not in declared and "url" not in declared:
