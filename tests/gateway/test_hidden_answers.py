@@ -25,7 +25,14 @@ from toolhost.backends.base import CallContext
 from toolhost.compile.content_kinds import PromptError, ResourceError
 from toolhost.gateway.client import UpstreamConnection
 from toolhost.gateway.passthrough import UpstreamPrompt, _read
-from toolhost.gateway.shown import MAX_DEPTH, TooDeep, shown, shown_answer, shown_value
+from toolhost.gateway.shown import (
+    BUDGET,
+    MAX_DEPTH,
+    TooDeep,
+    shown,
+    shown_answer,
+    shown_value,
+)
 from toolhost.gateway.spec import UpstreamSpec
 
 from .conftest import HOSTILE, hostile_config
@@ -231,6 +238,29 @@ def test_a_calls_structured_content_is_shown_keys_too() -> None:
     [(key, value)] = out["structuredContent"].items()
     assert key.startswith("key\\U000e0069") and value[1:] == [1, None]
     assert out["isError"] is False and out["content"][0]["text"] == "t\\u202e"
+
+
+@pytest.mark.parametrize("char", [*HIDING, SMUGGLED, *MORE, LONE])
+def test_past_the_budget_a_hiding_character_is_replaced_not_escaped(char: str) -> None:
+    """An answer is cut to 40,000 characters after it is shown: what lies past the first
+    BUDGET characters is never read, and is not escaped (a 10 MB answer of accented text
+    took 1.7 s to escape), but nothing hiding passes there either."""
+    head = "é" * (BUDGET - 10)
+    out = shown_value({"a": head, "b": [f"ok{char}", "é" * 20 + char]})
+    assert out["a"] == head
+    second = out["b"][1]
+    assert second.startswith("é" * 20) and "\ufffd" in second
+    _clean(out)
+
+
+def test_scanning_for_hiding_characters_matches_the_escape() -> None:
+    """The fast scan (RE2 class) finds exactly what ``shown`` would not keep."""
+    from toolhost.gateway.shown import _finds
+
+    for code in [*range(0x3000), *range(0x1F000, 0x1F100), *range(0xE0000, 0xE0200)]:
+        char = chr(code)
+        assert _finds(f"é{char}") == (shown(f"é{char}") != f"é{char}"), ascii(char)
+        assert _finds(char) == (shown(char) != char), ascii(char)
 
 
 def test_too_deep_is_refused() -> None:

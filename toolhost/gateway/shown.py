@@ -52,6 +52,62 @@ _KEPT = re.compile(
     f"(?<=[{_EMOJI}\ufe0f\U0001f3fb-\U0001f3ff]){_JOINER}(?=[{_EMOJI}])")
 
 
+# ASCII's hiding characters: the controls but tab and newline (CR is judged by _KEPT)
+_ASCII = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_HIDING: list[tuple[Any, Any, re.Pattern[str]]] = []  # RE2 (text, UTF-8), re: at first use
+# what a string is shown of, per answer: past it, a hiding character becomes U+FFFD (one
+# pass in C, no escape): answers are cut to 40,000 characters after, so that part is never
+# read, and escaping a 10 MB answer of accented text held the interpreter for 1.7 s
+BUDGET = 200_000
+_REPLACED = "\ufffd"
+
+
+def _classes() -> tuple[Any, Any, re.Pattern[str]]:
+    """Every character ``shown`` may not keep as it is (what ``visible`` escapes, CR, the
+    joiner), as a class for RE2 (linear and ~10x faster than ``re`` over non-ASCII text; it
+    cannot hold surrogates), for RE2 over UTF-8 (its ``sub`` on text mangles a non-ASCII
+    replacement) and for ``re``. Planes 0, 1 and 14 hold every format,
+    control and blank character: made once, ~0.2 s."""
+    if not _HIDING:
+        import re2  # type: ignore[import-untyped]  # (google-re2, as toolhost.regex)
+
+        codes = [c for c in (*range(0x20000), *range(0xE0000, 0xE0200))
+                 if c == 0x200D or c == 0x0D or visible(chr(c), lines=True) != chr(c)]
+        ranges, start = [], codes[0]
+        for before, code in zip(codes, [*codes[1:], -1], strict=True):
+            if code != before + 1:
+                ranges.append((start, before))
+                start = code
+        outside = [(a, min(b, 0xD7FF)) for a, b in ranges if a < 0xD800] + \
+            [(max(a, 0xE000), b) for a, b in ranges if b > 0xDFFF]
+        spelled = "[" + "".join(f"\\x{{{a:x}}}-\\x{{{b:x}}}" for a, b in outside) + "]"
+        _HIDING.append((
+            re2.compile(spelled), re2.compile(spelled.encode()),
+            re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+                                     for a, b in ranges) + "]")))
+    return _HIDING[0]
+
+
+def _finds(text: str) -> bool:
+    if text.isascii():
+        return _ASCII.search(text) is not None
+    try:
+        return _classes()[0].search(text) is not None
+    except UnicodeEncodeError:  # a lone surrogate: hiding, and RE2 cannot read it
+        return True
+
+
+def _replaced(text: str) -> str:
+    """``text`` with every hiding character replaced by U+FFFD."""
+    if text.isascii():
+        return _ASCII.sub(_REPLACED, text)
+    try:
+        raw = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate
+        return _classes()[2].sub(_REPLACED, text)
+    return bytes(_classes()[1].sub(_REPLACED.encode(), raw)).decode()
+
+
 class TooDeep(ValueError):
     """A value nested deeper than ``MAX_DEPTH``: not shown, so not passed on (fail closed)."""
 
@@ -59,6 +115,8 @@ class TooDeep(ValueError):
 def shown(text: str) -> str:
     """``text`` with every character that hides from a person written as a visible escape
     (see the module docstring)."""
+    if not _finds(text):
+        return text  # (most text: one scan in C)
     if "\r" not in text and _FLAG not in text and _JOINER not in text:
         return visible(text, lines=True)
     out, at = [], 0
@@ -75,20 +133,31 @@ def _escaped(text: str) -> str:
     return visible(text, lines=True).replace(_JOINER, "\\u200d")
 
 
-def shown_value(value: Any, depth: int = 0) -> Any:
+def shown_value(value: Any, budget: list[int] | None = None, depth: int = 0) -> Any:
     """A JSON value (a content block, ``structuredContent``, a read's contents), a copy with
-    every string shown, keys too (base64 is printable ASCII: unchanged). TooDeep past
-    ``MAX_DEPTH``."""
+    every string shown, keys too (base64 is printable ASCII: unchanged). ``budget``: how
+    many characters are still shown with escapes (``BUDGET`` when None); past it a hiding
+    character becomes U+FFFD. TooDeep past ``MAX_DEPTH``."""
+    if budget is None:
+        budget = [BUDGET]
     if isinstance(value, str):
-        return shown(value)
+        return _shown_within(value, budget)
     if depth > MAX_DEPTH:
         raise TooDeep(f"it is nested more than {MAX_DEPTH} levels deep")
     if isinstance(value, Mapping):
-        return {shown(k) if isinstance(k, str) else k:
-                shown_value(v, depth + 1) for k, v in value.items()}
+        return {_shown_within(k, budget) if isinstance(k, str) else k:
+                shown_value(v, budget, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [shown_value(v, depth + 1) for v in value]
+        return [shown_value(v, budget, depth + 1) for v in value]
     return value
+
+
+def _shown_within(text: str, budget: list[int]) -> str:
+    left = budget[0]
+    budget[0] = max(0, left - len(text))
+    if len(text) <= left or not _finds(text):
+        return shown(text)
+    return shown(text[:left]) + _replaced(text[left:])
 
 
 def shown_answer(answer: Mapping[str, Any]) -> dict[str, Any]:
