@@ -17,7 +17,8 @@ writes is cut the way an imported OpenAPI document is:
 Those texts (descriptions, titles) are shown as they are, too: every character that hides
 from a person reading them or makes a line read otherwise (Unicode tag characters, which a
 model reads as ASCII a person never sees; bidi overrides; zero-width and other invisible
-characters; C0/C1 controls) is written as a visible escape (``toolhost.visible``), so what
+characters; C0/C1 controls) is written as a visible escape (``toolhost.gateway.shown``:
+a zero-width joiner too, but between two emoji), so what
 the model reads of a tool is what a person reviewing it reads. Names are how things are
 called and stay as listed (``toolhost.gateway.reshape`` judges them).
 """
@@ -29,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.excerpt import cut
-from toolhost.visible import visible
+from toolhost.gateway.shown import shown
 
 __all__ = ["MAX_DESCRIPTION", "MAX_PARAM_DESCRIPTION", "MAX_TITLE", "MAX_TOOL_CHARS",
            "bound_blocks", "bound_entry", "bound_schema", "too_big"]
@@ -45,7 +46,9 @@ _DEPTH = 80  # deeper schemas are refused elsewhere (toolhost.compile.schema_saf
 def _text(value: Any, limit: int) -> Any:
     if not isinstance(value, str):
         return value
-    value = visible(value, lines=True)  # (then cut: the limit holds as the model reads it)
+    # (then cut: the limit holds as the model reads it); a listing's text is one paragraph
+    # of prose: its CR, even before a LF, is escaped too
+    value = shown(value).replace("\r", "\\r")
     return cut(value, limit) if len(value) > limit else value
 
 
