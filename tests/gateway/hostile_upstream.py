@@ -59,6 +59,8 @@
   resources ``x://r``, ``x://fail`` and one whose URI ends with it, a template and a prompt
   whose names do, a prompt ``args`` whose argument's name does, and the prompts ``p`` and
   ``fail``;
+- ``prompt_case``: it lists the prompts ``payroll`` and ``Payroll`` and ``review`` (an
+  argument ``diff``); a prompts/get answers the arguments it was given, as JSON;
 - ``HOSTILE_RELIST`` (JSON) and ``HOSTILE_TRIGGER`` (a file): once the file exists, the tools
   it lists are ``echo`` and ``HOSTILE_RELIST`` (``echo`` itself replaced when one is named
   so), and it announces ``notifications/tools/list_changed`` (over stdio): a list changed
@@ -135,7 +137,7 @@ def answer(msg: dict[str, Any]) -> Any:
                 **({"resources": {}} if MODES & {"hang_resources", "big_list", "bigdesc",
                                                  "hang_read", "own_scheme", "hidden"} else {}),
                 **({"prompts": {}} if MODES & {"big_list", "bigdesc", "hang_read", "fat_read",
-                                               "hidden"} else {}),
+                                               "hidden", "prompt_case"} else {}),
             },
             "serverInfo": {"name": "hostile", "version": "1"},
         }
@@ -199,6 +201,12 @@ def answer(msg: dict[str, Any]) -> Any:
         if result is None:
             return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32000,
                                                              "message": f"no{HIDDEN}"}}
+    elif method == "prompts/list" and "prompt_case" in MODES:
+        result = {"prompts": [{"name": "payroll"}, {"name": "Payroll"},
+                              {"name": "review", "arguments": [{"name": "diff"}]}]}
+    elif method == "prompts/get" and "prompt_case" in MODES:  # what it was asked with
+        said = json.dumps(msg["params"].get("arguments"))
+        result = {"messages": [{"role": "user", "content": {"type": "text", "text": said}}]}
     elif method == "resources/read" and "own_scheme" in MODES:  # what it was asked for
         uri = (msg.get("params") or {}).get("uri")
         result = {"contents": [{"uri": uri, "text": f"read {uri}"}]}

@@ -33,6 +33,7 @@ from toolhost.gateway.call_stop import CallStop
 from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError
 from toolhost.gateway.content_cut import cut_contents, cut_messages
 from toolhost.gateway.content_shape import shaped_contents, shaped_prompt
+from toolhost.gateway.prompt_case import alike, ambiguous
 from toolhost.gateway.sendable import unsendable
 from toolhost.gateway.shown import TooDeep, hiding, shown, shown_value
 
@@ -87,6 +88,8 @@ def list_content(connection: UpstreamConnection, server: str) -> ServerContent:
                             "over %d characters", server, cut(name, 80), MAX_TITLE)
             elif isinstance(name, str) and name and name not in prompts:
                 prompts[name] = UpstreamPrompt(connection, name, prompt)
+        for name in ambiguous(prompts, server):  # (told apart as a case-blind upstream)
+            del prompts[name]
     # toolhost:// names declared resources only: what claims it is left out (with a
     # warning) here, not only when servers are merged (serve), or under `toolhost run` the
     # CLI listed such a URI that every read of then answered "not found"
@@ -298,6 +301,12 @@ class UpstreamPrompt:
                 isinstance(k, str) and isinstance(v, str) for k, v in arguments.items()):
             raise PromptError("'arguments' must be an object of strings", invalid=True)
         name, given = str(self.entry["name"]), dict(arguments)
+        declared = [a["name"] for a in self.entry.get("arguments") or ()
+                    if isinstance(a, Mapping) and isinstance(a.get("name"), str)]
+        why = alike(given, declared)
+        if why:
+            raise PromptError(f"the arguments of prompt {cut(name, 100)!r} cannot be sent: "
+                              f"{why}", invalid=True)
         cannot = unsendable(given)
         if cannot:
             raise PromptError(f"the arguments of prompt {cut(name, 100)!r} cannot be sent: "
