@@ -59,6 +59,7 @@ _HIDING: list[tuple[Any, Any, re.Pattern[str]]] = []  # RE2 (text, UTF-8), re: a
 # pass in C, no escape): answers are cut to 40,000 characters after, so that part is never
 # read, and escaping a 10 MB answer of accented text held the interpreter for 1.7 s
 BUDGET = 200_000
+_SHORT = 4_096  # shorter text is escaped at once (no class to build for a listing)
 _REPLACED = "\ufffd"
 
 
@@ -91,6 +92,8 @@ def _classes() -> tuple[Any, Any, re.Pattern[str]]:
 def _finds(text: str) -> bool:
     if text.isascii():
         return _ASCII.search(text) is not None
+    if len(text) <= _SHORT:
+        return shown(text) != text
     try:
         return _classes()[0].search(text) is not None
     except UnicodeEncodeError:  # a lone surrogate: hiding, and RE2 cannot read it
@@ -115,8 +118,8 @@ class TooDeep(ValueError):
 def shown(text: str) -> str:
     """``text`` with every character that hides from a person written as a visible escape
     (see the module docstring)."""
-    if not _finds(text):
-        return text  # (most text: one scan in C)
+    if len(text) > _SHORT and not _finds(text):
+        return text  # (long text: one scan in C before any escape)
     if "\r" not in text and _FLAG not in text and _JOINER not in text:
         return visible(text, lines=True)
     out, at = [], 0
