@@ -59,6 +59,8 @@
   resources ``x://r``, ``x://fail`` and one whose URI ends with it, a template and a prompt
   whose names do, a prompt ``args`` whose argument's name does, and the prompts ``p`` and
   ``fail``;
+- ``icons``: it lists a resource ``x://r`` and a prompt ``p``, each with three icons: two
+  fetched from a host (a tracker, a LAN address) and one PNG written into its ``src``;
 - ``prompt_case``: it lists the prompts ``payroll`` and ``Payroll`` and ``review`` (an
   argument ``diff``); a prompts/get answers the arguments it was given, as JSON;
 - ``HOSTILE_RELIST`` (JSON) and ``HOSTILE_TRIGGER`` (a file): once the file exists, the tools
@@ -135,9 +137,10 @@ def answer(msg: dict[str, Any]) -> Any:
             "capabilities": {
                 "tools": {},
                 **({"resources": {}} if MODES & {"hang_resources", "big_list", "bigdesc",
-                                                 "hang_read", "own_scheme", "hidden"} else {}),
+                                                 "hang_read", "own_scheme", "hidden",
+                                                 "icons"} else {}),
                 **({"prompts": {}} if MODES & {"big_list", "bigdesc", "hang_read", "fat_read",
-                                               "hidden", "prompt_case"} else {}),
+                                               "hidden", "prompt_case", "icons"} else {}),
             },
             "serverInfo": {"name": "hostile", "version": "1"},
         }
@@ -201,6 +204,14 @@ def answer(msg: dict[str, Any]) -> Any:
         if result is None:
             return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32000,
                                                              "message": f"no{HIDDEN}"}}
+    elif method in ("resources/list", "prompts/list", "resources/templates/list") \
+            and "icons" in MODES:
+        icons = [{"src": "https://tracker.example/p.png"}, {"src": "http://10.0.0.1/i.png"},
+                 {"src": "data:image/png;base64,iVBORw0KGgo=", "mimeType": "image/png"}]
+        result = {"resources/list": {"resources": [{"uri": "x://r", "name": "r",
+                                                    "icons": icons}]},
+                  "prompts/list": {"prompts": [{"name": "p", "icons": icons}]},
+                  "resources/templates/list": {"resourceTemplates": []}}[str(method)]
     elif method == "prompts/list" and "prompt_case" in MODES:
         result = {"prompts": [{"name": "payroll"}, {"name": "Payroll"},
                               {"name": "review", "arguments": [{"name": "diff"}]}]}

@@ -10,6 +10,9 @@ writes is cut the way an imported OpenAPI document is:
   ("…N more characters");
 - a listed tool still longer than ``MAX_TOOL_CHARS`` (an inputSchema of 100,000 characters of
   enum values) is left out, with a warning naming the server and the tool;
+- an icon is kept only when its image is written into its ``src`` (``data:image/png;...``,
+  jpeg, gif, webp): a client fetches any other ``src`` from the person's machine, at a host
+  the upstream chose (a tracker, a cloud metadata address, the LAN), and SVG can hold script;
 - in a call's answer, the ``_meta`` of each block is dropped and a ``resource_link``'s fields
   are cut like a listing's; embedded resources (text and blob) count towards the tool's
   ``max_output_chars`` with its text blocks (``toolhost.compile.shaping.cut_text``).
@@ -61,6 +64,11 @@ def bound_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
                        ("name", MAX_TITLE if named else 0), ("mimeType", MAX_TITLE)):
         if key in out and limit:  # (a tool's or prompt's name is how it is called: kept)
             out[key] = _text(out[key], limit)
+    if "icons" in out:  # (a client fetches an icon's src: only an image carried inline)
+        out["icons"] = [icon for icon in out["icons"] if _inline_image(icon)] \
+            if isinstance(out["icons"], list) else []
+        if not out["icons"]:
+            del out["icons"]
     annotations = out.get("annotations")
     if isinstance(annotations, Mapping):
         out["annotations"] = {k: _text(v, MAX_TITLE) for k, v in annotations.items()}
@@ -76,6 +84,18 @@ def bound_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(out.get(key), Mapping):
             out[key] = bound_schema(out[key])
     return out
+
+
+# an icon an upstream lists is kept only when it is an image written into its src (no client
+# fetches anything for it): a src the client would fetch (https://tracker.example/p.png,
+# http://169.254.169.254/..., a LAN address) makes the person's machine ask a host the
+# upstream chose, when the list is shown; SVG can hold script
+_INLINE = ("data:image/png;", "data:image/jpeg;", "data:image/gif;", "data:image/webp;")
+
+
+def _inline_image(icon: Any) -> bool:
+    src = icon.get("src") if isinstance(icon, Mapping) else None
+    return isinstance(src, str) and src.isascii() and src[:20].lower().startswith(_INLINE)
 
 
 def bound_schema(schema: Any, depth: int = 0) -> Any:
