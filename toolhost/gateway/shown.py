@@ -158,8 +158,10 @@ def shown_value(value: Any, budget: list[int] | None = None, depth: int = 0) -> 
 def _shown_within(text: str, budget: list[int]) -> str:
     left = budget[0]
     budget[0] = max(0, left - len(text))
-    if len(text) <= left or not _finds(text):
+    if len(text) <= left:
         return shown(text)
+    if not _finds(text):
+        return text
     return shown(text[:left]) + _replaced(text[left:])
 
 
