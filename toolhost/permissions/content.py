@@ -25,6 +25,7 @@ from toolhost.permissions.bash.forms import (
 )
 from toolhost.permissions.bash.programs import Step, analyze_line
 from toolhost.permissions.bash.synonyms import synonym_forms
+from toolhost.permissions.bash.wrappers import WRAPPER_NAMES
 from toolhost.permissions.paths import (
     PATH_TOOLS,
     PathPattern,
@@ -138,6 +139,8 @@ class BashMatcher:
             return self.regex.search(parsed.text)
         forms = [form for words in parsed.segments + parsed.nested
                  for form in command_forms(words)]
+        if self.fixed and len(self.fixed) > 1 and self.first_word in WRAPPER_NAMES:
+            forms += _wrapper_led(forms, self.fixed[0])
         if TOO_MANY_FORMS in forms or any(self.regex.fullmatch(" ".join(form))
                                           for form in (*forms, *synonym_forms(forms))):
             return True
@@ -165,6 +168,31 @@ class BashMatcher:
                         " ".join((words[0].rsplit("/", 1)[-1], *words[1:])))):
                     return True
         return False
+
+
+# how far a wrapper's command is looked for after its options, operands and assignments
+_WRAPPER_WORDS = 64
+
+
+def _wrapper_led(forms: list[tuple[str, ...]], wrapper: str) -> list[tuple[str, ...]]:
+    """For a deny or ask rule naming a wrapper and what it runs (``Bash(sudo rm:*)``,
+    ``Bash(env rm:*)``, ``Bash(timeout 5 rm:*)``): each form started by that wrapper with its
+    other words before the command dropped, from every later word (the wrapper's options
+    may take values), so ``sudo -u root rm x``, ``sudo -- rm x``, ``env -i FOO=1 rm x`` and
+    ``timeout -s 9 5 rm x`` meet it (before, only the spelling without options did); which
+    words are options is not known, so ``sudo -u r ls rm`` meets it too (fail closed). Past
+    ``_WRAPPER_WORDS`` words of options, every rule naming the wrapper meets it."""
+    name = wrapper.rsplit("/", 1)[-1]
+    out: list[tuple[str, ...]] = []
+    for form in forms:
+        if not form or form[0].rsplit("/", 1)[-1] != name:
+            continue
+        for k in range(2, min(len(form), _WRAPPER_WORDS + 2)):  # (and the other spellings
+            out += [(form[0], *rest) for rest in (form[k:], *synonym_forms([form[k:]]))]
+        if len(form) > _WRAPPER_WORDS + 2 and all(
+                w[:1] == "-" or "=" in w for w in form[1:_WRAPPER_WORDS + 2]):
+            out.append(TOO_MANY_FORMS)  # (options all the way: the command lies past them)
+    return out
 
 
 T = TypeVar("T")
