@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from toolhost.permissions.bash.budget import memo
 from toolhost.permissions.bash.forms import (
     ASSIGN_KINDS,
     TOO_MANY_FORMS,
@@ -139,10 +140,11 @@ class BashMatcher:
             return self.regex.search(parsed.text)
         forms = [form for words in parsed.segments + parsed.nested
                  for form in command_forms(words)]
-        if self.fixed and len(self.fixed) > 1 and self.first_word in WRAPPER_NAMES:
-            forms += _wrapper_led(forms, self.fixed[0])
-        if TOO_MANY_FORMS in forms or any(self.regex.fullmatch(" ".join(form))
-                                          for form in (*forms, *synonym_forms(forms))):
+        led = (_wrapper_led(forms, self.fixed[0]) if len(self.fixed) > 1
+               and self.first_word in WRAPPER_NAMES else [])
+        if TOO_MANY_FORMS in forms or TOO_MANY_FORMS in led or any(
+                self.regex.fullmatch(" ".join(form))
+                for form in (*forms, *_spellings(command, forms), *led)):
             return True
         return self._runs(command) or self._fed(command, forms) or (
             self.bare is not None and self.bare.matches(tool_name, tool_input, strict=False))
@@ -168,6 +170,20 @@ class BashMatcher:
                         " ".join((words[0].rsplit("/", 1)[-1], *words[1:])))):
                     return True
         return False
+
+
+def _spellings(command: str, forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """``synonym_forms(forms)`` of ``command``'s forms, made once per decision (every deny and
+    ask Bash rule of a policy tries them)."""
+    shared = memo()
+    key = ("spellings", command)
+    hit = None if shared is None else shared.get(key)
+    if isinstance(hit, list):
+        return hit
+    made = synonym_forms(forms)
+    if shared is not None:
+        shared[key] = made
+    return made
 
 
 # how far a wrapper's command is looked for after its options, operands and assignments
