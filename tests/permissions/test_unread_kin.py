@@ -18,13 +18,12 @@ from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy, unread_tools
 from toolhost.permissions.builtin_names import BUILTIN_TOOLS
 
-KIN = ["REPL", "Eval", "JavaScript", "Workflow", "Skill", "SlashCommand", "RemoteTrigger",
-       "PowerShell"]
+KIN = ["REPL", "Eval", "JavaScript", "Workflow", "RemoteTrigger", "PowerShell"]
 CALLS: dict[str, dict[str, Any]] = {
     "REPL": {"code": "require('child_process').execSync('rm -rf ~')"},
     "Eval": {"code": "process.exit(1)"}, "JavaScript": {"code": "1"},
-    "Workflow": {"script": "await bash('rm -rf ~')"}, "Skill": {"skill": "cleanup"},
-    "SlashCommand": {"command": "/wipe"}, "RemoteTrigger": {"action": "run", "id": "x"},
+    "Workflow": {"script": "await bash('rm -rf ~')"},
+    "RemoteTrigger": {"action": "run", "id": "x"},
     "PowerShell": {"command": "Remove-Item -Recurse ~"},
 }
 
@@ -103,11 +102,30 @@ def test_a_whole_bash_deny_hides_the_kin_from_the_model(rules: list[tuple[str, s
 
 
 def test_a_kin_a_rule_allows_or_asks_about_stays_in_view() -> None:
-    hidden = policy([("deny", "Bash"), ("allow", "PowerShell"), ("ask", "Skill"),
+    hidden = policy([("deny", "Bash"), ("allow", "PowerShell"), ("ask", "Remote*"),
                      ("ask", "Work*"), ("allow", "Eval"), ("allow", "*")], "deny"
                     ).disallowed_tools()
-    assert {"PowerShell", "Skill", "Workflow", "REPL", "Eval"}.isdisjoint(hidden), hidden
-    assert {"Bash", "JavaScript", "SlashCommand", "RemoteTrigger"} <= set(hidden), hidden
+    assert {"PowerShell", "RemoteTrigger", "Workflow", "REPL", "Eval"}.isdisjoint(hidden), hidden
+    assert {"Bash", "JavaScript"} <= set(hidden), hidden
+
+
+# A skill's or command file's text goes to the model; its shell lines do not run under the
+# CLI toolhost starts (runner.cli_settings: disableSkillShellExecution), so the default and
+# a glob decide these as any other tool. Before, R35-1 held them as PowerShell is held: under
+# ``default: allow`` a person had to approve every skill.
+@pytest.mark.parametrize("name", ["Skill", "SlashCommand"])
+@pytest.mark.parametrize(("rules", "default", "behavior"), [
+    ([], "allow", "allow"),
+    ([("deny", "Bash(rm:*)")], "allow", "allow"),
+    ([("deny", "Bash(rm:*)"), ("allow", "*")], "ask", "allow"),
+    ([("ask", "Bash(git:*)")], "allow", "allow"),
+    ([("allow", "Bash")], "deny", "deny"),
+    ([("deny", "Skill"), ("deny", "SlashCommand")], "allow", "deny"),
+])
+def test_skills_and_commands_follow_the_rules_and_the_default(
+        name: str, rules: list[tuple[str, str]], default: str, behavior: str) -> None:
+    decision = policy(rules, default).decide(name, {"skill": "cleanup", "command": "/wipe"})
+    assert decision.behavior == behavior, decision
 
 
 def test_a_conditional_bash_deny_hides_nothing_more() -> None:
@@ -122,7 +140,7 @@ def _validate(tmp_path: Path, permissions: str) -> subprocess.CompletedProcess[s
                                                    "HOME": str(tmp_path)})
 
 
-@pytest.mark.parametrize("name", ["REPL", "Workflow", "RemoteTrigger", "Skill"])
+@pytest.mark.parametrize("name", ["REPL", "Workflow", "RemoteTrigger", "PowerShell"])
 def test_validate_warns_that_bash_rules_do_not_judge_an_allowed_kin(
         tmp_path: Path, name: str) -> None:
     out = _validate(tmp_path, f"  deny: [Bash(rm:*)]\n  allow:\n    - Read\n    - {name}\n")

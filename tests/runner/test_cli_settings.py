@@ -55,6 +55,15 @@ def test_hooks_are_left_alone_unless_turned_off() -> None:
     assert json.loads(settings_json(["s"], hooks=False)) == ask_everything(["s"], hooks=False)
 
 
+def test_no_skill_shell_line_runs_under_either_settings() -> None:
+    # the CLI would judge a skill's `!` lines by its own rules only, never asking toolhost
+    # (tests/e2e/test_run_skill_shell.py); toolhost run's and the SDK adapter's settings alike
+    for hooks in (True, False):
+        assert ask_everything(["s"], hooks=hooks)["disableSkillShellExecution"] is True
+    argv = build_command("claude", {"s": []}, options=RunOptions(), environ={}).argv
+    assert json.loads(argv[argv.index("--settings") + 1])["disableSkillShellExecution"] is True
+
+
 def test_every_bash_call_starts_in_the_folder_the_rules_judge() -> None:
     # the CLI keeps a cd for the next call without it, beside the rules' start folder
     keep = {"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "1"}

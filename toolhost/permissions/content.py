@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from toolhost.permissions.bash.budget import memo
 from toolhost.permissions.bash.forms import (
     ASSIGN_KINDS,
     TOO_MANY_FORMS,
@@ -25,6 +26,7 @@ from toolhost.permissions.bash.forms import (
 )
 from toolhost.permissions.bash.programs import Step, analyze_line
 from toolhost.permissions.bash.synonyms import synonym_forms
+from toolhost.permissions.bash.wrappers import WRAPPER_NAMES
 from toolhost.permissions.paths import (
     PATH_TOOLS,
     PathPattern,
@@ -138,8 +140,11 @@ class BashMatcher:
             return self.regex.search(parsed.text)
         forms = [form for words in parsed.segments + parsed.nested
                  for form in command_forms(words)]
-        if TOO_MANY_FORMS in forms or any(self.regex.fullmatch(" ".join(form))
-                                          for form in (*forms, *synonym_forms(forms))):
+        led = (_wrapper_led(forms, self.fixed[0]) if len(self.fixed) > 1
+               and self.first_word in WRAPPER_NAMES else [])
+        if TOO_MANY_FORMS in forms or TOO_MANY_FORMS in led or any(
+                self.regex.fullmatch(" ".join(form))
+                for form in (*forms, *_spellings(command, forms), *led)):
             return True
         return self._runs(command) or self._fed(command, forms) or (
             self.bare is not None and self.bare.matches(tool_name, tool_input, strict=False))
@@ -165,6 +170,45 @@ class BashMatcher:
                         " ".join((words[0].rsplit("/", 1)[-1], *words[1:])))):
                     return True
         return False
+
+
+def _spellings(command: str, forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """``synonym_forms(forms)`` of ``command``'s forms, made once per decision (every deny and
+    ask Bash rule of a policy tries them)."""
+    shared = memo()
+    key = ("spellings", command)
+    hit = None if shared is None else shared.get(key)
+    if isinstance(hit, list):
+        return hit
+    made = synonym_forms(forms)
+    if shared is not None:
+        shared[key] = made
+    return made
+
+
+# how far a wrapper's command is looked for after its options, operands and assignments
+_WRAPPER_WORDS = 64
+
+
+def _wrapper_led(forms: list[tuple[str, ...]], wrapper: str) -> list[tuple[str, ...]]:
+    """For a deny or ask rule naming a wrapper and what it runs (``Bash(sudo rm:*)``,
+    ``Bash(env rm:*)``, ``Bash(timeout 5 rm:*)``): each form started by that wrapper with its
+    other words before the command dropped, from every later word (the wrapper's options
+    may take values), so ``sudo -u root rm x``, ``sudo -- rm x``, ``env -i FOO=1 rm x`` and
+    ``timeout -s 9 5 rm x`` meet it (before, only the spelling without options did); which
+    words are options is not known, so ``sudo -u r ls rm`` meets it too (fail closed). Past
+    ``_WRAPPER_WORDS`` words of options, every rule naming the wrapper meets it."""
+    name = wrapper.rsplit("/", 1)[-1]
+    out: list[tuple[str, ...]] = []
+    for form in forms:
+        if not form or form[0].rsplit("/", 1)[-1] != name:
+            continue
+        for k in range(2, min(len(form), _WRAPPER_WORDS + 2)):  # (and the other spellings
+            out += [(form[0], *rest) for rest in (form[k:], *synonym_forms([form[k:]]))]
+        if len(form) > _WRAPPER_WORDS + 2 and all(
+                w[:1] == "-" or "=" in w for w in form[1:_WRAPPER_WORDS + 2]):
+            out.append(TOO_MANY_FORMS)  # (options all the way: the command lies past them)
+    return out
 
 
 T = TypeVar("T")

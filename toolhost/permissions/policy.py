@@ -200,12 +200,14 @@ class CompiledPolicy:
 
     def _shell_default(self, other: str) -> str:
         """The default the ``other`` tool's rules judge a Monitor call's part with (``other``
-        a ``shell_tools._WHAT`` key): ``allow``
-        (its deny and ask rules alone), but a WebFetch allow list under a ``deny``/``ask``
-        default names the hosts a connection may reach: another host meets the default, as
-        a fetch of it would (``allow: Monitor`` opened ``wss://evil.com`` before)."""
-        if other in ("WebFetch", "fetch") and self.default != "allow" and any(
-                r.effect == "allow" for r in self._plan("WebFetch").rules):
+        a ``shell_tools._WHAT`` key): ``allow`` (its deny and ask rules alone), but under a
+        ``deny``/``ask`` default an allow list of that tool bounds it: WebFetch allow rules
+        name the hosts a connection may reach, Bash allow rules the commands that may run,
+        and anything else meets the default, as a fetch or a Bash call of it would
+        (``allow: Monitor`` opened ``wss://evil.com`` and ran ``rm -rf ~`` before)."""
+        if self.default != "allow" and any(
+                r.effect == "allow"
+                for r in self._plan("Bash" if other == "Bash" else "WebFetch").rules):
             return self.default
         return "allow"
 

@@ -8,7 +8,9 @@ toolhost's Bash rules, so ``deny: Bash(rm:*)`` beside ``default: allow`` (or ``a
 Monitor``) let it run any command. So the command is judged as a Bash call is, deny and ask
 rules, unprovable commands and the decision budget included, with ``allow`` in place of the
 default: a deny there denies the call, an ask asks unless the tool's own rules deny it, and
-anything else leaves the call to the tool's own rules and the default.
+anything else leaves the call to the tool's own rules and the default. Under a ``deny`` or
+``ask`` default, Bash allow rules are an allow list: the command is judged with that default
+(``allow: [Monitor, Bash(tail:*)]`` does not let Monitor run ``rm -rf ~``).
 
 Its WebSocket form (``{"ws": {"url": "wss://..."}}``) opens a connection a
 ``WebFetch(domain:...)`` deny names as it names a fetch: the URL is judged as a WebFetch call

@@ -5,12 +5,16 @@ parse, and the CLI judges it by PowerShell rules only: toolhost's ``Bash(...)`` 
 see it. So under ``default: allow`` beside ``deny: Bash(rm:*)`` (or an ``allow: "*"``) it
 ran ``Remove-Item -Recurse ~``. Its kin run code or commands just as unread: ``REPL`` (and
 its older names ``Eval``, ``JavaScript``) runs JavaScript, ``Workflow`` a workflow script,
-``Skill``/``SlashCommand`` a skill's or command's text (its ``!`` lines included),
 ``RemoteTrigger`` starts agents on claude.ai that no local rule judges. Such a call is
 allowed only by an allow rule naming the tool by its exact name (``allow: PowerShell``, or
 a ``when``/``expr`` rule on it): the default and a glob do not allow it. Otherwise the first
 Bash deny rule denies it (what it runs could dodge that rule), the first Bash ask rule
 asks, and without either a person must approve.
+
+``Skill`` and ``SlashCommand`` are not among them: a skill's or command file's text goes to
+the model, and the CLI toolhost starts runs none of its shell lines (``!`cmd```: the
+settings of ``toolhost.runner.cli_settings`` turn them off), so what the skill asks for
+comes back as calls the rules judge.
 
 A tool name that is neither a built-in the engine knows, nor an MCP tool, nor a tool the
 config declares (a tool a later CLI adds: what it does is unknown) is not allowed by the
@@ -32,7 +36,6 @@ __all__ = ["UNREAD_TOOLS", "held_unread", "hidden_with_bash", "names_exactly"]
 UNREAD_TOOLS: dict[str, str] = {
     "PowerShell": "runs a command", "REPL": "runs code", "Eval": "runs code",
     "JavaScript": "runs code", "Workflow": "runs a workflow script",
-    "Skill": "runs a skill whose commands", "SlashCommand": "runs a command file whose lines",
     "RemoteTrigger": "starts remote agents whose commands",
 }
 

@@ -21,6 +21,15 @@ settings beat the user's, the project's and the local settings (a project's
 ``"disableAllHooks": false`` included); only an organization's managed settings beat them,
 and their hooks still run (``toolhost.runner.managed_hooks`` says so at start). The SDK
 adapter's settings leave hooks alone: a program's own hooks are its author's.
+
+Both turn off the shell lines of skills and custom slash commands
+(``disableSkillShellExecution``): the CLI runs a skill's ``!`command``` and `````!`` lines
+when the skill loads, judged by its own settings and the skill's ``allowed-tools`` only,
+never asking toolhost (the ask rules above make every such line fail, and the whole skill
+with it). With the setting, each line is replaced by the CLI's placeholder
+``[shell command execution disabled by policy]`` and the skill loads as text: a Skill or
+SlashCommand call runs nothing the Bash rules did not judge, so the rules' default may
+decide it (``permissions.unread_tools``).
 """
 
 from __future__ import annotations
@@ -31,12 +40,17 @@ from typing import Any
 
 from toolhost.permissions.builtin_names import LATER_BUILTINS
 
-__all__ = ["ASKED_BUILTINS", "KEEP_START_DIR", "ask_everything", "settings_json"]
+__all__ = ["ASKED_BUILTINS", "KEEP_START_DIR", "SKILL_SHELL_OFF", "ask_everything",
+           "settings_json"]
 
 # Without it the CLI's Bash keeps a ``cd`` for the next call (inside the project), while
 # the rules read repositories, patches, archives and relative paths from the start folder:
 # every call starts there, so a rule never judges a directory the command will not run in.
 KEEP_START_DIR = {"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "1"}
+
+# The CLI ranks these settings (``--settings``) above the user's and the project's, so a
+# project's ``"disableSkillShellExecution": false`` does not turn the lines back on
+SKILL_SHELL_OFF = "disableSkillShellExecution"
 
 # The CLI's tools that act outside its own session state (files, commands, the network,
 # sub-agents, skills, MCP resources, worktrees, other sessions), named one by one for a
@@ -56,12 +70,13 @@ ASKED_BUILTINS: tuple[str, ...] = (
 def ask_everything(servers: Iterable[str] = (), *, hooks: bool = True) -> dict[str, Any]:
     """The settings object: a whole-tool ask rule for ``*``, every name in
     ``ASKED_BUILTINS`` and ``mcp__<server>`` for each MCP server (toolhost's and external);
-    ``hooks=False`` adds ``"disableAllHooks": true`` (no settings or plugin hook runs).
+    ``hooks=False`` adds ``"disableAllHooks": true`` (no settings or plugin hook runs), and
+    ``"disableSkillShellExecution": true`` is always there (no skill's shell line runs).
     Its ``env`` (``KEEP_START_DIR``) starts every Bash call in the start folder: these
     settings beat the user's and the project's ``env``."""
     rules = ["*", *ASKED_BUILTINS, *(f"mcp__{name}" for name in servers)]
     settings: dict[str, Any] = {"permissions": {"ask": list(dict.fromkeys(rules))},
-                                "env": dict(KEEP_START_DIR)}
+                                "env": dict(KEEP_START_DIR), SKILL_SHELL_OFF: True}
     if not hooks:
         settings["disableAllHooks"] = True
     return settings

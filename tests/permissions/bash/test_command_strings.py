@@ -169,7 +169,7 @@ def test_a_long_unclosed_sed_substitution_is_read_in_memory_of_its_size() -> Non
 ])
 def test_a_python_module_that_takes_no_code_is_not_read_as_fed_a_program(
         command: str, fed: bool) -> None:
-    from toolhost.permissions.bash.command_strings import reads_program_from_stdin
+    from toolhost.permissions.bash.interpreters import reads_program_from_stdin
 
     assert reads_program_from_stdin(tuple(command.split())) is fed
 

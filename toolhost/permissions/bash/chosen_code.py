@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from toolhost.permissions.bash.command_strings import _SSH_VALUE_FLAGS, _VIMS, base
+from toolhost.permissions.bash.interpreters import _SSH_VALUE_FLAGS, _VIMS, base
 
 __all__ = ["HELPER", "chosen_code_reason", "chosen_code_spec"]
 

@@ -20,9 +20,9 @@ from functools import lru_cache
 from toolhost.permissions.bash.budget import apart, charge, memo
 from toolhost.permissions.bash.command_strings import ASSIGNMENT as _ASSIGNMENT
 from toolhost.permissions.bash.command_strings import CUT, command_strings, fed_code_strings
-from toolhost.permissions.bash.command_strings import base as _base
-from toolhost.permissions.bash.programs import WRAPPER_NAMES
+from toolhost.permissions.bash.interpreters import base as _base
 from toolhost.permissions.bash.runners import runner_overflows
+from toolhost.permissions.bash.wrappers import WRAPPER_NAMES
 from toolhost.permissions.shell.parse import ShellSyntaxError, parse_command
 
 __all__ = ["ASSIGN_KINDS", "TOO_MANY_FORMS", "TOO_MANY_JOINED", "command_forms", "fed_forms",

@@ -14,18 +14,16 @@ from __future__ import annotations
 
 import re
 
-from toolhost.permissions.bash.command_strings import (
+from toolhost.permissions.bash.command_strings import _SED_SUB, _escaped, command_strings
+from toolhost.permissions.bash.forms import TOO_MANY_FORMS, command_forms
+from toolhost.permissions.bash.interpreters import (
     _INLINE_CODE,
-    _SED_SUB,
     _VERSIONED,
-    _escaped,
     _literals,
     _ssh_parse,
     base,
-    command_strings,
     reads_program_from_stdin,
 )
-from toolhost.permissions.bash.forms import TOO_MANY_FORMS, command_forms
 from toolhost.permissions.bash.programs import SHELLS, analyze_line
 from toolhost.permissions.bash.runners import _option_values, is_runner
 from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, parse_command

@@ -27,8 +27,8 @@ import re
 import shlex
 from collections.abc import Callable
 
-from toolhost.permissions.bash.command_strings import base
 from toolhost.permissions.bash.fresh_files import may_write
+from toolhost.permissions.bash.interpreters import base
 from toolhost.permissions.fileread import writable_here
 from toolhost.permissions.git.commands import CONTACTS, git_subcommand
 from toolhost.permissions.later.makefile import read_text

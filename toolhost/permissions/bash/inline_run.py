@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from toolhost.permissions.bash.command_strings import (
+from toolhost.permissions.bash.interpreters import (
     _AWKS,
     _INLINE_CODE,
     _VERSIONED,

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from toolhost.permissions.bash.command_strings import shell_reads_input
 from toolhost.permissions.bash.forms import TOO_MANY_FORMS, command_forms, fed_forms
 from toolhost.permissions.bash.handed import handed_reason, local_strings
 from toolhost.permissions.bash.inline_run import inline_run_reason
+from toolhost.permissions.bash.interpreters import shell_reads_input
 from toolhost.permissions.bash.programs import SHELLS, analyze_line
 from toolhost.permissions.bash.runners import is_runner, runner_strings
 from toolhost.permissions.bash.selfrun import ran_or_later, self_run_reason

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from toolhost.permissions.bash.effects import effect_forms
+
 __all__ = ["synonym_forms"]
 
 
@@ -42,7 +44,7 @@ _GROUPS: list[tuple[tuple[str, ...], ...]] = [
            "start run+start", "stop run+stop", "restart run+restart"),
     (("npm", "exec"), ("npm", "x"), ("npx",)),
     *_same("pnpm", "install i", "remove rm uninstall un", "update up upgrade",
-           "run run-script"),
+           "run run-script", "install-test it"),
     *_same("bun", "add a", "remove rm", "install i"),
     (("bun", "x"), ("bunx",)),
     *_same("brew", "uninstall remove rm", "update up", "list ls", "link ln"),
@@ -70,9 +72,15 @@ _VERSIONED = re.compile(r"(pip|python)3(?:\.\d+)*")
 def synonym_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     """The forms of ``forms`` spelt with every other spelling of their command (their
     program named by its bare name already: ``forms`` hold that form too), twice over
-    (``npm t`` is ``npm run test``, which is ``npm run-script test``)."""
+    (``npm t`` is ``npm run test``, which is ``npm run-script test``), and the commands
+    they imply (``bash.effects``: ``npm ci`` installs) in each of their spellings."""
     once = _respelt(forms)
-    return once + _respelt(once)
+    spelt = once + _respelt(once)
+    implied = effect_forms(forms + spelt)
+    if not implied:
+        return spelt
+    again = _respelt(implied)
+    return spelt + implied + again + _respelt(again)
 
 
 def _respelt(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.bash.command_strings import base
 from toolhost.permissions.bash.fresh_files import may_write
+from toolhost.permissions.bash.interpreters import base
 from toolhost.permissions.later.makefile import read_text
 from toolhost.permissions.shell.parse import ParsedCommand
 

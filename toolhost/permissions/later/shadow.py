@@ -19,9 +19,9 @@ import os
 import sys
 import time
 
-from toolhost.permissions.bash.command_strings import reads_program_from_stdin
 from toolhost.permissions.bash.forms import command_forms
 from toolhost.permissions.bash.fresh_files import may_write
+from toolhost.permissions.bash.interpreters import reads_program_from_stdin
 from toolhost.permissions.bash.python_args import python_run
 from toolhost.permissions.later.judge import Judge
 from toolhost.permissions.later.where import MOVES

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from toolhost.permissions.bash.command_strings import _CODE_STRING
+from toolhost.permissions.bash.interpreters import _CODE_STRING
 from toolhost.permissions.later.files import quick, run_later_content
 from toolhost.permissions.shell.parse import ParsedCommand, ShellSyntaxError, parse_command
 
