@@ -135,6 +135,10 @@ class _Reader:
         self._new: list[tuple[int, WorkerOutput]] = []
 
     def add(self, fd: int, output: WorkerOutput) -> None:
+        if os.name == "nt":  # (no select on pipes there: a thread each)
+            threading.Thread(target=_read_all, args=(fd, output), daemon=True,
+                             name="toolhost-worker-output").start()
+            return
         with self._lock:
             if self._selector is None:
                 self._selector = selectors.DefaultSelector()
@@ -165,6 +169,16 @@ class _Reader:
                     selector.unregister(key.fd)
                     os.close(key.fd)
                     key.data.end()
+
+
+def _read_all(fd: int, output: WorkerOutput) -> None:
+    try:
+        while chunk := os.read(fd, 65_536):
+            output.feed(chunk)
+    except OSError:
+        pass
+    os.close(fd)
+    output.end()
 
 
 _READER = _Reader()
