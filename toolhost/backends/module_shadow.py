@@ -45,28 +45,44 @@ def shadowed_module_warnings(config: HostConfig) -> list[Problem]:
 
 
 def _shadowed(tool: ToolConfig) -> tuple[str, str, str] | None:
-    """(module, the tool's own file, the file imported instead), or None."""
-    from toolhost.backends.module_origin import _places, _shown
+    """(module, the tool's own file, the file imported instead), or None. Not for a tool
+    whose compile failed (the other module lacks the function, two config directories
+    clash): its error says it."""
+    from toolhost.backends.module_origin import _places, _shown, check_origin
 
     options: Any = tool.backend.options
     ref = options.get("function") if isinstance(options, Mapping) else None
     if not isinstance(ref, str) or ":" not in ref:
         return None
-    top = ref.partition(":")[0].split(".")[0]
+    module, _, attrs = ref.partition(":")
+    top = module.split(".")[0]
     loaded = sys.modules.get(top)
     dirs = _directories(tool.backend.origin.file, options.get("path"))
-    if loaded is None or not top or not dirs:
-        return None  # not imported (its compile error says why), or no directory of its own
+    if loaded is None or not top or not dirs or not _has(sys.modules.get(module), attrs):
+        return None  # not bound (its compile error says why), or no directory of its own
     try:
         own = PathFinder.find_spec(top, dirs)
+        if own is None or check_origin(module, dirs):
+            return None
     except (ImportError, ValueError):
-        return None
-    if own is None:
         return None
     mine, theirs = _places(own), _places(loaded)
     if not mine or not theirs or mine & theirs:
         return None
     return top, _shown(own), _shown(loaded)
+
+
+def _has(module: Any, attrs: str) -> bool:
+    """Whether ``module`` has the dotted attribute path ``attrs`` (what the tool bound)."""
+    obj = module
+    for part in attrs.split("."):
+        if obj is None or not part:
+            return False
+        try:
+            obj = getattr(obj, part)
+        except Exception:  # a module's __getattr__ that raises: not bound either
+            return False
+    return obj is not None
 
 
 def _directories(config_file: str, extra: Any) -> list[str]:
