@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from toolhost.backends.base import CallContext
@@ -117,6 +118,14 @@ def printed() -> str:
     subprocess.run([sys.executable, "-c", code, t], check=True)
     return "ok"
 
+def slow(n: int) -> str:
+    """writes the first n characters of the secret, then waits to be killed"""
+    import time
+    sys.stderr.write("token " + _token()[:n])
+    sys.stderr.flush()
+    time.sleep(60)
+    return "never"
+
 def text(pad: int) -> str:
     """a text result a cut falls inside the secret of"""
     return "x" * pad + _token() + "y" * 50
@@ -159,6 +168,8 @@ async def tools(tmp_path: Path, token: str) -> AsyncIterator[Callable[..., Compi
             lines.append("    env: {TH_R36_GIVEN: '${TH_R36_TOKEN}'}")
         lines.append("    tools:")
         lines.append(f"      hunt: {{python: {{function: '{hunt}:hunt', isolation: process}}}}")
+        lines.append(f"      slow: {{python: {{function: '{leak}:slow', "
+                     "isolation: process}, timeout: 1s}")
         for name in ("printed", "text", "structured", "raised"):
             # (an error message is cut by the worker at MAX_ERROR_CHARS: let all of it show)
             limit = 4 * LIMIT_ERROR if name == "raised" else LIMIT
@@ -241,3 +252,18 @@ async def test_an_error_message_the_worker_cuts_inside_a_secret_shows_none_of_it
     shown = result.text_content
     assert not _shows(shown, token) and PREFIX[:3] not in shown, shown[-300:]
 
+
+@pytest.mark.parametrize("n", [3, 5, 9, len(PREFIX) + 6, len(PREFIX) + 20])
+async def test_a_worker_killed_in_the_middle_of_a_secret_shows_none_of_it(
+        tools: Callable[..., CompiledTools], token: str, n: int,
+        capfd: pytest.CaptureFixture[str]) -> None:
+    # the rest never comes: the timeout kills the worker; its pipe ends with a secret's start
+    result = await _call(tools(given=True), "slow", n=n)
+    assert result.is_error and "timed out" in result.text_content, result.text_content
+    err = ""
+    with anyio.move_on_after(30):  # the pipe's end is read on the host's reading thread
+        while "token" not in err:
+            err += capfd.readouterr().err
+            await anyio.sleep(0.05)
+    assert "token" in err, err
+    assert not _shows(err, token) and PREFIX[:3] not in err, err

@@ -22,7 +22,8 @@ import os
 import selectors
 import sys
 import threading
-from typing import Any
+
+from toolhost.scrub_stream import ScrubbingStream
 
 __all__ = ["DRAIN_SECONDS", "MARK", "WorkerOutput"]
 
@@ -48,14 +49,27 @@ class _HostStderr:
                 stream.flush()
 
 
+class _CutStream(ScrubbingStream):
+    """A ``ScrubbingStream`` whose ``finish`` reads its held end as cut: a worker killed at
+    its timeout stops in the middle of what it writes, and the start of a secret held back
+    (shorter than a piece of one is known by) would be shown as it is."""
+
+    def finish(self) -> None:
+        from toolhost.redaction import active
+
+        with self._lock:
+            out, self._held = self._held, ""
+            if out:
+                self.inner.write(active().cut_edges(out, tail=True))
+        self.inner.flush()
+
+
 class WorkerOutput:
     """The pipe a worker's fds 1 and 2 write to, read by the host's ``_Reader``."""
 
     def __init__(self) -> None:
-        from toolhost.redaction import ScrubbingStream
-
         self._read, self.child_fd = os.pipe()  # child_fd: the worker's stderr
-        self._stream: Any = ScrubbingStream(_HostStderr())  # type: ignore[arg-type]
+        self._stream = _CutStream(_HostStderr())  # type: ignore[arg-type]
         self._marks = 0  # MARKs read so far (the worker's answers whose output is out)
         self._held = b""  # what could be the start of a MARK
         self._ended = False
@@ -102,7 +116,7 @@ class WorkerOutput:
         self._emit(self._held)
         with contextlib.suppress(Exception):
             self._stream.write(self._decoder.decode(b"", final=True))
-            self._stream.finish()  # what waited for a continuation that never came
+            self._stream.finish()  # what waited for a continuation that never will
         with self._seen:
             self._ended = True
             self._seen.notify_all()
