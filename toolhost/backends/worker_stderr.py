@@ -175,14 +175,21 @@ class _Reader:
                     continue
                 try:
                     chunk = os.read(key.fd, 65_536)
-                except OSError:
-                    chunk = b""
-                if chunk:
-                    key.data.feed(chunk)
-                else:
-                    selector.unregister(key.fd)
+                    if chunk:
+                        key.data.feed(chunk)
+                        continue
+                except Exception:  # one worker's failure must not stop the others' output
+                    pass
+                selector.unregister(key.fd)
+                with contextlib.suppress(OSError):
                     os.close(key.fd)
+                with contextlib.suppress(Exception):
                     key.data.end()
+
+    def forget(self) -> None:
+        """In a forked child: the parent's reading thread is not there (a new one starts
+        with the child's first worker)."""
+        self.__init__()  # type: ignore[misc]
 
 
 def _read_all(fd: int, output: WorkerOutput) -> None:
@@ -196,3 +203,5 @@ def _read_all(fd: int, output: WorkerOutput) -> None:
 
 
 _READER = _Reader()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_READER.forget)
