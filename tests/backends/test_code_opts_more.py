@@ -117,6 +117,22 @@ V = "{{ v }}"
     ["helm", "template", "c", "--post-renderer", V],
     ["kubectl", "--kubeconfig=" + V, "get", "pods"],
     ["timeout", "9", "sdiff", "--diff-program", V, "a", "b"],
+    # R36-7: nmap runs NSE (Lua) scripts and loads them from its data directory, and
+    # --resume takes the options of a saved scan; tshark's -X lua_script: runs Lua; mutt's
+    # -e is a muttrc command (backticks run a shell, sendmail= a program), -F a muttrc;
+    # sqlmap's --eval is Python, --tamper Python modules
+    ["nmap", "--script", V, "host"],
+    ["nmap", "--script=" + V, "host"],
+    ["nmap", "--datadir", V, "host"],
+    ["nmap", "--resume", V],
+    ["tshark", "-X", "lua_script:" + V, "-r", "a.pcap"],
+    ["tshark", "-X", V, "-r", "a.pcap"],
+    ["tshark", "-Xlua_script:" + V, "-r", "a.pcap"],
+    ["wireshark", "-X", V],
+    ["mutt", "-e", V, "-s", "hi", "a@b"],
+    ["neomutt", "-F", V],
+    ["sqlmap", "-u", "http://h/x?id=1", "--eval=" + V],
+    ["sqlmap", "-u", "http://h/x?id=1", "--tamper", V],
 ])
 def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
                                                              argv: list[Any]) -> None:
@@ -127,6 +143,17 @@ def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
     assert problem.key_path.startswith("servers.demo.tools.t.command.argv[")
     assert "unsafe_code_placeholders" in (problem.hint or ""), problem
     compile_tools(config({"t": cmd(argv, options={"unsafe_code_placeholders": True})}))
+
+
+@pytest.mark.parametrize("argv", [
+    ["nmap", "-p", V, "host"],
+    ["nmap", "--script", "default", "--", V],
+    ["tshark", "-r", "a.pcap", "-Y", V],
+    ["mutt", "-s", V, "a@b"],
+    ["sqlmap", "-u", "http://h/x?id=1", "--level", V],
+])
+def test_data_of_the_r36_programs_still_loads(config: Config, argv: list[Any]) -> None:
+    compile_tools(config({"t": cmd(argv)}))
 
 
 @pytest.mark.parametrize("argv", [

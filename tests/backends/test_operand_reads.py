@@ -70,9 +70,20 @@ AT_PROGRAMS = ["nm", "objdump", "readelf", "size", "strings", "ar", "ld", "as", 
                "strip", "addr2line", "c++filt", "gcc", "g++", "cc", "x86_64-linux-gnu-gcc-12",
                "aarch64-linux-gnu-objdump", "gcc-13", "clang", "clang++", "llvm-nm",
                "llvm-objdump", "ld.lld", "javac"]
+# R36-4: more programs that expand '@FILE' wherever it is: every LLVM tool (cl's response
+# files: clang-format, clang-tidy, opt, llc, FileCheck...), rustc and rustdoc ('@path'), the
+# JDK's tools (the launcher's @argfiles), Kotlin, Scala, Swift, Emscripten, D and .NET
+# compilers; versioned names too (clang-format-14, llc-14)
+AT_PROGRAMS_MORE = ["clang-format", "clang-tidy", "clang-format-14", "clangd", "clang-check",
+                    "opt", "llc", "lli", "llc-14", "FileCheck", "FileCheck-14", "dsymutil",
+                    "bugpoint", "mlir-opt", "flang-new", "ldc2", "ldmd2", "rustc", "rustdoc",
+                    "clippy-driver", "javadoc", "jar", "jlink", "jmod", "jdeps", "jpackage",
+                    "kotlinc", "kotlinc-jvm", "scalac", "swiftc", "swift-frontend", "emcc",
+                    "em++", "dmd", "csc", "mcs", "vbc", "fsc", "msbuild",
+                    "/usr/lib/llvm-14/bin/clang-tidy"]
 
 
-@pytest.mark.parametrize("program", AT_PROGRAMS)
+@pytest.mark.parametrize("program", AT_PROGRAMS + AT_PROGRAMS_MORE)
 def test_response_files_past_dashdash(program: str) -> None:
     with pytest.raises(ArgvRefused, match="a file of options"):
         compile_argv([program, "--", "{{ v }}"]).render({"v": "@/etc/passwd"})
@@ -80,7 +91,8 @@ def test_response_files_past_dashdash(program: str) -> None:
         compile_argv(["env", "LC_ALL=C", program, "-x", "--", "{{ v }}"]).render({"v": "@f"})
 
 
-@pytest.mark.parametrize("program", ["ls", "cat", "grep", "npm", "git", "wc", "sort"])
+@pytest.mark.parametrize("program", ["ls", "cat", "grep", "npm", "git", "wc", "sort",
+                                     "options", "jq", "rust-analyzer", "java-config"])
 def test_other_programs_take_at_past_dashdash(program: str) -> None:
     assert compile_argv([program, "--", "{{ v }}"]).render({"v": "@types/node"})[-1] \
         == "@types/node"

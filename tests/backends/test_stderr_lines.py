@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+
 import pytest
 
 from toolhost.backends.process import MAX_LINE, MAX_STDERR_LINES, StderrLines
@@ -92,3 +96,47 @@ async def test_a_hex_dump_written_a_line_at_a_time_shows_no_secret() -> None:
         assert not [raw[i:i + 4].hex() for i in range(len(raw) - 3)
                     if raw[i:i + 4].hex() in digits], (lead, heard)
         assert not [secret[i:i + 4] for i in range(len(secret) - 3) if secret[i:i + 4] in heard]
+
+
+async def test_stderr_ended_by_our_kill_hides_a_secret_s_start() -> None:
+    """R36-6: stdout past ``max_output_bytes`` stops the program; what it was writing to
+    stderr then ends in the middle, and a secret's start held back (shorter than a piece of
+    one is known by) was sent as it was. Such an end is read as a cut."""
+    from toolhost.redaction import remember
+
+    secret = "kR36Zq-stderr-secret-77"
+    remember({secret})
+    for k in range(2, 10):
+        heard: list[str] = []
+
+        async def on_line(text: str, heard: list[str] = heard) -> None:
+            heard.append(text)
+
+        splitter = StderrLines(on_line)
+        await splitter.feed(b"using " + secret[:k].encode())
+        await splitter.end(cut=True)
+        assert heard == ["using ***"], (k, heard)
+    # a program that ends on its own: its end is what it wrote (no secret there)
+    assert await lines_of(b"using kR36") == ["using kR36"]
+
+
+async def test_a_program_stopped_at_the_output_cap_shows_no_secret_start(
+        tmp_path: Path) -> None:
+    from toolhost.backends.process import run_process
+    from toolhost.redaction import remember
+
+    secret = "kR36Zq-cap-secret-value-88"
+    remember({secret})
+    heard: list[str] = []
+
+    async def on_line(text: str) -> None:
+        heard.append(text)
+
+    # the start of the secret to stderr, then stdout past the cap: the run is stopped
+    code = ("import sys, time; sys.stderr.write('using ' + sys.argv[1]); sys.stderr.flush();"
+            " sys.stdout.write('x' * 100000); sys.stdout.flush(); time.sleep(30)")
+    outcome = await run_process([sys.executable, "-c", code, secret[:6]], stdin=None,
+                                env=dict(os.environ), cwd=str(tmp_path),
+                                max_output_bytes=1000, on_stderr=on_line)
+    assert outcome.truncated
+    assert heard == ["using ***"], heard

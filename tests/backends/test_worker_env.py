@@ -146,6 +146,24 @@ def test_a_huge_pass_env_is_one_located_line(tmp_path: Path, value: str, said: s
     assert len(text) < 2_000, text[:500]  # the value is not written back whole
 
 
+def test_toolhost_variables_holding_a_secret_stay_in_the_host() -> None:
+    """R36-9: every ``TOOLHOST_*`` variable but ``TOOLHOST_SESSION_SECRET`` reached the
+    worker: ``serve --token-env TOOLHOST_TOKEN`` (or ``TOOLHOST_BEARER``, a name that does
+    not say it) handed the server's bearer token to every python tool. Now a ``TOOLHOST_*``
+    name that says it is a secret, or whose value the host hides, is not passed (unless
+    ``pass_env`` names it)."""
+    from toolhost.redaction import remember_own
+
+    bearer = "th-r36-bearer-value-0123456789"
+    remember_own([bearer])
+    host = {"TOOLHOST_TOKEN": "t0k3n-value", "TOOLHOST_BEARER": bearer,
+            "TOOLHOST_API_KEY": "k3y-value", "TOOLHOST_DB_PASSWORD": "pw-value",
+            "TOOLHOST_LOG_FORMAT": "json", "TOOLHOST_DEBUG": "1"}
+    assert worker_env({}, [], host) == {"TOOLHOST_LOG_FORMAT": "json", "TOOLHOST_DEBUG": "1",
+                                        "PATH": os.defpath}
+    assert worker_env({}, ["TOOLHOST_TOKEN"], host)["TOOLHOST_TOKEN"] == "t0k3n-value"
+
+
 def test_worker_env_keeps_the_interpreter_s_settings() -> None:
     host = {"PATH": "/bin", "PYTHONPATH": "/lib", "LC_CTYPE": "C.UTF-8", "VIRTUAL_ENV": "/v",
             "LD_LIBRARY_PATH": "/l", "HTTPS_PROXY": "http://u:p@proxy", "AWS_SECRET": "s",

@@ -39,6 +39,9 @@ _CONTROL = "an interface or socket that takes commands (lua, http, telnet: which
 _FILTER = ("a filter graph (movie= and amovie= read any file or URL, sendcmd= reads commands, "
            "zmq takes them over the network)")
 
+_NSE = "the NSE scripts it runs (Lua: a file, a directory, a category or an expression)"
+_LUA_EXT = "an extension option (lua_script: names a Lua file it runs)"
+
 # keys of KEY=VALUE options that name a program, a command, code or where code is loaded
 KV_KEYS = {
     # java -XX:NAME=VALUE (the JVM runs OnError / OnOutOfMemoryError through a shell; a
@@ -122,6 +125,12 @@ _MORE: dict[str, dict[str, str]] = {
             "--diff3-cmd": CMD, "--editor-cmd": CMD},
     "mysql": {"--plugin-dir": LIBDIR, "--default-auth": MOD},
     "cpio": {"--rsh-command": CMD},
+    # nmap's NSE scripts are Lua it runs (also from --datadir); --resume takes a saved scan's
+    # options; tshark's -X lua_script: runs Lua; a muttrc command's backticks run a shell
+    "nmap": {"--script": _NSE, "--datadir": DIR, "--resume": _CONF},
+    "tshark": {"-X": _LUA_EXT}, "wireshark": {"-X": _LUA_EXT},
+    "mutt": {"-e": CMD, "-F": _CONF}, "neomutt": {"-e": CMD, "-F": _CONF},
+    "sqlmap": {"--eval": CMD, "--tamper": MOD},
     "helm": {"--post-renderer": CMD, "--kubeconfig": _KUBECONFIG},
     "kubectl": {"--kubeconfig": _KUBECONFIG},
     # docker/podman: the engine, and what of the host `run` gives the container

@@ -10,7 +10,9 @@ read on past it:
   cwd (real GNU find), and ``!`` before a config's ``-name '*.tmp' -delete`` turns it into
   "delete every other file", with or without the ``--``.
 - **response files**: GCC's driver, binutils (``nm``, ``objdump``, ``readelf``, ``size``,
-  ``ar``, ``ld``, ...; libiberty's ``expandargv``) and LLVM's tools replace an ``@FILE``
+  ``ar``, ``ld``, ...; libiberty's ``expandargv``), LLVM's tools (``clang-format``,
+  ``clang-tidy``, ``opt``, ``llc``, ``FileCheck``: cl's response files), ``rustc``, the JDK's
+  tools (``javac``, ``jar``, ``javadoc``, ``jlink``...) and other compilers replace an ``@FILE``
   argument by the file's words before they look at ``--``: ``[nm, --, "{{ f }}"]`` with
   ``@/etc/passwd`` printed every line of the file in an error, and a file of options can load
   a plugin (``--plugin X.so``).
@@ -48,6 +50,14 @@ _BINUTILS = frozenset({
     "ld.bfd", "ld.gold", "nm", "objcopy", "objdump", "ranlib", "readelf", "size", "strings",
     "strip", "windres", "lld", "ld.lld", "ld64.lld", "lld-link", "wasm-ld", "clang",
     "clang++", "clang-cl", "clang-cpp", "flang", "javac"})
+# by their whole name (maybe versioned: llc-14): LLVM's tools (cl's response files), rustc's
+# '@path', the JDK launcher's @argfiles, and compilers that take response files
+_AT_WHOLE = frozenset({
+    "opt", "llc", "lli", "filecheck", "dsymutil", "bugpoint", "clangd", "ldc2", "ldmd2",
+    "rustc", "rustdoc", "clippy-driver", "javadoc", "jar", "jlink", "jmod", "jdeps",
+    "jpackage", "kotlinc", "kotlinc-jvm", "kotlinc-js", "scalac", "swiftc", "swift-frontend",
+    "emcc", "em++", "emar", "dmd", "csc", "mcs", "vbc", "fsc", "msbuild"})
+_AT_PREFIXES = ("llvm-", "clang", "mlir-", "flang")  # clang-format, clang-tidy, mlir-opt
 
 
 def _name(program: str) -> str:
@@ -57,12 +67,12 @@ def _name(program: str) -> str:
 
 def _expands_at(name: str) -> bool:
     """Whether the program replaces ``@FILE`` by the file's words wherever it is."""
-    if name in _BINUTILS or name.startswith("llvm-"):
+    if name in _BINUTILS or name.startswith(_AT_PREFIXES):
         return True
     # cross and versioned names: x86_64-linux-gnu-gcc-12, aarch64-linux-gnu-objdump, gcc-13
     for word in (name, name.rsplit("-", 1)[0] if name[-1:].isdigit() else name):
         tail = word.rsplit("-", 1)[-1]
-        if word in _GCC or tail in _GCC or tail in _BINUTILS:
+        if word in _GCC or word in _AT_WHOLE or tail in _GCC or tail in _BINUTILS:
             return True
     return False
 

@@ -71,9 +71,12 @@ class StderrLines:
         self._out += shown
         await self._lines()
 
-    async def end(self) -> None:
+    async def end(self, *, cut: bool = False) -> None:
+        """The stream ended; ``cut``: because the program was stopped (it may have been
+        writing a secret: a start of one held back is ``***``, as at any cut)."""
         if self.sent <= MAX_STDERR_LINES:
-            self._out += active().redact(self._raw + self._decoder.decode(b"", final=True))
+            rest = self._raw + self._decoder.decode(b"", final=True)
+            self._out += active().cut_edges(rest, tail=True) if cut else active().redact(rest)
             await self._lines()
             if self._out:
                 await self._send(self._out)
@@ -200,8 +203,8 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
                 del err[:-STDERR_TAIL]
             if lines is not None:
                 await lines.feed(chunk)
-        if lines is not None:
-            await lines.end()
+        if lines is not None:  # (ended by our stop at the output cap: a cut)
+            await lines.end(cut=truncated)
 
     async def feed_stdin() -> None:
         assert process.stdin is not None and stdin is not None

@@ -21,6 +21,10 @@ Design (see docs/backends.md for the user's side):
   from the worker longer than ``MAX_LINE_BYTES`` kills it. ``CallContext.progress`` is relayed;
   ``call_id``, ``tool`` and ``log`` (to stderr) work; nothing else of the host is shared
   (module globals live per worker, and are lost when a worker is killed).
+- **No secret crosses.** The worker is sent no secret value (the tool's code could read it
+  there): what it writes to fds 1 and 2 is read by the host through its own scrubbing stream
+  (``worker_stderr``), and the edge of a result or error message the worker cut is masked
+  here, where the secrets are known (the rest is redacted as any tool's result is).
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from toolhost.backends.base import CallContext, ToolFailure
 from toolhost.backends.reaper import ToolRun, enable_subreaper
 from toolhost.backends.worker_env import worker_env
+from toolhost.backends.worker_stderr import WorkerOutput
+from toolhost.compile.shaping import mask_cut_edges
 from toolhost.redaction import active
 from toolhost.results import ToolResult
 
@@ -95,11 +101,20 @@ def _describe_end(code: int | None) -> str:
 
 
 class _Worker:
-    def __init__(self, process: Process, run: ToolRun) -> None:
+    def __init__(self, process: Process, run: ToolRun, output: WorkerOutput) -> None:
         self.process = process
         self.run = run  # its process group and TOOLHOST_RUN_ID: what a kill ends
+        self.output = output  # its fds 1 and 2, read here
+        self.answers = 0  # calls answered so far (each answer follows a mark on its fd 2)
         assert process.stdout is not None and process.stdin is not None
         self.reader = BufferedByteReceiveStream(process.stdout)
+
+    async def answered(self) -> None:
+        """One more answer came: what the call wrote to fds 1 and 2 is out first."""
+        self.answers += 1
+        if not self.output.out(self.answers):
+            await anyio.to_thread.run_sync(self.output.wait, self.answers,
+                                           abandon_on_cancel=True)
 
     async def receive(self) -> dict[str, Any]:
         try:
@@ -184,26 +199,28 @@ class WorkerPool:
         enable_subreaper()  # a descendant that leaves the worker's group stays in our tree
         run = ToolRun()
         run.starting()  # from now on the watchdog knows the run's id
+        output = WorkerOutput()
         try:
             with anyio.CancelScope(shield=True):  # a lost process object could not be killed
                 process = await anyio.open_process(
-                    [sys.executable, "-m", "toolhost.backends.worker_main"], stderr=None,
-                    start_new_session=True,
+                    [sys.executable, "-m", "toolhost.backends.worker_main"],
+                    stderr=output.child_fd, start_new_session=True,
                     env=run.env(worker_env(self.spec.server_env, self.spec.pass_env)))
         except BaseException:
             run.not_started()
+            output.not_started()
             raise
+        output.started()
         run.started(process.pid)
         _LIVE.add(process.pid)
         self.started += 1
-        worker = _Worker(process, run)
+        worker = _Worker(process, run, output)
         try:
-            # the secrets, so that what the tool prints is scrubbed there (its output is not
-            # this process's scrubbed stream) and a result it cuts hides a cut secret's edge
+            # no secret: what the tool prints is scrubbed here (worker_stderr), and the edge
+            # of what it cuts too (_run)
             await worker.send({"sys_path": sys.path, "function": self.spec.function,
                                "search": list(self.spec.search), "limit": self.spec.limit,
-                               "max_memory": self.spec.max_memory,
-                               "secrets": sorted(active().secrets)})
+                               "max_memory": self.spec.max_memory})
             ready = await worker.receive()
         except BaseException:
             await worker.kill()
@@ -222,11 +239,15 @@ class WorkerPool:
                 done, total, note = ([*list(message["progress"]), None, None, None])[:3]
                 await ctx.progress(float(done or 0), total, note)
             elif "result" in message:
-                return ToolResult.from_mcp(message["result"])
+                await worker.answered()
+                # the worker knows no secret: a cut it made may end inside one
+                return mask_cut_edges(ToolResult.from_mcp(message["result"]))
             elif "error" in message:
+                await worker.answered()
                 error = message["error"]
                 kind = type(str(error.get("type", "Exception")), (_RemoteError,), {})
-                raise kind(str(error.get("message", "")))
+                text = str(error.get("message", ""))
+                raise kind(active().mask_edges(text, tail=True) if error.get("cut") else text)
             else:
                 raise ToolFailure("got a malformed answer from its worker process")
 

@@ -13,7 +13,10 @@ to run as they do in the host, and nothing that is commonly a secret:
   loader's library path and the virtual environment or conda prefix it runs in, the CA
   bundle (``SSL_CERT_FILE``, ``SSL_CERT_DIR``, ``REQUESTS_CA_BUNDLE``);
 - toolhost's own settings (``TOOLHOST_LOG_FORMAT``, ``TOOLHOST_DEBUG``, ...: the worker
-  logs and cuts as the host does), except ``TOOLHOST_SESSION_SECRET``;
+  logs and cuts as the host does), except ``TOOLHOST_SESSION_SECRET`` and any ``TOOLHOST_*``
+  variable whose name says it is a secret (``TOOLHOST_TOKEN``: the rule of
+  ``config.interpolate.SECRET_VAR``) or whose value the host hides (``serve --token-env
+  TOOLHOST_BEARER``'s token);
 - the server's ``env:`` (what the config declares for this server's tools);
 - the tool's ``pass_env:`` names, taken from the host's environment when set: ``AWS_REGION``,
   a prefix ``AWS_*``, or ``"*"`` for all of it (the old behaviour).
@@ -55,8 +58,18 @@ def worker_env(server_env: Mapping[str, str], passed: Iterable[str],
     exact = frozenset(n for n in names if not n.endswith("*"))
     env = {k: v for k, v in host.items()
            if k in BASE_NAMES or k.startswith("LC_") or k in exact
-           or (k.startswith(_OWN) and k not in _OWN_SECRETS)
+           or (k.startswith(_OWN) and _own_setting(k, v))
            or (prefixes and k.startswith(prefixes))}
     env.setdefault("PATH", os.defpath)
     env.update(server_env)
     return env
+
+
+def _own_setting(name: str, value: str) -> bool:
+    """Whether a ``TOOLHOST_*`` variable is a setting, not a credential kept there."""
+    if name in _OWN_SECRETS:
+        return False
+    from toolhost.config.interpolate import SECRET_VAR
+    from toolhost.redaction import active
+
+    return SECRET_VAR.search(name) is None and value not in active().secrets

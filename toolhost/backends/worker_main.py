@@ -13,14 +13,17 @@ every process below it (what the call started, also in a new session or double-f
 nothing a call started outlives it, and the warm worker waits for the next call.
 
 The real stdout is kept for these lines and fd 1 points at stderr, so a ``print`` in the tool
-or a child process it starts cannot corrupt them; fds 1 and 2 are a pipe this process reads,
-so what reaches them (from the tool, a C extension, a child) is scrubbed of the host's secrets
-as the tool's ``print`` is. On Linux the process dies with its host
+or a child process it starts cannot corrupt them. The worker is sent no secret value (the
+tool's code could read it here): its stderr is a pipe the host reads through its own
+scrubbing stream (``worker_stderr``), and before each answer the worker writes a mark there
+so the host shows what the call wrote first; the edge of a result or error message cut here
+is masked by the host. On Linux the process dies with its host
 (``PR_SET_PDEATHSIG``), even if the host is killed with SIGKILL.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import json
@@ -32,9 +35,10 @@ import traceback
 from typing import IO, Any
 
 from toolhost.backends.subreaper_main import first_to_go, limit_memory
-from toolhost.backends.worker_stderr import Diverted
+from toolhost.backends.worker_stderr import MARK
 
 WORKER_STACK_BYTES = 256 * 1024 * 1024  # deep recursion fails with RecursionError, not SIGSEGV
+MAX_ERROR_CHARS = 10_000  # of an error message sent (the host masks a secret this cut)
 
 
 def _die_with_parent() -> None:
@@ -74,7 +78,7 @@ def main() -> int:
     lock = threading.Lock()
     init = json.loads(requests.readline() or b"{}")
     sys.path[:] = [p for p in init.get("sys_path", []) if isinstance(p, str)] or sys.path
-    diverted = _scrubbed_output(init.get("secrets"))
+    mark = _plain_output()
     limit_memory(init.get("max_memory"))
     try:
         from toolhost.backends.python_import import resolve_function
@@ -91,7 +95,7 @@ def main() -> int:
     import anyio
 
     anyio.run(_serve, fn, info, int(init.get("limit", 40_000)), protocol, lock, end_descendants,
-              requests, diverted)
+              requests, mark)
     return 0
 
 
@@ -107,33 +111,29 @@ def _claim_stdin() -> IO[bytes]:
     return requests
 
 
-def _scrubbed_output(secrets: Any) -> Diverted | None:
-    """The host's secrets hidden in what the tool prints or logs (``sys.stdout`` is stderr
-    here): the host's scrubbed streams do not reach this process's file descriptors. What
-    reaches fds 1 and 2 (a C extension's, a child's writes) is read back through the same
-    scrubbing: the returned ``Diverted``."""
-    import atexit
+def _plain_output() -> int:
+    """``sys.stdout`` and ``sys.stderr`` both on fd 2, the host's pipe (the host scrubs what
+    comes); returns a descriptor of that pipe of the worker's own, for the mark before each
+    answer (the tool may move fd 2)."""
+    mark = os.dup(2)
+    stream = os.fdopen(os.dup(2), "w", buffering=1, encoding="utf-8",
+                       errors="backslashreplace")
+    sys.stderr = sys.stdout = stream
+    return mark
 
-    from toolhost.redaction import ScrubbingStream, remember
 
-    if isinstance(secrets, list):
-        remember(s for s in secrets if isinstance(s, str))
-    if sys.__stderr__ is not None:
-        from toolhost.logformat import JsonFormatter, JsonLines, log_format
-
-        real = Diverted.real_stderr()
-        stream: Any = ScrubbingStream(real)
-        formatter = log_format()
-        if isinstance(formatter, JsonFormatter):  # TOOLHOST_LOG_FORMAT=json: a record a line
-            stream = JsonLines(stream, formatter)
-        sys.stderr = sys.stdout = stream
-        atexit.register(stream.finish)  # what waited for a continuation that never came
-        return Diverted.start(stream)
-    return None
+def _drain(mark: int) -> None:
+    """What the call wrote goes before its answer: the tool's streams flushed (whatever it
+    made of them), then the mark the host waits for."""
+    for stream in {id(s): s for s in (sys.stdout, sys.stderr) if s is not None}.values():
+        with contextlib.suppress(Exception):  # a stream of the tool's that cannot flush
+            stream.flush()
+    with contextlib.suppress(OSError):  # (the host is gone)
+        os.write(mark, MARK)
 
 
 async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock,
-                 end_descendants: Any, requests: IO[bytes], diverted: Diverted | None) -> None:
+                 end_descendants: Any, requests: IO[bytes], mark: int) -> None:
     import anyio.to_thread
 
     from toolhost.backends.base import CallContext, ToolRaised, describe
@@ -174,13 +174,14 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
             if debug_enabled():  # the host logs the error itself, scrubbed, in one line
                 traceback.print_exc(file=sys.stderr)
             kind = exc.original_type if isinstance(exc, ToolRaised) else type(exc).__name__
-            answer = {"error": {"type": kind, "message": describe(exc)[:10_000]}}
+            message = describe(exc)
+            answer = {"error": {"type": kind, "message": message[:MAX_ERROR_CHARS],
+                                "cut": len(message) > MAX_ERROR_CHARS}}
         value = kwargs = None  # drop the call's data before waiting for the next one
         # nothing the call started outlives it: its children, a setsid or double-forked one
         # (orphans come to us, a subreaper), killed before the answer, as for command tools
         end_descendants()  # one call at a time here: nothing else waits for the loop
-        if diverted is not None:
-            diverted.drain()  # what the call wrote to fd 2 is out before its answer
+        _drain(mark)  # what the call wrote to fd 2 is out before its answer
         _send(out, lock, answer)
         _go_home(home)
 

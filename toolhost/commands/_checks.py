@@ -51,6 +51,9 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
         from toolhost.backends.python_safety import own_entry_warnings
 
         pending += own_entry_warnings(config)  # toolhost.cli:main as a tool
+        from toolhost.backends.module_shadow import shadowed_module_warnings
+
+        pending += shadowed_module_warnings(config)  # an installed module took the name
     try:
         findings = review_rules(config, compiled, unsure=unsure)
     finally:

@@ -28,7 +28,8 @@ from toolhost.results import ToolResult
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-__all__ = ["CUT_NOTE", "check_structured", "compact_json", "cut_head", "cut_text", "shape_result"]
+__all__ = ["CUT_NOTE", "check_structured", "compact_json", "cut_head", "cut_text",
+           "mask_cut_edges", "shape_result"]
 
 
 def compact_json(value: Any) -> str:
@@ -68,6 +69,31 @@ def _measure(text: str) -> tuple[int, int, bool]:
         if match:
             return match.start(), int(match.group(2).replace(",", "")), not match.group(1)
     return len(text), len(text), True
+
+
+def mask_cut_edges(result: ToolResult) -> ToolResult:
+    """``result`` with the end of every text cut before it reached this process (its cut
+    note says so) ``***`` where it is the start of a secret: the cut of a process that knows
+    no secret (an ``isolation: process`` worker's). Whole secrets are left for whoever
+    redacts the result (a tool's ``redact_results`` may keep them)."""
+    hide = active()
+    if not hide:
+        return result
+    blocks: list[Mapping[str, Any]] = []
+    changed = False
+    for block in result.content:
+        text = block.get("text") if block.get("type") == "text" else None
+        if isinstance(text, str):
+            body, total, exact = _measure(text)
+            if total > body or not exact:
+                masked = hide.mask_edges(text[:body], tail=True)
+                if masked != text[:body]:
+                    block, changed = {**block, "text": masked + text[body:]}, True
+        blocks.append(block)
+    if not changed:
+        return result
+    return ToolResult(content=tuple(blocks), structured=result.structured,
+                      is_error=result.is_error)
 
 
 def _precut(result: ToolResult) -> bool:
