@@ -77,6 +77,14 @@ def test_a_secret_is_one_mask_in_one_line(pieces: tuple[str, ...]) -> None:
     assert sum(line.count(MASK) for line in lines) == 1, lines
 
 
+@pytest.mark.parametrize("start", [TOKEN[:5], TOKEN[:12], TOKEN[:-1], PEM[:30]])
+def test_a_secret_cut_by_the_end_shows_none_of_its_start(start: str) -> None:
+    # an upstream stopped (or gone) while it wrote a secret: its first characters are hidden
+    lines = logged("last words: " + start)
+    assert lines and all(start[:5] not in line for line in lines), lines
+    assert lines[-1].startswith("last words: ") and lines[-1].endswith(MASK), lines
+
+
 def test_ordinary_lines_stay_lines() -> None:
     assert logged("one\ntwo\n", "\n", "three") == ["one", "two", "three"]
     long = "y" * (3 * MAX_LINE)  # a line past MAX_LINE is cut: its rest is not new lines

@@ -7,7 +7,7 @@ run``'s transcript. So the process gets a pipe; a thread reads it line by line i
 ``warning:``, ``debug:``; ``toolhost.logformat.line_level``), the rest at ``info`` (shown
 with ``-v``). The last lines are kept, so the warning that the
 upstream went away can say what it said last. Secrets are hidden in the text as one stream,
-before it is cut into lines: a secret cut by a read, or holding a line break, is one ``***``.
+before it is cut into lines: a secret cut by a read, or holding a line break, is one ``***``; one the upstream was writing when it stopped hides its start too.
 
 The upstream decides how much it writes, so the log does not follow it line for line: the
 first ``BURST`` lines of a process are logged, then at most ``PER_MINUTE`` a minute; the
@@ -28,7 +28,7 @@ from typing import TextIO
 
 from toolhost.excerpt import cut
 from toolhost.logformat import line_level
-from toolhost.redaction import active, scrub
+from toolhost.redaction import active
 
 __all__ = ["StderrLog"]
 
@@ -75,7 +75,10 @@ class StderrLog:
             while True:
                 chunk = self._reader.readline(MAX_LINE)
                 text = held + decode(chunk, final=not chunk)
-                shown, held = active().stream_split(text) if chunk else (scrub(text), "")
+                # at the end, what is held may be the start of a secret the upstream was
+                # writing when it was stopped: masked as at any cut
+                shown, held = active().stream_split(text) if chunk else (
+                    active().cut_edges(text, tail=True), "")
                 *lines, line = (line + shown).split("\n")
                 for each in lines:
                     if cutting:  # only the first can end a cut line
