@@ -7,7 +7,8 @@ run``'s transcript. So the process gets a pipe; a thread reads it line by line i
 ``warning:``, ``debug:``; ``toolhost.logformat.line_level``), the rest at ``info`` (shown
 with ``-v``). The last lines are kept, so the warning that the
 upstream went away can say what it said last. Secrets are hidden in the text as one stream,
-before it is cut into lines: a secret cut by a read, or holding a line break, is one ``***``; one the upstream was writing when it stopped hides its start too.
+before it is cut into lines: a secret cut by a read, or holding a line break, is one ``***``;
+one the upstream was writing when it stopped hides its start too.
 
 The upstream decides how much it writes, so the log does not follow it line for line: the
 first ``BURST`` lines of a process are logged, then at most ``PER_MINUTE`` a minute; the
