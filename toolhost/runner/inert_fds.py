@@ -25,10 +25,11 @@ import os
 import select
 import sys
 import threading
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from toolhost.redaction import ScrubbingStream
 from toolhost.runner.held_output import HeldOutput
+from toolhost.runner.spill_out import SpillingText
 from toolhost.visible import visible
 
 __all__ = ["InertDescriptors"]
@@ -67,8 +68,8 @@ class InertDescriptors:
             os.close(write)
             self.real[fd] = real
             self._reads[read] = fd
-            self._sinks[fd] = open(real, "w", encoding="utf-8", errors="replace",  # noqa: SIM115
-                                   closefd=False, buffering=1)
+            # never waits for a reader that stopped reading (``spill_out``): the session does
+            self._sinks[fd] = cast(IO[str], SpillingText(real))
 
     def start(self) -> InertDescriptors:
         self._wake = os.pipe()
@@ -106,7 +107,11 @@ class InertDescriptors:
         """After a hang-up: the null device where a duplicate is a terminal (see
         ``commands.run._drop_terminal_output``)."""
         devnull = os.open(os.devnull, os.O_WRONLY)
-        for real in self.real.values():
+        own = []  # the sinks' descriptions of their own (``spill_out``)
+        for sink in self._sinks.values():
+            with contextlib.suppress(OSError, ValueError):
+                own.append(sink.fileno())
+        for real in {*self.real.values(), *own}:
             with contextlib.suppress(OSError):
                 if os.isatty(real):
                     os.dup2(devnull, real)

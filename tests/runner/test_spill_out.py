@@ -1,0 +1,98 @@
+"""``SpillingText``: writes that never wait for a reader that stopped reading, in order once
+it reads again, bounded, and a shell's description left as it was."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolhost.runner import spill_out
+from toolhost.runner.spill_out import SpillingText
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[int, int]]:
+    read, write = os.pipe()
+    yield read, write
+    for fd in (read, write):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_a_reader_that_stops_reading_never_blocks_a_write(pipe: tuple[int, int]) -> None:
+    read, write = pipe
+    out = SpillingText(write)
+    lines = [f"line {n:06d} {'x' * 90}\n" for n in range(5000)]  # ~500 KB: 8 pipes full
+    done = threading.Event()
+
+    def writer() -> None:
+        for line in lines:
+            out.write(line)
+        done.set()
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    # nobody reads: before, the writer stopped for good at the first full pipe
+    assert done.wait(60), "a write waited for the reader"
+    assert out.waiting > 0
+    whole = "".join(lines).encode()
+    reader = threading.Thread(target=lambda: got.append(_read_all(read, len(whole))))
+    got: list[bytes] = []
+    reader.start()
+    assert out.finish(60)
+    reader.join(60)
+    assert got == [whole]  # every byte, in order
+    assert out.lost == 0
+
+
+def test_the_shells_description_keeps_its_blocking_mode(pipe: tuple[int, int]) -> None:
+    _, write = pipe
+    out = SpillingText(write)
+    assert out.fileno() != write  # a description of its own
+    assert not fcntl.fcntl(write, fcntl.F_GETFL) & os.O_NONBLOCK
+    out.finish()
+    assert out.fileno() == write  # and after the end, writes wait again, as before
+
+
+def test_past_the_limit_a_write_fails_and_is_counted(pipe: tuple[int, int],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    _, write = pipe
+    monkeypatch.setattr(spill_out, "LIMIT", 200_000)
+    out = SpillingText(write)
+    failed = 0
+    for _ in range(4000):
+        try:
+            out.write("y" * 99 + "\n")
+        except OSError as exc:
+            assert exc.errno == errno.ENOBUFS
+            failed += 1
+    assert failed > 0 and out.waiting <= 200_000  # memory stays bounded
+    assert out.lost == failed * 100
+    assert not out.finish(0.05)  # nobody reads: dropped at the deadline, and counted
+    assert out.lost > failed * 100
+
+
+def test_a_regular_file_is_written_as_before(tmp_path: Path) -> None:
+    with open(tmp_path / "out", "wb") as file:
+        out = SpillingText(file.fileno())
+        assert out.fileno() == file.fileno()
+        out.write("é\n")
+        assert out.finish()
+    assert (tmp_path / "out").read_bytes() == "é\n".encode()
