@@ -68,7 +68,8 @@ class SpillingText:
         self._own = own
         self._out = fd if own is None else own
         self._pending = bytearray()
-        self._lock = threading.Condition()
+        self._lock = threading.Lock()  # (a plain lock: ``write``'s ``with`` stays in C)
+        self._cond = threading.Condition(self._lock)  # what waits, on the same lock
         self._thread: threading.Thread | None = None
         self.lost = 0  # bytes dropped: past LIMIT, or never taken by the end
         self.closed = False
@@ -104,7 +105,7 @@ class SpillingText:
             if written < len(data):
                 self._pending += data[written:]
                 self._start()
-                self._lock.notify_all()
+                self._cond.notify_all()
         return len(text)
 
     def writelines(self, lines: Any) -> None:
@@ -139,24 +140,24 @@ class SpillingText:
         poller = select.poll()
         poller.register(self._out, select.POLLOUT)
         while True:
-            with self._lock:
+            with self._cond:
                 while not self._pending and not self.closed:
-                    self._lock.wait()
+                    self._cond.wait()
                 if not self._pending:
                     return
             try:
                 poller.poll()
-                with self._lock:
+                with self._cond:
                     written = os.write(self._out, self._pending[:_CHUNK])
                     del self._pending[:written]
-                    self._lock.notify_all()
+                    self._cond.notify_all()
             except BlockingIOError:
                 continue
             except (OSError, ValueError):  # the reader left, or the terminal hung up
-                with self._lock:
+                with self._cond:
                     self.lost += len(self._pending)
                     self._pending.clear()
-                    self._lock.notify_all()
+                    self._cond.notify_all()
 
     def finish(self, timeout: float | None = None) -> bool:
         """Wait until everything written was taken by the reader (at most ``timeout``
@@ -165,7 +166,7 @@ class SpillingText:
         and what the reader does not take at once is dropped. True: nothing was lost."""
         deadline = None if timeout is None else time.monotonic() + timeout
         given_up = False
-        with self._lock:
+        with self._cond:
             while self._pending:
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
@@ -173,9 +174,9 @@ class SpillingText:
                     self._pending.clear()
                     given_up = True
                     break
-                self._lock.wait(1.0 if left is None else min(left, 1.0))
+                self._cond.wait(1.0 if left is None else min(left, 1.0))
             self.closed = True
-            self._lock.notify_all()
+            self._cond.notify_all()
         if given_up:  # later writes are tried once and never wait (see ``write``)
             return False
         if self._thread is not None:
@@ -183,7 +184,7 @@ class SpillingText:
             if self._thread.is_alive():
                 return not self.lost  # (left, with its description)
             self._thread = None
-        with self._lock:
+        with self._cond:
             own, self._own, self._out = self._own, None, self._fd
         if own is not None:
             with contextlib.suppress(OSError):
