@@ -7,6 +7,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import select
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,11 @@ import pytest
 
 from toolhost.runner import spill_out
 from toolhost.runner.spill_out import SpillingText
+from toolhost.runner.terminal import Terminal
+
+from .pty_harness import tty
+
+__all__ = ["tty"]  # the fixture
 
 
 @pytest.fixture
@@ -96,3 +102,42 @@ def test_a_regular_file_is_written_as_before(tmp_path: Path) -> None:
         out.write("é\n")
         assert out.finish()
     assert (tmp_path / "out").read_bytes() == "é\n".encode()
+
+
+def test_a_question_waits_for_the_transcript_still_on_its_way_to_the_terminal(
+        tty: tuple[int, Terminal]) -> None:
+    # runner36 R36-2 follow-up: with the transcript no longer written in place, what a slow
+    # terminal had not taken yet would be written around a question written to it
+    # straight: the question cut in two by the transcript's rest
+    import anyio
+
+    master, term = tty
+    out = SpillingText(term.write_fd)
+    out.write("".join(f"line {n:06d}\n" for n in range(40_000)) + "END-OF-TRANSCRIPT\n")
+    assert out.waiting > 0  # the terminal took only part of it: nobody reads the master
+    seen = bytearray()
+    stop = threading.Event()
+
+    def person() -> None:  # reads the screen; answers once the question is shown
+        while not stop.is_set():
+            if select.select([master], [], [], 0.05)[0]:
+                seen.extend(os.read(master, 65536))
+                if seen.rstrip().endswith(b"Allow?"):
+                    os.write(master, b"n\n")
+                    return
+
+    reader = threading.Thread(target=person, daemon=True)
+    reader.start()
+
+    async def ask() -> str | None:
+        with anyio.fail_after(60):
+            return await term.readline("Allow? ", question=True)
+
+    try:
+        assert anyio.run(ask) == "n"
+    finally:
+        stop.set()
+        reader.join(5)
+        out.finish(5)
+    text = seen.decode(errors="replace")
+    assert text.index("END-OF-TRANSCRIPT") < text.index("Allow?"), text[-300:]

@@ -32,7 +32,9 @@ import time
 import weakref
 from typing import Any
 
-__all__ = ["LIMIT", "SpillingText", "finish_all", "private_nonblocking"]
+import anyio
+
+__all__ = ["LIMIT", "SpillingText", "finish_all", "private_nonblocking", "terminals_written"]
 
 LIMIT = 16 * 1024 * 1024  # bytes waiting for a slow reader, past which writes are dropped
 _CHUNK = 1 << 16
@@ -72,6 +74,7 @@ class SpillingText:
         self._cond = threading.Condition(self._lock)  # what waits, on the same lock
         self._thread: threading.Thread | None = None
         self.lost = 0  # bytes dropped: past LIMIT, or never taken by the end
+        self.on_terminal = os.isatty(fd)
         self.closed = False
         _OPEN.add(self)
 
@@ -193,6 +196,15 @@ class SpillingText:
 
     def close(self) -> None:
         self.finish()
+
+
+async def terminals_written() -> None:
+    """Wait until nothing waits to be written to a terminal (a stdout or stderr that is one):
+    a prompt or a question the ``Terminal`` writes straight to it would otherwise land inside
+    the transcript still waiting, cut in two by it. (Only when the terminal was slow: nothing
+    waits, no wait; lines printed meanwhile are held by the question, see ``hold_while``.)"""
+    while any(s.on_terminal and s.waiting and not s.closed for s in list(_OPEN)):
+        await anyio.sleep(0.01)
 
 
 def finish_all(timeout: float | None = None) -> int:
