@@ -141,3 +141,27 @@ def test_a_question_waits_for_the_transcript_still_on_its_way_to_the_terminal(
         out.finish(5)
     text = seen.decode(errors="replace")
     assert text.index("END-OF-TRANSCRIPT") < text.index("Allow?"), text[-300:]
+
+
+def test_stdout_and_stderr_on_one_file_keep_their_order_while_it_is_slow() -> None:
+    # two sinks on one terminal (or `2>&1 |`) waited apart: a stderr line (a progress line, a
+    # warning) overtook the stdout bytes still waiting for a slow reader
+    from toolhost.runner.inert_fds import InertDescriptors
+
+    read, write = os.pipe()
+    one, two = os.dup(write), os.dup(write)  # as fds 1 and 2 on one file
+    guard = InertDescriptors((one, two))
+    try:
+        assert guard.stream(one) is guard.stream(two)  # (one sink: its order is theirs)
+        guard.stream(one).write("o" * 300_000 + "\n")  # more than the pipe holds
+        guard.stream(two).write("AFTER\n")
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda: got.append(_read_all(read, 300_007)))
+        reader.start()
+        reader.join(60)
+        assert got and got[0].endswith(b"o\nAFTER\n")
+    finally:
+        guard.close()
+        for fd in (read, write, one, two):
+            with contextlib.suppress(OSError):
+                os.close(fd)

@@ -57,6 +57,7 @@ class InertDescriptors:
         # what comes while a question is open waits for its answer (``held.asking`` is set
         # once the terminal is open; the terminal releases it as the question ends)
         self.held = HeldOutput()
+        same: dict[tuple[int, int], SpillingText] = {}  # by the file fds point to
         for fd in fds:
             try:
                 real = os.dup(fd)  # not inherited: no child writes past the filter
@@ -68,8 +69,14 @@ class InertDescriptors:
             os.close(write)
             self.real[fd] = real
             self._reads[read] = fd
-            # never waits for a reader that stopped reading (``spill_out``): the session does
-            self._sinks[fd] = cast(IO[str], SpillingText(real))
+            # never waits for a reader that stopped reading (``spill_out``): the session does.
+            # One for stdout and stderr on one file (a terminal, ``2>&1 |``): what waits for
+            # a slow reader is written in the order it came, whichever stream wrote it
+            file = os.fstat(real)
+            sink = same.get((file.st_dev, file.st_ino))
+            if sink is None:
+                sink = same[(file.st_dev, file.st_ino)] = SpillingText(real)
+            self._sinks[fd] = cast(IO[str], sink)
 
     def start(self) -> InertDescriptors:
         self._wake = os.pipe()
