@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -161,24 +164,50 @@ print(json.dumps(d.to_control_response()), d.answered_by)
 
 
 class Pty:
+    """A terminal with a person at it: each line ``type``d answers the next prompt once it is
+    shown (keys typed before a question are dropped: runner36 R36-6); ``screen`` is what was
+    shown since the last look."""
+
     def __init__(self) -> None:
         self.master, self.slave = os.openpty()
         self.path = os.ttyname(self.slave)
+        self._shown = bytearray()
+        self._seen = 0  # of ``_shown``, given by ``screen``
+        self._answers: list[bytes] = []
+        self._prompted = 0  # prompts answered
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._person = threading.Thread(target=self._watch, daemon=True)
+        self._person.start()
+
+    def _watch(self) -> None:
+        while not self._done.is_set():
+            if not select.select([self.master], [], [], 0.02)[0]:
+                continue
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            with self._lock:
+                self._shown.extend(chunk)
+                prompts = self._shown.count(b"Allow? ") + self._shown.count(b"(optional): ")
+                if self._answers and prompts > self._prompted and self._shown.endswith(b": "):
+                    self._prompted = prompts
+                    with contextlib.suppress(OSError):
+                        os.write(self.master, self._answers.pop(0))
 
     def type(self, text: str) -> None:
-        os.write(self.master, text.encode())
+        with self._lock:
+            self._answers += [line.encode() + b"\n" for line in text.split("\n")[:-1]]
 
     def screen(self) -> str:
-        os.set_blocking(self.master, False)
-        chunks = []
-        try:
-            while chunk := os.read(self.master, 65536):
-                chunks.append(chunk)
-        except BlockingIOError:
-            pass
-        return b"".join(chunks).decode(errors="replace")
+        with self._lock:
+            shown, self._seen = bytes(self._shown[self._seen:]), len(self._shown)
+        return shown.decode(errors="replace")
 
     def close(self) -> None:
+        self._done.set()
+        self._person.join(5)
         os.close(self.master)
         os.close(self.slave)
 

@@ -320,3 +320,25 @@ async def test_notifications_the_cli_never_acks_are_not_remembered_without_end(
         await cli.mcp("after", {"jsonrpc": "2.0", "id": 6, "method": "tools/list"})
         await cli.wait_for(lambda: "after" in cli.answers())
         assert notes[-1]["request_id"] not in session._outbox._pending
+
+
+@pytest.mark.parametrize(("held", "named"), [
+    ("5", 5), ("5.0", 5.0), ("None", None), ("True", True), ("[1]", [1]),
+    ("{'a': 1}", {"a": 1}), ("False", False)])
+async def test_a_control_cancel_request_withdraws_only_the_id_it_names(held: str,
+                                                                        named: Any) -> None:
+    # runner36 R36-3: the id was compared as str(request_id), so a cancel naming the number
+    # 5 (or null, true, [1], ...) withdrew the request "5" ("None", "True", "[1]", ...): that
+    # request's task stopped and its answer never came, though the CLI never withdrew it
+    blocker = Blocker()
+    async with running_session(servers(blocker)) as (session, cli):
+        await cli.mcp(held, call(1, "held"))
+        await blocker.wait_started(1)
+        await cli.send({"type": "control_cancel_request", "request_id": named})
+        await cli.mcp("after", call(2, "after", tool="nope"))  # read after the cancel
+        await cli.wait_for(lambda: "after" in cli.answers())
+        assert blocker.cancelled == [] and session.in_flight == 1
+        await cli.mcp("cancel", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                 "params": {"requestId": 1}})
+        await cli.wait_for(lambda: held in cli.answers())
+    assert cli.answer(held)["response"]["mcp_response"]["error"]["code"] == -32800

@@ -21,7 +21,7 @@ OTHER = "pa55/w+rd é"
 HIDE = Redactor(frozenset({SECRET, OTHER}))
 
 
-def delta(text: str, index: int = 0, field: str = "text",
+def delta(text: str, index: Any = 0, field: str = "text",
           kind: str = "text_delta") -> dict[str, Any]:
     return {"type": "stream_event", "uuid": "u", "session_id": "s",
             "parent_tool_use_id": None,
@@ -29,7 +29,7 @@ def delta(text: str, index: int = 0, field: str = "text",
                       "delta": {"type": kind, field: text}}}
 
 
-def stop(index: int = 0) -> dict[str, Any]:
+def stop(index: Any = 0) -> dict[str, Any]:
     return {"type": "stream_event", "uuid": "v", "session_id": "s",
             "parent_tool_use_id": None, "event": {"type": "content_block_stop", "index": index}}
 
@@ -44,7 +44,7 @@ def shown(messages: list[dict[str, Any]], *, end: bool = True) -> list[dict[str,
     return [json.loads(line) for line in out.getvalue().split("\n") if line]
 
 
-def joined(lines: list[dict[str, Any]], index: int = 0, field: str = "text") -> str:
+def joined(lines: list[dict[str, Any]], index: Any = 0, field: str = "text") -> str:
     return "".join(line["event"]["delta"].get(field, "") for line in lines
                    if line.get("type") == "stream_event"
                    and line["event"]["type"] == "content_block_delta"
@@ -248,3 +248,16 @@ def test_a_piece_over_a_line_break_in_streamed_text_is_hidden_as_the_whole_hides
     assert HIDE.redact(whole) != whole
     lines = shown([delta(p) for p in parts] + [stop()])
     assert joined(lines) == HIDE.redact(whole)
+
+
+@pytest.mark.parametrize("index", [[0], {"block": 0}, [[1], {"a": None}]])
+def test_a_block_index_that_is_no_number_is_still_one_stream(index: Any) -> None:
+    # runner36 R36-1: a content block's index of a list or an object (JSON a CLI may write)
+    # raised TypeError (unhashable) in the renderer: the delta was lost from --output json
+    # (and the text transcript), and a warning named a Python error
+    start = {"type": "stream_event", "uuid": "w", "session_id": "s", "parent_tool_use_id": None,
+             "event": {"type": "content_block_start", "index": index,
+                       "content_block": {"type": "text", "text": "token is Super"}}}
+    lines = shown([start, delta("SecretValue", index), delta("123XYZ ok", index), stop(index)])
+    assert len(lines) >= 4 and SECRET not in json.dumps(lines) and "Super" not in json.dumps(lines)
+    assert lines[0]["event"]["content_block"]["text"] + joined(lines, index) == "token is *** ok"

@@ -12,6 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.runner.cli_harness import TOOLHOST, cli_text, fake_cli
 
 # calls the tool `waits` in its turn
@@ -31,9 +33,15 @@ def waits() -> int:
                      'do sleep 0.1; i=$((i+1)); done')
 """
 
+# the same, with ``system`` taken from os when the tools module is imported (the config's
+# load, before the session starts): runner35 left it open, libc's system() was kept
+TOOL_IMPORTED = TOOL.replace("import os\n", "from os import system\n").replace(
+    "return os.system(", "return system(")
 
-def test_ctrl_c_while_a_tool_runs_os_system_interrupts(tmp_path: Path) -> None:
-    (tmp_path / "systool.py").write_text(TOOL)
+
+@pytest.mark.parametrize("tool", [TOOL, TOOL_IMPORTED], ids=["os.system", "from-os-import"])
+def test_ctrl_c_while_a_tool_runs_os_system_interrupts(tmp_path: Path, tool: str) -> None:
+    (tmp_path / "systool.py").write_text(tool)
     (tmp_path / "c.yaml").write_text(
         "toolhost: 1\nservers:\n  s:\n    tools:\n      waits:\n"
         "        python: systool:waits\npermissions:\n  default: allow\n")

@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import FrameType
-from typing import TYPE_CHECKING, TextIO, cast
+from typing import IO, TYPE_CHECKING, TextIO, cast
 
 from toolhost.commands._argtypes import Once, interval, positive_int
 
@@ -294,9 +294,10 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     from toolhost.runner import make_renderer
     from toolhost.runner.inert_fds import InertDescriptors
     from toolhost.runner.render import JsonRenderer
+    from toolhost.runner.spill_out import finish_all
     from toolhost.runner.terminal import release_terminal_before_exit
     from toolhost.scripted import load_scenario
-    from toolhost.stdout_guard import claim_stdout_text
+    from toolhost.stdout_guard import claim_stdout
 
     refused = weakening(args.cli_args or ())
     if refused is not None:
@@ -324,13 +325,15 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
             print(f"toolhost: error: {exc}", file=sys.stderr)
             return 2
     # --output json: stdout carries only the message stream; a tool's prints go to stderr
-    renderer = JsonRenderer(claim_stdout_text()) if args.output == "json" \
+    # (its writes never wait for a reader that stopped reading: ``runner.spill_out``)
+    renderer = JsonRenderer(_json_out(claim_stdout())) if args.output == "json" \
         else make_renderer(args.output)
     # From here on what a tool (or a library) prints is shown inert: the renderer keeps the
     # streams it was made with, everything else written to sys.stdout/stderr goes through
     # ``visible`` (cli.main puts the process's own streams back at exit), and so does what
     # is written to fds 1 and 2 below Python (runner.inert_fds; put back by ``_run``).
     guard = InertDescriptors.open()
+    code: int | None = None  # (None: an exception ends the run)
     try:
         with _ctrl_c_noted() as pressed:
             code = _guarded(args, started, scenario, renderer, guard)
@@ -352,9 +355,22 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
               file=sys.stderr)
         code = 1
     finally:
+        # what a slow reader has not taken yet (``runner.spill_out``), first (it comes before
+        # what is written from now on): waited for, but after a signal stopped the session
+        # only a moment (a SIGTERM ends toolhost even when nobody reads its output)
+        finish_all(SIGNAL_DRAIN if code is None or code > 128 else None)
         guard.close()
     release_terminal_before_exit()  # after the last word: see its docstring (tmux)
     return code
+
+
+SIGNAL_DRAIN = 2.0  # seconds
+
+
+def _json_out(raw: IO[bytes]) -> TextIO:
+    from toolhost.runner.spill_out import SpillingText
+
+    return cast(TextIO, SpillingText(raw.fileno(), keep=raw))
 
 
 @contextlib.contextmanager

@@ -220,6 +220,10 @@ class TerminalAsker:
                 decision: Decision) -> tuple[str, str, bool]:
         fd = os.open(self.tty_path, os.O_RDWR | os.O_NOCTTY)
         try:
+            # nothing typed (or pasted) before the question answers it, as under `run`
+            dropped = _drop_unread(fd)
+            if dropped:
+                _write(fd, f"(ignored {dropped} characters typed before the question)\n")
             _write(fd, self._question(tool_name, tool_input, decision))
             line = _readline(fd)
             answer = parse_answer(line)
@@ -231,9 +235,28 @@ class TerminalAsker:
             if answer == "n":  # only "n" asks for a reason: anything else denies at once
                 _write(fd, "Reason for the model (optional): ")
                 reason = _readline(fd).strip()
+            # lines pasted with the answer ("y\nrm -rf ~\n") are for nobody: left, the next
+            # reader of the terminal (the shell, once the program ends) would run them
+            _drop_unread(fd)
             return answer, reason, bool(line.strip())
         finally:
             os.close(fd)
+
+
+def _drop_unread(fd: int) -> int:
+    """Drop what the terminal on ``fd`` holds unread; how many bytes (0 if not a terminal)."""
+    import fcntl
+    import struct
+    import termios
+
+    try:
+        if not os.isatty(fd):
+            return 0
+        held = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+        termios.tcflush(fd, termios.TCIFLUSH)
+    except (OSError, termios.error):
+        return 0
+    return int(held)
 
 
 def _write(fd: int, text: str) -> None:

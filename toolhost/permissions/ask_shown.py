@@ -21,6 +21,7 @@ that even ``s`` cannot show it all).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -44,7 +45,33 @@ class Shown(NamedTuple):
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return _squeezed(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+# Blank characters a terminal shows as empty columns (a space, the other Unicode spaces, a
+# blank braille cell); a tab and a line break are escaped by JSON already
+_BLANKS = " \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800"
+# A run of them long enough to leave a row empty, not at a line's start (the indentation
+# of indent=2 follows a line break; inside a string a line break is JSON's ``\n``)
+_RUN = re.compile(f"(?<![\n{_BLANKS}])[{_BLANKS}]{{{16},}}")
+_SAME = re.compile(f"([{_BLANKS}])\\1*")
+
+
+def _blanks(match: re.Match[str]) -> str:
+    # each stretch of one character as its JSON escape and how many: ``\u0020{3000}``. JSON
+    # never writes a blank as an escape, nor a single backslash but in an escape, so this
+    # cannot be text of the input (whose backslashes show doubled)
+    return _SAME.sub(lambda same: f"\\u{ord(same.group(1)):04x}"
+                     + (f"{{{len(same.group())}}}" if len(same.group()) > 1 else ""),
+                     match.group())
+
+
+def _squeezed(dumped: str) -> str:
+    """JSON text with every run of 16 or more blank characters inside it (not indentation)
+    written as escapes with counts: thousands of spaces in a value otherwise push its start
+    (``curl ... | sh``) out of sight, leaving empty rows and a harmless-looking end above
+    the question's prompt."""
+    return _RUN.sub(_blanks, dumped) if "  " in dumped or not dumped.isascii() else dumped
 
 
 _CHUNK = 4096
@@ -131,7 +158,8 @@ def shown_input(tool_input: Any, *, whole: bool = False) -> Shown:
     for number, (key, value) in enumerate(items):
         if hidden and number == most // 2:
             fields.append(f"  ... ({hidden} fields not shown) ...")
-        shown_key = _cut(json.dumps(str(key), ensure_ascii=False), key_budget, _text)
+        shown_key = _cut(_squeezed(json.dumps(str(key), ensure_ascii=False)), key_budget,
+                         _text)
         shown_value = _cut(_dump(value), budget)
         cut = cut or shown_key.cut or shown_value.cut
         fields.append(f"  {shown_key.text}: {shown_value.text}")

@@ -31,6 +31,7 @@ from toolhost.protocol.refusals import busy as _busy
 from toolhost.protocol.refusals import duplicate as _duplicate
 from toolhost.protocol.refusals import failed as _failed
 from toolhost.protocol.sending import ControlSender
+from toolhost.protocol.tasks import RequestTasks
 
 __all__ = ["RequestLines"]
 
@@ -117,7 +118,7 @@ class RequestLines(ControlSender):
             elif kind == "control_response":
                 self._outbox.on_response(message.get("response"))
             elif kind == "control_cancel_request":
-                self._tasks.cancel(str(message.get("request_id")))
+                _withdraw(self._tasks, message)
             elif self.on_message is not None:
                 try:
                     await self.on_message(message)
@@ -188,7 +189,7 @@ class RequestLines(ControlSender):
             self._outbox.on_response(message.get("response"))
             return True
         if kind == "control_cancel_request":
-            self._tasks.cancel(str(message.get("request_id")))
+            _withdraw(self._tasks, message)
             return True
         request_id, request = message.get("request_id"), message.get("request")
         if kind != "control_request" or not isinstance(request_id, str) or not request_id \
@@ -231,3 +232,14 @@ class RequestLines(ControlSender):
             except Exception:  # the answer is out: a failure here must not serve it twice
                 log.exception("control session: after_answer failed")
         return True
+
+
+def _withdraw(tasks: RequestTasks, message: Mapping[str, Any]) -> None:
+    # Only the request the id names: the number 5 (or null, true, [1]) is not the id "5"
+    # ("None", "True", "[1]"), whose task a str() of it stopped, its answer never sent.
+    request_id = message.get("request_id")
+    if isinstance(request_id, str):
+        tasks.cancel(request_id)
+    else:
+        log.warning("control session: skipped a control_cancel_request whose request_id is "
+                    "not a string: %s", cut(repr(request_id), 100))

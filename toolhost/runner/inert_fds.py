@@ -25,10 +25,11 @@ import os
 import select
 import sys
 import threading
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from toolhost.redaction import ScrubbingStream
 from toolhost.runner.held_output import HeldOutput
+from toolhost.runner.spill_out import SpillingText
 from toolhost.visible import visible
 
 __all__ = ["InertDescriptors"]
@@ -56,6 +57,7 @@ class InertDescriptors:
         # what comes while a question is open waits for its answer (``held.asking`` is set
         # once the terminal is open; the terminal releases it as the question ends)
         self.held = HeldOutput()
+        same: dict[tuple[int, int], SpillingText] = {}  # by the file fds point to
         for fd in fds:
             try:
                 real = os.dup(fd)  # not inherited: no child writes past the filter
@@ -67,8 +69,14 @@ class InertDescriptors:
             os.close(write)
             self.real[fd] = real
             self._reads[read] = fd
-            self._sinks[fd] = open(real, "w", encoding="utf-8", errors="replace",  # noqa: SIM115
-                                   closefd=False, buffering=1)
+            # never waits for a reader that stopped reading (``spill_out``): the session does.
+            # One for stdout and stderr on one file (a terminal, ``2>&1 |``): what waits for
+            # a slow reader is written in the order it came, whichever stream wrote it
+            file = os.fstat(real)
+            sink = same.get((file.st_dev, file.st_ino))
+            if sink is None:
+                sink = same[(file.st_dev, file.st_ino)] = SpillingText(real)
+            self._sinks[fd] = cast(IO[str], sink)
 
     def start(self) -> InertDescriptors:
         self._wake = os.pipe()
@@ -106,7 +114,11 @@ class InertDescriptors:
         """After a hang-up: the null device where a duplicate is a terminal (see
         ``commands.run._drop_terminal_output``)."""
         devnull = os.open(os.devnull, os.O_WRONLY)
-        for real in self.real.values():
+        own = []  # the sinks' descriptions of their own (``spill_out``)
+        for sink in self._sinks.values():
+            with contextlib.suppress(OSError, ValueError):
+                own.append(sink.fileno())
+        for real in {*self.real.values(), *own}:
             with contextlib.suppress(OSError):
                 if os.isatty(real):
                     os.dup2(devnull, real)

@@ -37,10 +37,13 @@ def kept_signals() -> Iterator[list[str]]:
     """Around a load: every signal disposition the block changed is put back after it (on
     the main thread; elsewhere nothing can change them). Yields a list that then names the
     signals put back (``SIGCHLD``), in signal order."""
+    from toolhost.runner.tool_system import in_place
+
     put_back: list[str] = []
     before = _dispositions()
     try:
-        yield put_back
+        with in_place():  # a tools module's ``from os import system`` takes ours (Ctrl-C)
+            yield put_back
     finally:
         for signum, handler in before.items():
             with contextlib.suppress(ValueError, OSError, TypeError):

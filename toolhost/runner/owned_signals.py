@@ -35,13 +35,14 @@ import asyncio
 import contextlib
 import importlib
 import os
-import posix
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import TYPE_CHECKING, Any
+
+from toolhost.runner import tool_system
 
 if TYPE_CHECKING:
     from toolhost.runner.signal_watch import SignalWatch
@@ -108,7 +109,6 @@ _C_NAMES = ("signal", "pthread_sigmask", "set_wakeup_fd", "siginterrupt", "alarm
             "pthread_kill")
 _C: dict[str, Any] = {name: getattr(_signal, name) for name in _C_NAMES
                       if hasattr(_signal, name)}
-_SYSTEM = os.system
 # the session's watch (the innermost ``signals_owned``'s), put back after each in-process call
 _WATCHES: list[SignalWatch] = []
 
@@ -217,26 +217,8 @@ def _install() -> list[tuple[Any, str, Any]]:
             if getattr(module, name, None) is original:
                 installed.append((module, name, original))
                 setattr(module, name, guarded)
-    for module in (os, posix):  # (os.system is posix.system)
-        if getattr(module, "system", None) is _SYSTEM:
-            installed.append((module, "system", _SYSTEM))
-            setattr(module, "system", _system)  # noqa: B010
+    installed += tool_system.put_in_place()  # a tool's os.system keeps Ctrl-C ours
     return installed
-
-
-def _system(command: str | bytes | os.PathLike[Any]) -> int:
-    """``os.system`` without libc's ``system()``, which ignores SIGINT and SIGQUIT in the whole
-    process while the command runs (a tool's ``os.system`` took Ctrl-C from the session for
-    as long): ``/bin/sh -c command``, its wait status returned as ``os.system`` returns it."""
-    sys.audit("os.system", command)
-    text = os.fsdecode(command)
-    defaults = (signal.SIGINT, signal.SIGQUIT)  # the command's, as system() sets them
-    try:
-        pid = os.posix_spawn("/bin/sh", ["sh", "-c", "--", text], os.environ,
-                             setsigdef=defaults)
-    except OSError:
-        return 127 << 8  # as system() when no shell could run
-    return os.waitpid(pid, 0)[1]
 
 
 def _guard(name: str, original: Callable[..., Any],

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -124,7 +125,10 @@ def _stream_of(message: Mapping[str, Any]) -> tuple[Any, ...] | None:
     where = (str(message.get("session_id")), str(message.get("parent_tool_use_id")))
     kind = event.get("type")
     if kind in ("content_block_start", "content_block_delta", "content_block_stop"):
-        return (*where, event.get("index"))
+        index = event.get("index")
+        if isinstance(index, (list, dict)):  # JSON that is no key: keyed by its text
+            index = ("json", json.dumps(index, sort_keys=True, default=str))
+        return (*where, index)
     return where if kind in ("message_start", "message_stop") else None
 
 

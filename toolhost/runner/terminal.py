@@ -40,6 +40,7 @@ import anyio.lowlevel
 from toolhost.permissions.ask import AskInterrupted, TerminalHungUp
 from toolhost.runner import paste as marks
 from toolhost.runner.line_edit import without_keys
+from toolhost.runner.spill_out import terminals_written
 from toolhost.runner.terminal_input import CANON_LIMIT, MAX_LINE
 from toolhost.runner.terminal_paste import PasteInput, _TypedKey
 from toolhost.runner.ttyheld import (
@@ -169,6 +170,7 @@ class Terminal(PasteInput):
             if tag and _QUESTION_HEAD in prompt[:len(_QUESTION_HEAD) + 2]:
                 prompt = prompt.replace(_QUESTION_HEAD, _QUESTION_HEAD + tag, 1)
             try:
+                await terminals_written()  # the transcript on its way first, not around it
                 if question:  # every key edited here from the first (``line_edit``)
                     if self.brackets:  # a paste never answers it; first: its ESC line end
                         self._bracketing = True  # tells the watchdog the modes to put back

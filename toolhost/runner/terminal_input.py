@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import select
 import signal
 import sys
 import termios
@@ -105,11 +106,19 @@ class TerminalInput:
         self._utf8 = False  # IUTF8 was turned on for the read in progress (``_utf8_input``)
 
     def write(self, text: str) -> None:
-        """Write to the terminal; a terminal that went away (hang-up) is not an error."""
-        data = text.encode("utf-8", errors="replace")
+        """Write to the terminal, all of it; a terminal that went away (hang-up) is not an
+        error. On a non-blocking descriptor (``/dev/tty`` when turns come from a pipe) a
+        terminal slow to take a long question refuses the rest for a moment: that is waited
+        for, never dropped (the question's end, and ``Allow?``, were lost past ~8 KB)."""
+        data = memoryview(text.encode("utf-8", errors="replace"))
         with contextlib.suppress(OSError):
             while data:
-                data = data[os.write(self.write_fd, data):]
+                try:
+                    data = data[os.write(self.write_fd, data):]
+                except BlockingIOError:
+                    writable = select.poll()
+                    writable.register(self.write_fd, select.POLLOUT)
+                    writable.poll()  # (a hang-up ends it too: the next write fails, EIO)
 
     def suspend(self) -> None:
         """Stop marking pastes (before Ctrl-Z stops toolhost, and at close): the shell's
