@@ -17,7 +17,9 @@ on CPython's own loops. A request with lines behind it waits for the next turn a
 so a withdrawal read right behind it still stops it before it starts. And never before
 one of those: while a task made for an earlier request has not begun (``queued``), a later
 one waits its turn too, so requests begin in the order they were read (two permission
-questions read together are asked in that order, not the later one first).
+questions read together are asked in that order, not the later one first). The requests that
+wait for the next turn share one task, served one by one, each in its own copy of the
+context, until one of them waits: ``toolhost.protocol.read_batch``.
 """
 
 from __future__ import annotations
