@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 import pytest
 
+from toolhost.protocol.framing import LineWriter
 from toolhost.protocol.tasks import RequestTasks
 
-from .session_harness import running_session
+from .session_harness import os_pipe_writer, running_session
 from .test_session_same_read import call
 
 pytestmark = pytest.mark.anyio
@@ -309,25 +312,82 @@ async def test_a_driven_request_meets_futures_cancels_and_scopes_as_a_task_would
     assert VAR.get() == "unset"
 
 
-async def test_a_read_of_quick_calls_is_answered_in_one_write_after_the_first(
-        _transport: str) -> None:
-    # one task serves the read's calls, so the loop's ready queue no longer shows that more
-    # answers follow: the writer is told, and still joins them into one write
-    if _transport != "pipes":
-        pytest.skip("the batched write is the pipe writer's")
-    async with running_session() as (session, cli):
-        direct = session._writer._direct
-        assert direct is not None
-        writes: list[int] = []
-        write = direct.write
+async def test_a_batchs_answers_leave_in_one_write_after_the_first() -> None:
+    # one task serves the read's requests; the loop's ready queue still shows that more
+    # answers follow (the batch leaves a sign in it), so the writer still joins them
+    read_fd, sender = await os_pipe_writer()
+    writer = LineWriter(sender)
+    direct = writer._direct
+    assert direct is not None
+    writes: list[bytes] = []
+    write = direct.write
 
-        def counted(data: bytes) -> None:
-            writes.append(len(data))
-            write(data)
-        direct.write = counted  # type: ignore[method-assign]
+    def counted(data: bytes) -> None:
+        writes.append(data)
+        write(data)
+    direct.write = counted  # type: ignore[method-assign]
+    tasks = RequestTasks()
+
+    async def serve(request_id: str, request: Any) -> None:
+        await writer.send_bytes(f"{request_id}\n".encode())
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tasks.bind(tg)
+            # (no future resolved behind the spawns: the batch's task is alone in its turn)
+            asyncio.get_running_loop().call_soon(
+                lambda: [tasks.spawn(f"r{i}", serve, None) for i in range(32)])
+            await asyncio.sleep(0)
+            with anyio.fail_after(5):
+                await tasks.wait_all()
+                while writer._writing:
+                    await anyio.sleep(0)
+        assert writes == [b"r0\n", b"".join(f"r{i}\n".encode() for i in range(1, 32))]
+    finally:
+        os.close(read_fd)
+        await sender.aclose()
+
+
+async def test_sync_calls_read_together_do_not_hold_the_loop_one_by_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the sync pool yields the loop to a call only when nothing else is due; a batch's
+    # requests are due, so each call is handed to the pool and awaited, as from tasks of
+    # their own (one that yielded would run the read's calls one at a time)
+    from toolhost.backends import threads
+
+    yielded: list[object] = []
+    real = threads._yield_until_done
+
+    def counted(job: Any) -> None:
+        yielded.append(job)
+        real(job)
+    monkeypatch.setattr(threads, "_yield_until_done", counted)
+    pool = threads.SyncPool()
+    tasks = RequestTasks()
+    answers: list[str] = []
+
+    async def serve(request_id: str, request: Any) -> None:
+        answers.append(await pool.run(lambda: request_id, tool="t"))
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(8):  # the pool's threads made first (a new thread is slow to start)
+            tg.start_soon(functools.partial(pool.run, lambda: None, tool="t"))
+    del yielded[:]
+    async with anyio.create_task_group() as tg:
+        tasks.bind(tg)
+        asyncio.get_running_loop().call_soon(
+            lambda: [tasks.spawn(f"r{i}", serve, None) for i in range(8)])
+        await asyncio.sleep(0)
+        with anyio.fail_after(10):
+            await tasks.wait_all()
+    assert sorted(answers) == sorted(f"r{i}" for i in range(8))
+    assert len(yielded) <= 1  # at most the last call of a turn, as from tasks of their own
+
+
+async def test_a_read_of_quick_calls_is_answered_once_each_in_order(_transport: str) -> None:
+    async with running_session() as (_, cli):
         await cli.send_raw(b"".join(call(f"c{i}", i, f"n{i}") for i in range(32)))
         await cli.wait_for(lambda: all(f"c{i}" in cli.answers() for i in range(32)))
-    assert len(writes) <= 3, writes  # the first answer at once, the rest together
     order = [line["response"]["request_id"] for line in cli.lines
              if line.get("type") == "control_response"]
     assert order == [f"c{i}" for i in range(32)]

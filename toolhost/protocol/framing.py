@@ -222,9 +222,6 @@ class LineWriter:
         self._writing = False
         self._backlog: list[bytes] = []
         self._direct = _asyncio_writer(stream)
-        # answers of requests read together follow in this turn (one task serves them in
-        # turn, so the ready queue does not show them): batched like ``more``
-        self.following = False
 
     async def send(self, obj: Any) -> None:
         await self.send_bytes(encode_line(obj))
@@ -300,16 +297,12 @@ class LineWriter:
             return
         direct.write(data)
         loop = asyncio.get_running_loop()
-        if not more and not self.following and not getattr(loop, "_ready", True):
+        if not more and not getattr(loop, "_ready", True):
             # Nothing else is due in this turn (CPython's ready queue is empty), so no other
             # line can follow in it: no batch to open, and no extra turn to close it.
             return
         self._writing = True
         loop.call_soon(self._flush, direct)
-
-    def follow(self, on: bool) -> None:
-        """``following``: answers of requests read together follow in this turn."""
-        self.following = on
 
     def _flush(self, direct: asyncio.StreamWriter) -> None:
         self._writing = False

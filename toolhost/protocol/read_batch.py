@@ -31,34 +31,37 @@ Entry = tuple[Callable[[], Coroutine[Any, Any, None]], contextvars.Context]
 """A request of the batch: what makes its coroutine, and the context it runs in."""
 
 
-async def serve_batch(batch: deque[Entry], spill: Callable[[deque[Entry]], None],
-                      follow: Callable[[bool], None]) -> None:
+async def serve_batch(batch: deque[Entry], spill: Callable[[deque[Entry]], None]) -> None:
     """Serve ``batch`` in order in this task (see the module text). ``spill(batch)`` gives
-    each request left in it a task of its own; ``follow(True)`` while more answers follow in
-    this turn of the loop (the writer joins them into one write), ``follow(False)`` after."""
+    each request left in it a task of its own."""
     task = asyncio.current_task()
     assert task is not None
-    follow(len(batch) > 1)
-    try:
-        while batch:
-            make, ctx = batch.popleft()
-            coro = make()
-            try:
-                step = ctx.run(coro.send, None)
-            except StopIteration:
-                if task.cancelling():  # a cancel of this task was asked for: not the next's
-                    spill(batch)
-                    return
-                continue
-            except BaseException:
+    if len(batch) > 1:
+        # More requests follow in this turn of the loop, and its ready queue shows it, as
+        # their own tasks' steps did: the writer joins their answers into one write, and the
+        # sync pool does not hold the loop for one call while the others wait (it yields the
+        # loop to a call only when nothing else is due). Run at the next turn, it does nothing.
+        asyncio.get_running_loop().call_soon(_due)
+    while batch:
+        make, ctx = batch.popleft()
+        coro = make()
+        try:
+            step = ctx.run(coro.send, None)
+        except StopIteration:
+            if task.cancelling():  # a cancel of this task was asked for: not the next's
                 spill(batch)
-                raise
-            spill(batch)  # this one waits: the rest begin in tasks of their own
-            follow(False)
-            await drive(coro, ctx, step)
-            return
-    finally:
-        follow(False)
+                return
+            continue
+        except BaseException:
+            spill(batch)
+            raise
+        spill(batch)  # this one waits: the rest begin in tasks of their own
+        await drive(coro, ctx, step)
+        return
+
+
+def _due() -> None:
+    """The ready queue's sign that a batch's requests follow (see ``serve_batch``)."""
 
 
 async def drive(coro: Coroutine[Any, Any, None], ctx: contextvars.Context,

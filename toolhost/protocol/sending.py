@@ -30,7 +30,6 @@ class ControlSender:
     def __init__(self, send: anyio.abc.ByteSendStream) -> None:
         self._writer = LineWriter(send)
         self._tasks = RequestTasks()  # incoming requests being served, by request_id
-        self._tasks.follows = self._writer.follow  # a read's answers: one write
         self._outbox = Outbox(self._writer)  # our requests, matched to their answers
 
     async def _write(self, obj: Any) -> None:

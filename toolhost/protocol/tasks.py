@@ -86,8 +86,6 @@ class RequestTasks:
         self._tg: anyio.abc.TaskGroup | None = None
         self._new_scope: Callable[[], anyio.CancelScope] = anyio.CancelScope
         self._batch: deque[Entry] | None = None  # this turn's requests, for one task
-        # told True while a batch's answers follow one another in a turn of the loop
-        self.follows: Callable[[bool], None] | None = None
 
     def bind(self, tg: anyio.abc.TaskGroup) -> None:
         """Attach to the running session's task group (the fallback spawner)."""
@@ -175,7 +173,7 @@ class RequestTasks:
     async def _serve_batch(self, batch: deque[Entry]) -> None:
         if self._batch is batch:
             self._batch = None  # requests spawned from now on make a batch of their own
-        await serve_batch(batch, self._spill, self._follow)
+        await serve_batch(batch, self._spill)
 
     def _spill(self, batch: deque[Entry]) -> None:
         # each request left in the batch in a task of its own (one of them waits)
@@ -183,10 +181,6 @@ class RequestTasks:
         while batch:
             make, ctx = batch.popleft()
             self._track(self._loop.create_task(make(), context=ctx))
-
-    def _follow(self, more: bool) -> None:
-        if self.follows is not None:
-            self.follows(more)
 
     def _track(self, task: asyncio.Task[None]) -> None:
         self._native.add(task)
