@@ -50,6 +50,11 @@ async def _read_together(tasks: RequestTasks, serve: Serve, requests: list[tuple
     await done
 
 
+def _spawn_all(tasks: RequestTasks, serve: Serve, count: int) -> None:
+    for i in range(count):
+        tasks.spawn(f"r{i}", serve, None)
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -223,7 +228,7 @@ async def test_a_request_that_raises_is_logged_and_the_next_one_is_served(
 
 
 async def _scenario(log: list[str], futures: dict[str, asyncio.Future[Any]],
-                    cancel_me: Callable[[], None]) -> None:
+                    cancel_me: Callable[[], object]) -> None:
     """What a request that waits may meet; recorded the same whether it runs in a task of
     its own or is driven by a batch's task."""
     loop = asyncio.get_running_loop()
@@ -322,8 +327,8 @@ async def test_a_batchs_answers_leave_in_one_write_after_the_first() -> None:
     writes: list[bytes] = []
     write = direct.write
 
-    def counted(data: bytes) -> None:
-        writes.append(data)
+    def counted(data: Any) -> None:
+        writes.append(bytes(data))
         write(data)
     direct.write = counted  # type: ignore[method-assign]
     tasks = RequestTasks()
@@ -335,8 +340,7 @@ async def test_a_batchs_answers_leave_in_one_write_after_the_first() -> None:
         async with anyio.create_task_group() as tg:
             tasks.bind(tg)
             # (no future resolved behind the spawns: the batch's task is alone in its turn)
-            asyncio.get_running_loop().call_soon(
-                lambda: [tasks.spawn(f"r{i}", serve, None) for i in range(32)])
+            asyncio.get_running_loop().call_soon(_spawn_all, tasks, serve, 32)
             await asyncio.sleep(0)
             with anyio.fail_after(5):
                 await tasks.wait_all()
@@ -375,8 +379,7 @@ async def test_sync_calls_read_together_do_not_hold_the_loop_one_by_one(
     del yielded[:]
     async with anyio.create_task_group() as tg:
         tasks.bind(tg)
-        asyncio.get_running_loop().call_soon(
-            lambda: [tasks.spawn(f"r{i}", serve, None) for i in range(8)])
+        asyncio.get_running_loop().call_soon(_spawn_all, tasks, serve, 8)
         await asyncio.sleep(0)
         with anyio.fail_after(10):
             await tasks.wait_all()
