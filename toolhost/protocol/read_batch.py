@@ -2,7 +2,7 @@
 
 With calls in flight, one read of the CLI's pipe holds many requests (32 on one CPU). A task
 per request costs its ``Task``, its handle on the ready queue, its done callback and anyio's
-per-task state for the request's cancel scope (together ~12% of an async call's instructions
+per-task state for the request's cancel scope (together ~9-13% of an async call's instructions
 in flight). ``serve_batch`` serves them in one task instead, in the order read, each step of
 each request in a copy of the context taken when it was read (what its own task would have
 had), so a ``ContextVar`` a tool sets stays in its call.
