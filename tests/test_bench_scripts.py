@@ -94,3 +94,25 @@ def test_the_inline_call_bench_times_the_three_ways_and_checks_their_answers() -
               for line in out.stdout.splitlines() if " us CPU per call" in line]
     assert starts == ["async def", "def, pool", "def, inline"], out.stdout
     assert "inline / pool:" in out.stdout
+
+
+def test_the_instruction_bench_pins_valgrind_and_the_fake_cli_when_asked(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # in flight, an unpinned fake CLI answers each answer at once on the other CPU (reads of
+    # a line or two); pinned, the regime bench_run.py measures (32 lines a read)
+    sys.path.insert(0, str(BENCH))
+    try:
+        import bench_instructions
+    finally:
+        sys.path.remove(str(BENCH))
+    argvs: list[list[str]] = []
+
+    def fake_run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        argvs.append(argv)
+        return subprocess.CompletedProcess(argv, 0, "", "==1== Collected : 1234\n")
+    monkeypatch.setattr(bench_instructions.subprocess, "run", fake_run)
+    config, cli = tmp_path / "bench.yaml", tmp_path / "fake_cli"
+    assert bench_instructions.count(BENCH.parent, "async", 10, config, cli, 32, 1) == 1234
+    assert argvs[-1][:4] == ["taskset", "-c", "1", "valgrind"]
+    assert bench_instructions.count(BENCH.parent, "async", 10, config, cli) == 1234
+    assert argvs[-1][0] == "valgrind"

@@ -177,8 +177,13 @@ class ControlSession(RequestLines):
         if spawned:
             # Let the requests read before this one start first (each registers its
             # tools/call before its first pause), so a notifications/cancelled served
-            # here can never overtake the call it names.
+            # here can never overtake the call it names. (A turn of the loop or two: the
+            # requests of a read begin one by one in one task, and those behind one that
+            # waits in tasks of their own a turn later: toolhost.protocol.read_batch.)
+            read = self._tasks.queued_ever
             await anyio.lowlevel.checkpoint()
+            while not self._tasks.begun(read) and not self._tasks.closing:
+                await anyio.lowlevel.checkpoint()
             if self._tasks.closing:
                 self._eof.set()
                 return

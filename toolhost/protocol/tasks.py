@@ -17,12 +17,15 @@ on CPython's own loops. A request with lines behind it waits for the next turn a
 so a withdrawal read right behind it still stops it before it starts. And never before
 one of those: while a task made for an earlier request has not begun (``queued``), a later
 one waits its turn too, so requests begin in the order they were read (two permission
-questions read together are asked in that order, not the later one first).
+questions read together are asked in that order, not the later one first). The requests that
+wait for the next turn share one task, served one by one, each in its own copy of the
+context, until one of them waits: ``toolhost.protocol.read_batch``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import sys
 from collections import deque
@@ -32,6 +35,8 @@ from typing import Any
 
 import anyio
 import anyio.abc
+
+from toolhost.protocol.read_batch import Entry, serve_batch
 
 __all__ = ["RequestTasks"]
 
@@ -72,6 +77,7 @@ class RequestTasks:
         # tasks made for requests (not eagerly) whose first step has not run yet: a later
         # request must not overtake them (``spawn``)
         self.queued = 0
+        self.queued_ever = 0  # requests ever made to wait (they begin in this order)
         self.scopes: dict[str, anyio.CancelScope] = {}  # request_id -> scope of its task
         self._withdrawn: set[anyio.CancelScope] = set()  # of requests the CLI withdrew
         self.closing = False
@@ -79,6 +85,7 @@ class RequestTasks:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self._new_scope: Callable[[], anyio.CancelScope] = anyio.CancelScope
+        self._batch: deque[Entry] | None = None  # this turn's requests, for one task
 
     def bind(self, tg: anyio.abc.TaskGroup) -> None:
         """Attach to the running session's task group (the fallback spawner)."""
@@ -128,23 +135,26 @@ class RequestTasks:
         if self.queued:
             eager = False  # an earlier request waits its turn: this one begins after it
         if self._loop is not None:
-            coro = self._run(request_id, scope, fn, request, size, queued=not eager)
-            if eager:
-                # The first step (for a quick tool, all of it) runs now: the answer leaves
-                # in this turn of the event loop, not the next.
-                if sys.version_info >= (3, 12):
-                    task = asyncio.Task(coro, loop=self._loop, eager_start=True)
-                else:
-                    task = _started_now(self._loop, coro)
-                if task.done():
-                    return
-            else:
+            if not eager:
+                # begins at the next turn, in the order read: in the task of this turn's
+                # batch (toolhost.protocol.read_batch), made with the first request of it
                 self.queued += 1
-                task = self._loop.create_task(coro)
-            self._native.add(task)
-            task.add_done_callback(self._native.discard)
+                self.queued_ever += 1
+                self._enqueue(partial(self._run, request_id, scope, fn, request, size,
+                                      queued=True))
+                return
+            # The first step (for a quick tool, all of it) runs now: the answer leaves in
+            # this turn of the event loop, not the next.
+            coro = self._run(request_id, scope, fn, request, size)
+            if sys.version_info >= (3, 12):
+                task = asyncio.Task(coro, loop=self._loop, eager_start=True)
+            else:
+                task = _started_now(self._loop, coro)
+            if not task.done():
+                self._track(task)
         elif self._tg is not None:
             self.queued += 1
+            self.queued_ever += 1
             self._tg.start_soon(partial(self._run, request_id, scope, fn, request, size,
                                         queued=True))
         else:
@@ -152,10 +162,39 @@ class RequestTasks:
             self._held -= size
             raise RuntimeError("the control session is not running")
 
+    def _enqueue(self, make: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        assert self._loop is not None
+        batch = self._batch
+        if batch is None:
+            batch = self._batch = deque()
+            self._track(self._loop.create_task(self._serve_batch(batch)))
+        batch.append((make, contextvars.copy_context()))
+
+    async def _serve_batch(self, batch: deque[Entry]) -> None:
+        if self._batch is batch:
+            self._batch = None  # requests spawned from now on make a batch of their own
+        await serve_batch(batch, self._spill)
+
+    def _spill(self, batch: deque[Entry]) -> None:
+        # each request left in the batch in a task of its own (one of them waits)
+        assert self._loop is not None
+        while batch:
+            make, ctx = batch.popleft()
+            self._track(self._loop.create_task(make(), context=ctx))
+
+    def _track(self, task: asyncio.Task[None]) -> None:
+        self._native.add(task)
+        task.add_done_callback(self._native.discard)
+
     async def serve(self, request_id: str, fn: Callable[[str, Any], Awaitable[None]],
                     request: Any, size: int = 0) -> None:
         """Run ``fn(request_id, request)`` in a cancel scope registered under the id."""
         await self._run(request_id, self._register(request_id, size), fn, request, size)
+
+    def begun(self, count: int) -> bool:
+        """Whether the first ``count`` requests ever made to wait have begun (each one's
+        first step has run: a tools/call is registered, a question has taken its place)."""
+        return self.queued_ever - self.queued >= count
 
     def new_scope(self) -> anyio.CancelScope:
         """A fresh cancel scope of the running backend."""
