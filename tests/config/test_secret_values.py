@@ -143,10 +143,10 @@ def test_a_secret_longer_than_the_bound_is_a_located_error(
     # each secret's forms cost a set-up linear in its length, on every load: a value past
     # MAX_SECRET is refused, located, without its value, and no other message is shown
     # (the bound made small here: a Redactor of 65,536 characters costs seconds to build)
-    from toolhost.config import loader
+    from toolhost.config import layers
 
-    assert loader.MAX_SECRET == MAX_SECRET == 65_536
-    monkeypatch.setattr(loader, "MAX_SECRET", 96)
+    assert layers.MAX_SECRET == MAX_SECRET == 65_536
+    monkeypatch.setattr(layers, "MAX_SECRET", 96)
     size = 96 + over
     value = "k3y" * (size // 3) + "k3y"[:size % 3]
     config = _write(tmp_path, body + "    base_url: https://example.test/\n"
