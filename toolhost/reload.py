@@ -26,17 +26,19 @@ up, so its files may have changed meanwhile).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 import anyio
 
-__all__ = ["Reloader", "files_of"]
+__all__ = ["Reloader", "built_apart", "files_of"]
 
 log = logging.getLogger("toolhost.reload")
 
@@ -84,6 +86,55 @@ def _stamps(files: Iterable[str], since: int | None,
         else:
             out[name] = stamp
     return out
+
+
+BUILD_POLL = 0.05  # seconds between looks at a build running in its thread
+
+
+async def built_apart(build: Callable[[], T], close: Callable[[T], Awaitable[None]]) -> T:
+    """``build()`` in a thread of its own while the event loop goes on answering calls.
+
+    A reload imports python tools and plugins, clones the repositories of new ``extends``
+    pins and fetches OpenAPI documents: any of them may take any time, and on the loop's
+    thread no call, ping or cancellation was answered until it was done. Cancelled (the
+    server stops), the build is abandoned: a daemon thread, never joined at exit; what it
+    builds after that is closed in that thread with ``close``."""
+    built: list[T] = []
+    failed: list[BaseException] = []
+    finished = threading.Event()
+    lock = threading.Lock()
+    abandoned = False
+
+    def work() -> None:
+        try:
+            result = build()
+        except BaseException as exc:  # handed to the loop (a reload error)
+            failed.append(exc)
+        else:
+            with lock:
+                built.append(result)
+                late = abandoned
+            if late:  # nobody will take it: close it here (its own short event loop)
+                with contextlib.suppress(Exception):
+                    anyio.run(close, result)
+        finally:
+            finished.set()
+
+    threading.Thread(target=work, name="toolhost reload", daemon=True).start()
+    try:
+        while not finished.is_set():
+            await anyio.sleep(BUILD_POLL)
+    except BaseException:
+        with lock:
+            abandoned = True
+            done = list(built)
+        if done:
+            with anyio.CancelScope(shield=True):
+                await close(done[0])
+        raise
+    if failed:
+        raise failed[0]
+    return built[0]
 
 
 def _report(exc: BaseException) -> None:
