@@ -43,7 +43,12 @@ __all__ = ["Reloader", "built_apart", "files_of"]
 log = logging.getLogger("toolhost.reload")
 
 T = TypeVar("T")
-Snapshot = Mapping[str, tuple[int, int] | None]
+# A file's stamp: its modification time and size, and what no edit can put back (the inode
+# change time, which ``touch -r``, ``cp -p`` and ``rsync -t`` do not keep, and which file
+# it is: a rename or a symbolic link put over it). Times and size alone missed an edit of the
+# same size whose time was put back, and a file replaced by one of the same size and time.
+Stamp = tuple[int, int, int, int, int]
+Snapshot = Mapping[str, Stamp | None]
 # A file's modification time may lag the clock by a tick of the kernel's coarse clock: a
 # file stamped this close before a build began is taken as changed during it (at worst, one
 # reload more).
@@ -59,25 +64,25 @@ def files_of(built: Any) -> tuple[str, ...]:
     return ()
 
 
-def _snapshot(files: Iterable[str]) -> dict[str, tuple[int, int] | None]:
-    out: dict[str, tuple[int, int] | None] = {}
+def _snapshot(files: Iterable[str]) -> dict[str, Stamp | None]:
+    out: dict[str, Stamp | None] = {}
     for name in files:
         try:
             st = os.stat(name)
         except OSError:
             out[name] = None  # deleted or being replaced: a change too
         else:
-            out[name] = (st.st_mtime_ns, st.st_size)
+            out[name] = (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino, st.st_dev)
     return out
 
 
 def _stamps(files: Iterable[str], since: int | None,
-            before: Snapshot | None = None) -> dict[str, tuple[int, int] | None]:
+            before: Snapshot | None = None) -> dict[str, Stamp | None]:
     """The stamps to compare the next look with: ``before``'s for a file it has (taken before
     the build read it), else the file's own, or None (a change) when it was modified after
     ``since`` (``time.time_ns()`` when the build began)."""
     now = _snapshot(files)
-    out: dict[str, tuple[int, int] | None] = {}
+    out: dict[str, Stamp | None] = {}
     for name, stamp in now.items():
         if before is not None and name in before:
             out[name] = before[name]
