@@ -145,3 +145,52 @@ async def test_a_build_s_error_is_raised_to_the_reloader() -> None:
 
     with pytest.raises(ValueError, match="broken config"):
         await built_apart(build, close)
+
+
+NOISY = """\
+import os, sys
+print("printed at import")
+sys.stdout.write("written at import\\n")
+os.write(1, b"fd 1 at import\\n")
+
+def f(x: int) -> int:
+    return x
+"""
+
+
+def test_a_reload_s_import_that_prints_leaves_the_protocol_alone(tmp_path: Path) -> None:
+    # built in its thread, where no redirection of the main thread's load applies: stdout
+    # is the protocol's own (claimed at start), a print goes to stderr
+    (tmp_path / "noisymod.py").write_text(NOISY)
+    config = tmp_path / "toolhost.yaml"
+    config.write_text(CONFIG)
+    argv = serve_argv(str(config), "--watch", "--watch-interval", "0.05")
+    with subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=server_env()) as process:
+        assert process.stdin is not None and process.stdout is not None
+        assert process.stderr is not None
+        got, said = _lines(process.stdout), _lines(process.stderr)
+
+        def send(message: dict[str, Any]) -> None:
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+
+        try:
+            send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            _answer(got, 0)
+            send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            before = config.stat().st_mtime_ns
+            config.write_text(CONFIG.replace("      add:", "      noisy: {python: 'noisymod:f'}\n"
+                                             "      add:"))
+            os.utime(config, ns=(before + 2_000_000_000,) * 2)
+            while "reloaded" not in said.get(timeout=WAIT):
+                pass
+            send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+            listed = _answer(got, 1)  # every line before it parsed as JSON-RPC
+            assert sorted(t["name"] for t in listed["result"]["tools"]) == ["add", "noisy"]
+        finally:
+            process.stdin.close()
+            process.wait(timeout=WAIT)
