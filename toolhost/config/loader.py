@@ -127,7 +127,7 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
            ) -> tuple[HostConfig, Any]:
     # Problems hide secrets exactly as the finished config will (its secrets are known now).
     redact = HostConfig(version=FORMAT_VERSION, servers={}, secrets=frozenset(secrets)).redact
-    check = Checker(merged.marks, merged.file, redact, merged.substituted)
+    check = Checker(merged.marks, merged.file, redact, merged.substituted, merged.spelled)
     data: dict[str, Any] = merged.data
     check.known_keys(data, (), TOP_KEYS, _MISPLACED_AT_TOP)
     plugins = build_plugins(check, data["plugins"]) if "plugins" in data else ()
