@@ -138,7 +138,12 @@ async def built_apart(build: Callable[[], T], close: Callable[[T], Awaitable[Non
                 await close(done[0])
         raise
     if failed:
-        raise failed[0]
+        if isinstance(failed[0], Exception):
+            raise failed[0]
+        # a KeyboardInterrupt (or another BaseException) raised by the build's own code: a
+        # signal is never delivered on that thread, so this is a failed build, not a stop
+        raise RuntimeError(f"the build raised {type(failed[0]).__name__}: "
+                           f"{failed[0]}") from failed[0]
     return built[0]
 
 

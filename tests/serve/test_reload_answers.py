@@ -194,3 +194,58 @@ def test_a_reload_s_import_that_prints_leaves_the_protocol_alone(tmp_path: Path)
         finally:
             process.stdin.close()
             process.wait(timeout=WAIT)
+
+
+@pytest.mark.anyio
+async def test_a_build_s_keyboard_interrupt_is_a_failed_build_not_a_stop() -> None:
+    # no signal reaches the build's thread: its KeyboardInterrupt is its code's, and the
+    # server goes on (it ended the server before)
+    def build() -> str:
+        raise KeyboardInterrupt
+
+    async def close(built: str) -> None:
+        raise AssertionError("nothing was built")
+
+    with pytest.raises(RuntimeError, match="the build raised KeyboardInterrupt"):
+        await built_apart(build, close)
+
+
+def test_a_reload_whose_module_raises_a_base_exception_keeps_serving(tmp_path: Path) -> None:
+    (tmp_path / "stopmod.py").write_text(
+        "class Stop(BaseException):\n    pass\nraise Stop('boom')\n"
+        "def f(x: int) -> int:\n    return x\n")
+    config = tmp_path / "toolhost.yaml"
+    config.write_text(CONFIG)
+    argv = serve_argv(str(config), "--watch", "--watch-interval", "0.05")
+    with subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=server_env()) as process:
+        assert process.stdin is not None and process.stdout is not None
+        assert process.stderr is not None
+        got, said = _lines(process.stdout), _lines(process.stderr)
+
+        def send(message: dict[str, Any]) -> None:
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+
+        try:
+            send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            _answer(got, 0)
+            send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            before = config.stat().st_mtime_ns
+            config.write_text(CONFIG.replace("      add:", "      stop: {python: 'stopmod:f'}\n"
+                                             "      add:"))
+            os.utime(config, ns=(before + 2_000_000_000,) * 2)
+            text = ""
+            while "servers.s.tools.stop" not in text:
+                text += said.get(timeout=WAIT)
+            assert "reload failed; still serving the last good config" in text, text
+            assert "Stop (a BaseException): boom" in text, text
+            send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                  "params": {"name": "add", "arguments": {"a": 2, "b": 3}}})
+            assert _answer(got, 1)["result"]["content"] == [{"type": "text", "text": "5"}]
+        finally:
+            process.stdin.close()
+            process.wait(timeout=WAIT)
