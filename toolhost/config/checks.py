@@ -371,16 +371,14 @@ class Checker:
     def spelled_int(self, path: Path, value: int) -> tuple[str, str] | None:
         """(message, hint) when the integer ``value`` at ``path``, passed on as text, was
         written otherwise than Python writes it: ``0x10`` would reach the program (the
-        server, the header) as '16', ``1_000`` as '1000', ``+12`` as '12'."""
-        written = self.spelled.get(path)
-        if written is None:
+        server, the header) as '16', ``1_000`` as '1000', ``+12`` as '12'. Neither form is
+        shown: the value may be a credential, and only Python's form of it is hidden."""
+        if path not in self.spelled:
             return None
-        from toolhost.excerpt import cut
-
-        return (f"the integer {cut(written, 40)} would be passed as Python writes it "
-                f"({cut(str(value), 40)!r}), not as written",
-                f"quote it (\"{cut(written, 40)}\") to pass the text as written, or write "
-                f"{cut(str(value), 40)}")
+        return ("an integer written otherwise than Python writes it would be passed as Python "
+                "writes it (0x10 as '16', 1_000 as '1000', +12 as '12'), not as written",
+                "quote it (\"0x10\", not 0x10) to pass the text as written, or write the "
+                "number in decimal")
 
 
 def _known_here(allowed: Collection[str]) -> str:
