@@ -120,7 +120,7 @@ class BackendChecker:
             said.add(at)
             self._report(check, here, error, shorthand)
         if name in ("command", "http"):
-            for where, value in _float_values(block, here, shorthand, name):
+            for where, value in _number_values(block, here, shorthand, name):
                 if isinstance(value, float):
                     check.problem(where, f"a float ({shown(value)}) would be passed as "
                                   f"Python writes it ({str(value)!r}), not as written",
@@ -204,7 +204,7 @@ class BackendChecker:
             check.problem(where, cut(error.message, 300))
 
 
-def _float_values(block: Mapping[str, Any], here: Path, shorthand: str | None,
+def _number_values(block: Mapping[str, Any], here: Path, shorthand: str | None,
                   kind: str = "command") -> list[tuple[Path, float | int]]:
     """The numbers in a command's argv (groups too) and env, or an http tool's query,
     headers and form, each with its key path: ``1.10`` reaches the program or the server as
