@@ -182,7 +182,7 @@ def test_a_load_without_plugins_still_records_the_config_dir(tmp_path: Path) -> 
 
 
 # patterns only an error, a hint or a rarer config needs: kept as text, compiled at first use
-LAZY_PATTERNS = ["toolhost.config.loader:_TOML_LINE", "toolhost.config.escapes:_ESCAPE",
+LAZY_PATTERNS = ["toolhost.config.format_version:_TOML_LINE", "toolhost.config.escapes:_ESCAPE",
                  "toolhost.config.build_top:_DIST", "toolhost.config.sources:_SCHEME",
                  "toolhost.backends.templating:_BRACE", "toolhost.compile.metacheck:_LOCAL_REF",
                  # only a tool running git, ssh or php reads a KEY=VALUE setting by these

@@ -92,6 +92,13 @@ class SuggestingParser(argparse.ArgumentParser):
             missing = [w.strip() for w in message[len(_REQUIRED):].split(",")]
             if missing and missing[0] in _CONFIG_ARGS:
                 return _config_hint()
+            picks = [f"{name}: one of {', '.join(sorted(map(str, a.choices)))}"
+                     for a in self._actions if not a.option_strings and a.choices
+                     and not isinstance(a, argparse._SubParsersAction)
+                     and (name := str(a.metavar or a.dest)) in missing]
+            if picks:  # `install` alone: which clients, then the config (as others say it)
+                config = _config_hint()[2:-1] if set(missing) & set(_CONFIG_ARGS) else ""
+                return f" ({'; '.join([*picks, *([config] if config else [])])})"
             choices = [sorted(a.choices) for a in self._actions
                        if isinstance(a, argparse._SubParsersAction) and a.choices
                        and str(a.metavar or a.dest) in missing]

@@ -26,22 +26,29 @@ up, so its files may have changed meanwhile).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 import anyio
 
-__all__ = ["Reloader", "files_of"]
+__all__ = ["Reloader", "built_apart", "files_of"]
 
 log = logging.getLogger("toolhost.reload")
 
 T = TypeVar("T")
-Snapshot = Mapping[str, tuple[int, int] | None]
+# A file's stamp: its modification time and size, and what no edit can put back (the inode
+# change time, which ``touch -r``, ``cp -p`` and ``rsync -t`` do not keep, and which file
+# it is: a rename or a symbolic link put over it). Times and size alone missed an edit of the
+# same size whose time was put back, and a file replaced by one of the same size and time.
+Stamp = tuple[int, int, int, int, int]
+Snapshot = Mapping[str, Stamp | None]
 # A file's modification time may lag the clock by a tick of the kernel's coarse clock: a
 # file stamped this close before a build began is taken as changed during it (at worst, one
 # reload more).
@@ -57,25 +64,25 @@ def files_of(built: Any) -> tuple[str, ...]:
     return ()
 
 
-def _snapshot(files: Iterable[str]) -> dict[str, tuple[int, int] | None]:
-    out: dict[str, tuple[int, int] | None] = {}
+def _snapshot(files: Iterable[str]) -> dict[str, Stamp | None]:
+    out: dict[str, Stamp | None] = {}
     for name in files:
         try:
             st = os.stat(name)
         except OSError:
             out[name] = None  # deleted or being replaced: a change too
         else:
-            out[name] = (st.st_mtime_ns, st.st_size)
+            out[name] = (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino, st.st_dev)
     return out
 
 
 def _stamps(files: Iterable[str], since: int | None,
-            before: Snapshot | None = None) -> dict[str, tuple[int, int] | None]:
+            before: Snapshot | None = None) -> dict[str, Stamp | None]:
     """The stamps to compare the next look with: ``before``'s for a file it has (taken before
     the build read it), else the file's own, or None (a change) when it was modified after
     ``since`` (``time.time_ns()`` when the build began)."""
     now = _snapshot(files)
-    out: dict[str, tuple[int, int] | None] = {}
+    out: dict[str, Stamp | None] = {}
     for name, stamp in now.items():
         if before is not None and name in before:
             out[name] = before[name]
@@ -84,6 +91,60 @@ def _stamps(files: Iterable[str], since: int | None,
         else:
             out[name] = stamp
     return out
+
+
+BUILD_POLL = 0.05  # seconds between looks at a build running in its thread
+
+
+async def built_apart(build: Callable[[], T], close: Callable[[T], Awaitable[None]]) -> T:
+    """``build()`` in a thread of its own while the event loop goes on answering calls.
+
+    A reload imports python tools and plugins, clones the repositories of new ``extends``
+    pins and fetches OpenAPI documents: any of them may take any time, and on the loop's
+    thread no call, ping or cancellation was answered until it was done. Cancelled (the
+    server stops), the build is abandoned: a daemon thread, never joined at exit; what it
+    builds after that is closed in that thread with ``close``."""
+    built: list[T] = []
+    failed: list[BaseException] = []
+    finished = threading.Event()
+    lock = threading.Lock()
+    abandoned = False
+
+    def work() -> None:
+        try:
+            result = build()
+        except BaseException as exc:  # handed to the loop (a reload error)
+            failed.append(exc)
+        else:
+            with lock:
+                built.append(result)
+                late = abandoned
+            if late:  # nobody will take it: close it here (its own short event loop)
+                with contextlib.suppress(Exception):
+                    anyio.run(close, result)
+        finally:
+            finished.set()
+
+    threading.Thread(target=work, name="toolhost reload", daemon=True).start()
+    try:
+        while not finished.is_set():
+            await anyio.sleep(BUILD_POLL)
+    except BaseException:
+        with lock:
+            abandoned = True
+            done = list(built)
+        if done:
+            with anyio.CancelScope(shield=True):
+                await close(done[0])
+        raise
+    if failed:
+        if isinstance(failed[0], Exception):
+            raise failed[0]
+        # a KeyboardInterrupt (or another BaseException) raised by the build's own code: a
+        # signal is never delivered on that thread, so this is a failed build, not a stop
+        raise RuntimeError(f"the build raised {type(failed[0]).__name__}: "
+                           f"{failed[0]}") from failed[0]
+    return built[0]
 
 
 def _report(exc: BaseException) -> None:

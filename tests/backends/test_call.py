@@ -116,4 +116,5 @@ def test_command_tool_through_a_real_process(tmp_path: Path) -> None:
     assert done.stdout == "$(id); rm -rf /|a b|{{ 7*7 }}|\n"
     failed = subprocess.run([*argv[:5], "sh.echo", "text=1"], capture_output=True, text=True,
                             timeout=60)
-    assert failed.returncode == 1 and "'files' is a required property" in failed.stdout
+    # a required argument left out: how to call it, before any call (a usage error)
+    assert failed.returncode == 2 and "the tool 'echo' needs 'files'" in failed.stderr

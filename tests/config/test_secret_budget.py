@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolhost.config import loader
+from toolhost.config import layers
 from toolhost.config.loader import load_config
 from toolhost.errors import ConfigError
 
@@ -31,7 +31,7 @@ def test_too_many_or_too_long_secrets_are_one_located_line(
         where: tuple[int, int, str], says: str) -> None:
     monkeypatch.setenv("TOOLHOST_MAX_SECRETS", "3")
     monkeypatch.setenv("TOOLHOST_MAX_SECRET_CHARS", "50")
-    monkeypatch.setattr(loader, "remember", _never)  # refused before any set-up
+    monkeypatch.setattr(layers, "remember", _never)  # refused before any set-up
     config = tmp_path / "c.yaml"
     config.write_text(SERVER + body)
     with pytest.raises(ConfigError) as caught:

@@ -24,7 +24,6 @@ def _write(tmp_path: Path, body: str) -> Path:
 
 @pytest.mark.parametrize(("written", "shown"), [
     ("98765432", "98765432"), ("-42424242", "-42424242"),
-    ("0x1F2E3D", "2043453"), ("12_345_678", "12345678"),
 ])
 def test_a_number_under_secrets_is_hidden_as_the_program_sees_it(
         tmp_path: Path, written: str, shown: str) -> None:
@@ -36,6 +35,22 @@ def test_a_number_under_secrets_is_hidden_as_the_program_sees_it(
     out = subprocess.run([sys.executable, "-m", "toolhost", "call", "--no-layers", str(config),
                           "c.show"], capture_output=True, text=True, timeout=60)
     assert "pin=***" in out.stdout and shown not in out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("written", ["0x1F2E3D", "12_345_678"])
+def test_a_spelled_integer_under_secrets_is_refused_without_its_value(
+        tmp_path: Path, written: str) -> None:
+    # 0x1F2E3D reached the program as 2043453 (hidden, but not what was written): refused
+    # at its line as a float is, and neither form of the value is shown
+    config = _write(tmp_path, f"    env: {{PIN: {written}}}\n    secrets: [PIN]\n"
+                              "    tools:\n      show:\n        command: [env]\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(config, layers=False)
+    messages = [str(p) for p in caught.value.problems]
+    assert len(messages) == 1 and "t.yaml:5:11: servers.c.env.PIN: an integer written " \
+        "otherwise" in messages[0], messages
+    said = messages[0].split("t.yaml:5:11:", 1)[1]
+    assert written not in said and "2043453" not in said and "12345678" not in said, messages
 
 
 @pytest.mark.parametrize("written", ["1234.5678", "1e+20"])
@@ -143,10 +158,10 @@ def test_a_secret_longer_than_the_bound_is_a_located_error(
     # each secret's forms cost a set-up linear in its length, on every load: a value past
     # MAX_SECRET is refused, located, without its value, and no other message is shown
     # (the bound made small here: a Redactor of 65,536 characters costs seconds to build)
-    from toolhost.config import loader
+    from toolhost.config import layers
 
-    assert loader.MAX_SECRET == MAX_SECRET == 65_536
-    monkeypatch.setattr(loader, "MAX_SECRET", 96)
+    assert layers.MAX_SECRET == MAX_SECRET == 65_536
+    monkeypatch.setattr(layers, "MAX_SECRET", 96)
     size = 96 + over
     value = "k3y" * (size // 3) + "k3y"[:size % 3]
     config = _write(tmp_path, body + "    base_url: https://example.test/\n"

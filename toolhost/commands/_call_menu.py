@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from toolhost.compile import CompiledTool
     from toolhost.compile.build import CompiledTools
 
-__all__ = ["tool_menu"]
+__all__ = ["signature", "tool_menu"]
 
 SHOWN = 30  # tools listed; `toolhost tools CONFIG` lists them all
 
@@ -23,7 +23,7 @@ def _kind(schema: Any) -> str:
     return str(kind).upper() if kind else "VALUE"
 
 
-def _arguments(tool: CompiledTool) -> str:
+def signature(tool: CompiledTool) -> str:
     """``a=INTEGER [b=STRING]``: required ones first, optional in brackets."""
     from toolhost.excerpt import cut
 
@@ -45,7 +45,7 @@ def tool_menu(config_arg: str, compiled: CompiledTools) -> str:
     lines = [f"name the tool to call: {config_arg} has {len(tools):,} "
              f"tool{'s' if len(tools) != 1 else ''}"]
     for server, tool in tools[:SHOWN]:
-        lines.append(f"  {server}.{tool.name} {_arguments(tool)}".rstrip())
+        lines.append(f"  {server}.{tool.name} {signature(tool)}".rstrip())
     if len(tools) > SHOWN:
         lines.append(f"  (+{len(tools) - SHOWN:,} more: toolhost tools {shlex.quote(config_arg)}"
                      " lists them all)")

@@ -25,10 +25,11 @@ Load and compile a config, call one tool with the given arguments, and print the
 way the model will read it (the structured JSON when the tool returns structuredContent and
 the model reads it, otherwise the text), images as a one-line summary. --json (or --raw)
 prints the MCP CallToolResult as JSON instead, for scripts. The exit status is 1 when the
-result has isError: true (arguments the tool's schema refuses, a failing tool, a timeout) or
-the config does not load, 2 when the command line is wrong (an unknown server, tool or
-option, an argument that is not key=value or not of its parameter's type, JSON that does not
-parse), 0 otherwise. On a
+result has isError: true (a value the tool's schema refuses past its type: a range, a
+pattern; a failing tool, a timeout) or the config does not load, 2 when the command line is
+wrong (an unknown server, tool or option, an argument that is not key=value, not of its
+parameter's type or not one the tool takes, a required one left out: said with the tool's
+arguments and a line to copy; JSON that does not parse), 0 otherwise. On a
 terminal, control characters in the result (escape sequences, bidi overrides, a bare \\r)
 are shown as visible escapes, never acted on; a pipe gets the result as it is.
 
@@ -301,6 +302,11 @@ def main(args: argparse.Namespace) -> int:
         try:
             tool = compiled.tool(server, name)
             arguments = build_arguments(tool, args.arguments, args.json_args)
+            from toolhost.commands._call_checks import argument_problem
+
+            problem = argument_problem(tool, arguments, args.config, f"{server}.{name}")
+            if problem is not None:  # before the call: how to call it, not a failed result
+                raise UsageError(problem)
             ctx = CallContext(call_id="toolhost-call", tool=tool.wire_name, progress=progress)
             return await tool.call(arguments, ctx)
         except ToolUnavailable as exc:  # the host's state, not the command line's

@@ -171,12 +171,17 @@ def main(args: argparse.Namespace) -> int:
     if other and not existing and not args.force:  # a second config beside the first
         print(f"toolhost init: {shown(str(root / other[0]))} is already a toolhost config "
               "here; nothing "
-              f"was written (`toolhost validate {sh(str(root / other[0]))}` checks it; "
+              f"was written (`toolhost validate {shown(sh(str(root / other[0])))}` checks it; "
               "--force writes toolhost.yaml and the rest beside it)", file=sys.stderr)
         return 1
-    if existing and not args.force:
-        print(f"toolhost init: {', '.join(shown(str(root / rel)) for rel in existing)} already "
-              "exist(s); nothing was written (--force overwrites)", file=sys.stderr)
+    if existing and not args.force:  # --force said last: it throws away a person's work
+        there = [shown(str(root / rel)) for rel in existing]
+        named = there[0] if len(there) == 1 else ", ".join(there[:-1]) + " and " + there[-1]
+        check = (f"`toolhost validate {shown(sh(str(root / 'toolhost.yaml')))}` checks the config "
+                 "there; " if "toolhost.yaml" in existing else "")
+        print(f"toolhost init: {named} already exist{'s' if len(there) == 1 else ''}; nothing "
+              f"was written ({check}`toolhost init DIR` writes the example into a new "
+              "directory; --force overwrites them)", file=sys.stderr)
         return 1
     for rel, template in FILES.items():
         path = root / rel

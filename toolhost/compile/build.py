@@ -131,6 +131,17 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
                                      f"tool: it called exit({exc.code!r}) (sys.exit at "
                                      "import time, or argparse parsing toolhost's "
                                      "arguments?)")]) from None
+    except BaseException as exc:  # a module's own BaseException at import (a class of its
+        # own, GeneratorExit, CancelledError): said where, as an Exception is; it was an
+        # internal error, and took a `serve --watch` server down on a reload
+        import threading
+
+        if isinstance(exc, KeyboardInterrupt) and \
+                threading.current_thread() is threading.main_thread():
+            raise  # a person's Ctrl-C (no signal reaches a reload's thread: there it is not)
+        raise CompileError([_problem(tool, f"the '{kind.name}' backend could not bind this "
+                                     f"tool: {type(exc).__name__} (a BaseException): "
+                                     f"{exc}")]) from exc
     problems: list[Problem] = []
     wire = wire_name_problem(tool)
     if wire:

@@ -120,9 +120,13 @@ class BackendChecker:
             said.add(at)
             self._report(check, here, error, shorthand)
         if name in ("command", "http"):
-            for where, value in _float_values(block, here, shorthand, name):
-                check.problem(where, f"a float ({shown(value)}) would be passed as Python "
-                              f"writes it ({str(value)!r}), not as written", FLOAT_HINT)
+            for where, value in _number_values(block, here, shorthand, name):
+                if isinstance(value, float):
+                    check.problem(where, f"a float ({shown(value)}) would be passed as "
+                                  f"Python writes it ({str(value)!r}), not as written",
+                                  FLOAT_HINT)
+                elif (spelled := check.spelled_int(where, value)) is not None:
+                    check.problem(where, spelled[0], hint=spelled[1])
         if len(check.problems) > before:
             return None
         # a ${VAR} value in a template field stays text (never jinja)
@@ -200,32 +204,38 @@ class BackendChecker:
             check.problem(where, cut(error.message, 300))
 
 
-def _float_values(block: Mapping[str, Any], here: Path, shorthand: str | None,
-                  kind: str = "command") -> list[tuple[Path, float]]:
-    """The floats in a command's argv (groups too) and env, or an http tool's query, headers
-    and form, each with its key path: ``1.10`` reaches the program or the server as ``1.1``
-    and ``1e3`` as ``1000.0``, so a float there is refused (YAML and TOML alike; TOML keeps
-    no source text to pass instead). An http ``json`` body keeps its numbers: JSON has them."""
-    found: list[tuple[Path, float]] = []
+def _number_values(block: Mapping[str, Any], here: Path, shorthand: str | None,
+                  kind: str = "command") -> list[tuple[Path, float | int]]:
+    """The numbers in a command's argv (groups too) and env, or an http tool's query,
+    headers and form, each with its key path: ``1.10`` reaches the program or the server as
+    ``1.1`` and ``1e3`` as ``1000.0``, so a float there is refused (YAML and TOML alike; TOML
+    keeps no source text to pass instead); an integer is refused where it was written
+    otherwise than Python writes it (``Checker.spelled_int``). An http ``json`` body keeps
+    its numbers: JSON has them."""
+    found: list[tuple[Path, float | int]] = []
     if kind == "http":
         for key in ("query", "headers", "form"):
             texts = block.get(key)
             if isinstance(texts, Mapping):
                 found += [((*here, key, k), v) for k, v in texts.items()
-                          if isinstance(v, float)]
+                          if _number(v)]
         return found
     argv_at: Path = here if shorthand == "argv" else (*here, "argv")
     argv = block.get("argv")
     for i, item in enumerate(argv if isinstance(argv, list) else ()):
-        if isinstance(item, float):
+        if _number(item):
             found.append(((*argv_at, i), item))
         elif isinstance(item, Mapping) and isinstance(item.get("argv"), list):
             found += [((*argv_at, i, "argv", j), v) for j, v in enumerate(item["argv"])
-                      if isinstance(v, float)]
+                      if _number(v)]
     env = block.get("env")
     if isinstance(env, Mapping):
-        found += [((*here, "env", k), v) for k, v in env.items() if isinstance(v, float)]
+        found += [((*here, "env", k), v) for k, v in env.items() if _number(v)]
     return found
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 _TYPE_NAMES = {"string": "a string", "number": "a number", "integer": "an integer",

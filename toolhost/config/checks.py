@@ -142,9 +142,10 @@ class Checker:
     def __init__(self, marks: Mapping[Path, Mark], file: str,
                  redact: Any = None,
                  substituted: Mapping[Path, tuple[str, tuple[tuple[int, int], ...]]]
-                 | None = None) -> None:
+                 | None = None, spelled: Mapping[Path, str] | None = None) -> None:
         self.marks = marks  # not copied: TOML's marks are made when one is first read
         self.file = file
+        self.spelled = spelled or {}  # integers not written as Python writes them
         # what ${...} interpolation changed (``Doc.substituted``): the text as written, and
         # where substituted values sit in the result
         self.substituted = substituted or {}
@@ -358,10 +359,26 @@ class Checker:
                 self.problem((*path, key, name), "a float would be passed as Python writes it "
                              "(1.10 as '1.1', 1e3 as '1000.0'), not as written", FLOAT_HINT)
             elif isinstance(item, int) and not isinstance(item, bool):
-                out[name] = str(item)
+                wrong = self.spelled_int((*path, key, name), item)
+                if wrong is None:
+                    out[name] = str(item)
+                else:
+                    self.problem((*path, key, name), wrong[0], hint=wrong[1])
             else:
                 self.expected((*path, key, name), "a string", item)
         return out
+
+    def spelled_int(self, path: Path, value: int) -> tuple[str, str] | None:
+        """(message, hint) when the integer ``value`` at ``path``, passed on as text, was
+        written otherwise than Python writes it: ``0x10`` would reach the program (the
+        server, the header) as '16', ``1_000`` as '1000', ``+12`` as '12'. Neither form is
+        shown: the value may be a credential, and only Python's form of it is hidden."""
+        if path not in self.spelled:
+            return None
+        return ("an integer written otherwise than Python writes it would be passed as Python "
+                "writes it (0x10 as '16', 1_000 as '1000', +12 as '12'), not as written",
+                "quote it (\"0x10\", not 0x10) to pass the text as written, or write the "
+                "number in decimal")
 
 
 def _known_here(allowed: Collection[str]) -> str:

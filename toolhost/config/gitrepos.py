@@ -95,8 +95,10 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
             raise _error(where, f"path {cut(path, 100)!r} must be relative and inside the "
                          "repository", hint="a file of the commit: the checkout's .git and "
                          f"{_META} are the cache's")
+        folder = False
         try:  # stat: Python 3.13's resolve() leaves a symlink loop as it is, and is_file()
-            found = stat.S_ISREG(os.stat(target).st_mode)  # would call it missing
+            mode = os.stat(target).st_mode  # would call it missing
+            found, folder = stat.S_ISREG(mode), stat.S_ISDIR(mode)
         except (FileNotFoundError, NotADirectoryError):
             found = False
     except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError from resolve()
@@ -104,6 +106,11 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
         # repository is as hostile as any config
         raise _error(where, f"{checkout.url} at {rev}: cannot read {cut(path, 100)!r}: "
                      f"{_reason(exc)}") from None
+    if not found and folder:  # a folder named where a file is meant
+        there = _in_folder(target, rel)
+        raise _error(where, f"{checkout.url} at {rev}: {cut(path, 100)!r} is a directory, "
+                     "not a file", hint=f"name one of its files as the path: {there}"
+                     if there else "name a .yaml, .yml or .toml file of the repository")
     if not found:
         inner = _in_submodule(checkout, rel)
         if inner:
@@ -140,6 +147,14 @@ def _near_files(root: Path, wanted: str) -> str:
     close = [f for f in found if f.rpartition("/")[2] == name]  # another folder's
     picked = close[:2] or close_matches(wanted, found, n=2, cutoff=0.6)
     return " or ".join(repr(cut(f, 100)) for f in picked)
+
+
+def _in_folder(folder: Path, rel: Path) -> str:
+    """A few config files of ``folder`` (``rel`` in the repository), as paths to write."""
+    from toolhost.config.model import SUFFIXES
+
+    names = sorted(n for n in os.listdir(folder) if Path(n).suffix.lower() in SUFFIXES)[:3]
+    return " or ".join(repr(cut((rel / n).as_posix(), 100)) for n in names)
 
 
 def _in_submodule(checkout: Checkout, rel: Path) -> tuple[str, str] | None:

@@ -39,6 +39,7 @@ def merge_docs(docs: list[Doc]) -> Doc:
         return docs[0]
     data: Any = {}
     marks: dict[Path, Mark] = {}
+    spelled: dict[Path, str] = {}
     overridden = _overridden(docs)
     for doc in docs:
         offsets = {}
@@ -46,13 +47,17 @@ def merge_docs(docs: list[Doc]) -> Doc:
             existing = _get(data, path)
             if isinstance(existing, list) and isinstance(_get(doc.data, path), list):
                 offsets[path] = len(existing)
+        for path in [p for p in spelled if p in doc.marks]:  # (rare: a few, if any)
+            del spelled[path]  # written again by this file, as it spells it
         for path, mark in doc.marks.items():
             marks[_shift(path, offsets)] = mark
+        spelled.update((_shift(path, offsets), text) for path, text in doc.spelled.items())
         data = _merge(data, doc.data if doc.data is not None else {}, ())
     main = docs[-1]
     merged = Doc(data=data, marks=marks, file=main.file, layer=main.layer,
                  overridden=overridden)
     prune_marks(merged)
+    merged.spelled = {path: text for path, text in spelled.items() if path in merged.marks}
     return merged
 
 

@@ -19,7 +19,7 @@ from toolhost.config.limits import LIMITS
 from toolhost.config.tree import Doc, Path, format_path, mark_for
 from toolhost.errors import Problem
 
-__all__ = ["secret_budget_problem"]
+__all__ = ["secret_budget_problem", "too_long_problems"]
 
 
 def secret_budget_problem(doc: Doc, secrets: set[str]) -> Problem | None:
@@ -75,3 +75,36 @@ def _in_order(doc: Doc) -> Iterator[tuple[Path, str]]:
             stack.extend(((*path, k), v) for k, v in reversed(value.items()))
         elif isinstance(value, list):
             stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(value))))
+
+
+def too_long_problems(merged: Doc, secrets: list[str], limit: int) -> list[Problem]:
+    """A located problem per secret longer than ``limit`` (``MAX_SECRET``): each of its
+    forms is looked for in everything toolhost writes, at a set-up cost linear in its length
+    (200,000 characters cost seconds, on every load), and no credential is that long. Only these
+    problems are shown: the value is not among the secrets hidden, so no other message
+    (which might quote it) may be."""
+    found: list[Problem] = []
+    for secret in secrets:
+        path = _path_holding(merged.data, secret, ())
+        mark = mark_for(merged.marks, path or (), merged.file)
+        found.append(Problem(
+            f"a secret of {len(secret):,} characters: a secret may have at most "
+            f"{limit:,}", mark.file, mark.line, mark.column,
+            format_path(path) if path else "", "a secret is a credential, a token, a "
+            "password or a key: pass longer data another way, as a file the tool reads"))
+    return found
+
+
+def _path_holding(data: Any, secret: str, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The path of the first string of ``data`` holding ``secret`` (None: none does)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, path)]
+    while stack:  # (a loop, not recursion: a config may nest deep)
+        node, where = stack.pop()
+        if isinstance(node, str):
+            if secret in node:
+                return where
+        elif isinstance(node, dict):
+            stack += reversed([(v, (*where, k)) for k, v in node.items()])
+        elif isinstance(node, list):
+            stack += reversed([(v, (*where, i)) for i, v in enumerate(node)])
+    return None

@@ -30,6 +30,7 @@ from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.toml_dates import written_dates
 from toolhost.config.toml_keys import too_many_parts
 from toolhost.config.toml_marks import scan_marks
+from toolhost.config.toml_spelled import maybe_spelled, spelled_ints
 from toolhost.config.toml_squeeze import squeeze
 from toolhost.config.tree import Doc, LazyMarks, Mark, Path, deep_path, format_path
 from toolhost.errors import Problem
@@ -162,6 +163,8 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
             holder[key] = type(value)(written.get(value, value))
     # the scan for positions costs about half of tomllib's parse: made only when one is read
     doc.marks = LazyMarks(lambda: scan_marks(text, file, layer), nodes[0], file, layer)
+    if not bad and maybe_spelled(text):  # 0x10, 1_000: the text the value was written as
+        doc.spelled = spelled_ints(text, doc)
     for path, reason in bad:  # the scanner finds where each value is
         mark = doc.marks.get(path, Mark(file))
         problems.append(Problem(reason, file, mark.line, mark.column, format_path(path)))

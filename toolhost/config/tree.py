@@ -52,6 +52,10 @@ class Doc:
     # settings a file of another layer overrode (merge.WATCHED): path -> (the earlier value
     # and its mark, the value that won and its mark), each a note of ``validate``
     overridden: list[tuple[Path, Any, Mark, Any, Mark]] = field(default_factory=list)
+    # integers written otherwise than Python writes them (``0x10``, ``0b11``, ``1_000``,
+    # ``+12``): path -> the text, for the places that pass a value on as text (an env value,
+    # an argv element, a header), where '16' would reach the program for ``0x10``
+    spelled: dict[Path, str] = field(default_factory=dict)
     # the reader stopped part-way (an alias bomb, nesting through aliases): ``data`` lacks
     # what came after the stop, so a reader of its keys must not call them missing or unknown
     partial: bool = False

@@ -488,6 +488,7 @@ def build_doc(loader: Any, file: str, layer: str, problems: list[Problem], value
     doc = Doc(data=None, file=file, layer=layer)
     doc.marks[()] = Mark(file, 1, 1, layer)
     builder = _Builder(loader, doc, problems, values, reached, aliases_possible)
+    doc.spelled = builder.spelled  # (filled as the document is built)
     try:
         return _build(builder, doc)
     finally:

@@ -55,6 +55,7 @@ class ScalarReader:
         self.first: frozenset[str] = frozenset(k for k in resolvers if k) \
             if None not in resolvers else frozenset(map(chr, range(0x110000)))
         self.constructor = SafeConstructor()
+        self.spelled: dict[Path, str] = {}  # Doc.spelled: integers not written as Python does
 
     def problem(self, event: Any, path: Path, message: str, hint: str = "") -> None:
         raise NotImplementedError  # the builder's: it knows the file and the marks
@@ -83,6 +84,8 @@ class ScalarReader:
                 value = float(text) if "." in text or "e" in text or "E" in text \
                     else int(text)
                 if type(value) is int or (value != 0.0 and value - value == 0.0):
+                    if type(value) is int and text != str(value):
+                        self.spelled[path] = text  # +12, -0: '12' and '0' as text
                     return value  # (else inf, or an underflow: said below)
         if tag is None or tag == "!":
             tag = self.resolve(ScalarNode, text, event.implicit)
@@ -124,6 +127,8 @@ class ScalarReader:
             if reason:
                 self.problem(event, path, reason)
                 return None
+            if type(value) is int and text != str(value):  # 0x10, 0b11, 1_000
+                self.spelled[path] = text
             return value
         if tag == _TIMESTAMP:  # kept as written: the model is JSON-like data
             return text

@@ -196,10 +196,14 @@ class LockGuard:
                 continue
             where = origins.get(name, Origin(self.lock_file.as_posix()))
             said = f"locked at {locked}" if locked else "not in the lock"
+            from toolhost.lockfile.shadowed import shadowed_hint  # (only when refused)
+
+            hint = (shadowed_hint(name, version, locked) if locked else "") or (
+                f"{_pip(f'{name}=={locked}')} (the release the lock pins), or accept "
+                "with `toolhost lock CONFIG`" if locked else "accept with `toolhost lock CONFIG`")
             self.problems.append(where.problem(
                 f"plugin {name} {version} is installed, {said} ({self.lock_file.name})",
-                hint=f"{_pip(f'{name}=={locked}')} (the release the lock pins), or accept "
-                "with `toolhost lock CONFIG`" if locked else "accept with `toolhost lock CONFIG`"))
+                hint=hint))
         return refused
 
     def _uninstalled(self, installed: dict[str, str], origins: dict[str, Origin]) -> set[str]:

@@ -145,7 +145,7 @@ def build_serve(path: str | Path, requested: Sequence[str] = (), *, every: bool 
                 environ: Mapping[str, str] | None = None) -> ServeBuild:
     """Load and compile ``path``; pick the servers; build the permission gate (no terminal).
 
-    Call it outside an event loop (at start-up); a reload uses :func:`abuild_serve`.
+    Call it outside an event loop (at start-up, or in a reload's thread: :func:`abuild_serve`).
     """
     import anyio
 
@@ -162,15 +162,12 @@ def build_serve(path: str | Path, requested: Sequence[str] = (), *, every: bool 
 async def abuild_serve(path: str | Path, requested: Sequence[str] = (), *,
                        every: bool = False, environ: Mapping[str, str] | None = None
                        ) -> ServeBuild:
-    """:func:`build_serve` for a running event loop (hot reload)."""
-    from toolhost.host import load_host
+    """:func:`build_serve` for a running event loop (hot reload): built in a thread of its
+    own, so the loop goes on answering every call meanwhile (``toolhost.reload.built_apart``)."""
+    from toolhost.reload import built_apart
 
-    host = load_host(path, environ=environ)
-    try:
-        return _assemble(host, requested, every)
-    except BaseException:
-        await host.aclose()
-        raise
+    return await built_apart(
+        lambda: build_serve(path, requested, every=every, environ=environ), ServeBuild.aclose)
 
 
 class Server:
