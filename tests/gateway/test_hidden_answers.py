@@ -25,7 +25,8 @@ from toolhost.backends.base import CallContext
 from toolhost.compile.content_kinds import PromptError, ResourceError
 from toolhost.gateway.client import UpstreamConnection
 from toolhost.gateway.passthrough import UpstreamPrompt, _read
-from toolhost.gateway.shown import (
+from toolhost.gateway.spec import UpstreamSpec
+from toolhost.shown import (
     BUDGET,
     MAX_DEPTH,
     TooDeep,
@@ -33,7 +34,6 @@ from toolhost.gateway.shown import (
     shown_answer,
     shown_value,
 )
-from toolhost.gateway.spec import UpstreamSpec
 
 from .conftest import HOSTILE, hostile_config
 from .elicit_texts import HIDING
@@ -256,7 +256,7 @@ def test_past_the_budget_a_hiding_character_is_replaced_not_escaped(char: str) -
 def test_scanning_for_hiding_characters_matches_the_escape() -> None:
     """The fast scan of a long text (RE2's class) finds exactly what ``shown`` would not
     keep."""
-    from toolhost.gateway.shown import _classes
+    from toolhost.shown import _classes
 
     scan = _classes()[0]
     for code in [*range(0x3000), *range(0xD7F0, 0xE010), *range(0xFE00, 0x10000),

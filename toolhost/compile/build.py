@@ -198,6 +198,7 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
         redact=redact,
         redact_results=tool.redact_results,
         task_support=tool.task_support,
+        shown=tool.shown,
         task_ask_first=tool.task_ask_first,
     )
 

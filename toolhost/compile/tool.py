@@ -63,6 +63,9 @@ class CompiledTool:
     # asks its questions in the request (InputRequiredResult), a task from
     # ``ctx.become_task()`` on (toolhost.mcp.tasks_first)
     task_ask_first: bool = False
+    # an imported service's tool (an OpenAPI operation): what the model reads of its results
+    # and errors has characters no person sees written as escapes (``toolhost.shown``)
+    shown: bool = False
     # ``fast_check``, compiled on first use (a thousand tools load without it)
     _fast: Any = field(default=_UNSET, init=False, repr=False, compare=False)
 
@@ -121,6 +124,11 @@ class CompiledTool:
         raw = result = await self._run(arguments, ctx)
         if self.redact is not None and (result.is_error or self.redact_results):
             result = redact_result(result, self.redact)
+        hidden = result
+        if self.shown:  # before the cut, so the limit holds as the model reads it
+            from toolhost.shown import shown_result
+
+            result = shown_result(result)
         if result.is_error:
             return cut_text(ToolResult(content=result.content, is_error=True),
                             self.max_output_chars)
@@ -128,7 +136,7 @@ class CompiledTool:
                               output_validator=self.output_validator,
                               max_chars=self.max_output_chars)
         # "'***' is not of type 'integer'" needs a why (compared only then: not per call)
-        if shaped.is_error and result is not raw and result.structured != raw.structured:
+        if shaped.is_error and hidden is not raw and hidden.structured != raw.structured:
             return ToolResult.error(f"{shaped.content[0].get('text', '')} (a secret of the "
                                     "config was hidden in it as ***; see redact_results)")
         return shaped

@@ -100,6 +100,9 @@ class ToolConfig:
     # the rename is written). Deny and ask rules on the old name do not follow the rename:
     # ``toolhost.permissions.guards`` refuses to serve with such a rule.
     renamed_from: tuple[str, Origin] | None = None
+    # What the model reads of it has characters no person sees written as escapes
+    # (``toolhost.shown``): set for an OpenAPI service's operations, as for an MCP upstream
+    shown: bool = False
 
     @property
     def wire_name(self) -> str:

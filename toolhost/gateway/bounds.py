@@ -20,7 +20,7 @@ writes is cut the way an imported OpenAPI document is:
 Those texts (descriptions, titles) are shown as they are, too: every character that hides
 from a person reading them or makes a line read otherwise (Unicode tag characters, which a
 model reads as ASCII a person never sees; bidi overrides; zero-width and other invisible
-characters; C0/C1 controls) is written as a visible escape (``toolhost.gateway.shown``:
+characters; C0/C1 controls) is written as a visible escape (``toolhost.shown``:
 a zero-width joiner too, but between two emoji), so what
 the model reads of a tool is what a person reviewing it reads. Names are how things are
 called and stay as listed (``toolhost.gateway.reshape`` judges them).
@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.excerpt import cut
-from toolhost.gateway.shown import shown
+from toolhost.shown import shown
 
 __all__ = ["MAX_DESCRIPTION", "MAX_PARAM_DESCRIPTION", "MAX_TITLE", "MAX_TOOL_CHARS",
            "bound_blocks", "bound_entry", "bound_schema", "too_big"]

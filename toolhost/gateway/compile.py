@@ -26,10 +26,10 @@ from toolhost.gateway.elicit_pass import Asker
 from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
-from toolhost.gateway.shown import TooDeep, hidden_name, shown, shown_answer
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.waiting import CALL_FACTOR, notice_after, still_waiting
 from toolhost.results import ToolResult
+from toolhost.shown import TooDeep, hidden_name, shown, shown_answer
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator

@@ -369,7 +369,8 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
         name=reshape.name or former, server=server, renamed_from=renamed,
         backend=BackendSpec("http", options, origin),
         description=reshape.description or plan.description, title=reshape.title,
-        input_schema=plan.input_schema(), annotations=annotations, origin=origin)
+        input_schema=plan.input_schema(), annotations=annotations, origin=origin,
+        shown=True)
 
 
 def _lay_over(check: Checker, where: Path, key: str, op: Operation, plan: Plan,

@@ -35,7 +35,7 @@ from toolhost.gateway.content_cut import cut_contents, cut_messages
 from toolhost.gateway.content_shape import shaped_contents, shaped_prompt
 from toolhost.gateway.prompt_case import alike, ambiguous
 from toolhost.gateway.sendable import unsendable
-from toolhost.gateway.shown import TooDeep, hiding, shown, shown_value
+from toolhost.shown import TooDeep, hiding, shown, shown_value
 
 __all__ = ["list_content", "upstream_content"]
 
@@ -194,7 +194,7 @@ async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]
     if size > MAX_CONTENT_CHARS:
         raise ResourceError(f"the upstream's answer for {cut(uri, 200)} is {size:,} "
                             f"characters; the limit is {MAX_CONTENT_CHARS:,}")
-    try:  # hiding characters written visibly (toolhost.gateway.shown), then cut
+    try:  # hiding characters written visibly (toolhost.shown), then cut
         return cut_contents(shown_value(shaped_contents(contents)), uri)
     except TooDeep as exc:
         raise ResourceError(f"the upstream's answer for {cut(uri, 200)} cannot be shown: "
@@ -323,7 +323,7 @@ class UpstreamPrompt:
         if len(str(answer)) > MAX_CONTENT_CHARS:
             raise PromptError(f"the upstream's prompt {cut(name, 100)!r} is over "
                               f"{MAX_CONTENT_CHARS:,} characters")
-        try:  # hiding characters written visibly (toolhost.gateway.shown), then cut
+        try:  # hiding characters written visibly (toolhost.shown), then cut
             return cut_messages(shown_value(shaped_prompt(answer)))
         except TooDeep as exc:
             raise PromptError(f"the upstream's prompt {cut(name, 100)!r} cannot be shown: "

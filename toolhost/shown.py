@@ -1,5 +1,7 @@
 """What an upstream answers shows what it is: the model reads no text a person cannot see.
 
+An upstream is a server or service toolhost imports: an MCP server (``toolhost.gateway``) or
+an OpenAPI service, whose operations are http tools marked ``shown`` (``CompiledTool.shown``).
 An upstream's answers go to the model (a call's result, a resource it reads, a prompt it
 gets) and to the person only through a client that shows them as text. A character that
 shows nothing there, or makes a line read as something it is not, lets an upstream tell the
@@ -23,10 +25,11 @@ Names are how things are called, and an escape would change them: an upstream's 
 resource URI, template, prompt or prompt argument name, or an inputSchema property name that
 holds such a character is left out instead (``hiding``, ``hidden_name``), with a warning.
 
-Where: every string of a call's content blocks and ``structuredContent`` (keys too), an
-upstream's error message, a read's contents (``text``, ``uri``, ``mimeType``), a prompt's
-``description`` and messages. What it *lists* (descriptions, titles) is escaped the same way
-by ``toolhost.gateway.bounds``.
+Where (an MCP upstream): every string of a call's content blocks and ``structuredContent``
+(keys too), an upstream's error message, a read's contents (``text``, ``uri``,
+``mimeType``), a prompt's ``description`` and messages. What it *lists* (descriptions,
+titles) is escaped the same way by ``toolhost.gateway.bounds``. An OpenAPI service: every
+string of a call's result or error (``shown_result``), before toolhost cuts it.
 """
 
 from __future__ import annotations
@@ -35,10 +38,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from toolhost.results import ToolResult
 from toolhost.visible import visible
 
 __all__ = ["MAX_DEPTH", "TooDeep", "hidden_name", "hiding", "shown", "shown_answer",
-           "shown_value"]
+           "shown_result", "shown_value"]
 
 MAX_DEPTH = 300  # the wire's own parse refuses nesting far shallower (256)
 _FLAG = "\U0001f3f4"  # the black flag the subdivision flags' tags follow
@@ -173,6 +177,20 @@ def shown_answer(answer: Mapping[str, Any]) -> dict[str, Any]:
         if key in out:
             out[key] = shown_value(out[key])
     return out
+
+
+def shown_result(result: ToolResult) -> ToolResult:
+    """A tool's result (or error) with every string of its content blocks and structured
+    content shown (one budget for both, as ``shown_answer``); a value too deep to show is
+    an error result (fail closed: it is not passed on)."""
+    budget = [BUDGET]
+    try:
+        content = tuple(shown_value(block, budget) for block in result.content)
+        structured = (None if result.structured is None
+                      else shown_value(result.structured, budget))
+    except TooDeep as exc:
+        return ToolResult.error(f"the service's answer cannot be passed on: {exc}")
+    return ToolResult(content=content, structured=structured, is_error=result.is_error)
 
 
 def hiding(text: str) -> bool:
