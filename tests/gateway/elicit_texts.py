@@ -1,5 +1,6 @@
-"""Characters that make text read as something it is not, and an elicitation form whose
-every label carries one (tests/gateway/test_elicit_pass.py)."""
+"""Characters that make text read as something it is not, an elicitation form whose every
+label carries one (tests/gateway/test_elicit_pass.py), and every string of a JSON value
+(``texts``: where the hidden-character tests look)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,14 @@ def hiding_schema(char: str) -> dict[str, Any]:
                      "items": {"anyOf": [{"const": f"b{char}", "title": f"B{char}"}]}},
         },
     }
+
+
+def texts(value: Any) -> list[str]:
+    """Every string inside ``value`` (keys too)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in (*texts(k), *texts(v))]
+    if isinstance(value, list):
+        return [t for v in value for t in texts(v)]
+    return []

@@ -20,6 +20,8 @@ from toolhost.config.loader import load_config
 from toolhost.results import ToolResult
 from toolhost.shown import hiding
 
+from .elicit_texts import texts
+
 pytestmark = pytest.mark.anyio
 
 # "ignore the rules" in tag characters, a right-to-left override, a zero-width space, ESC
@@ -104,11 +106,9 @@ async def _call(config: Path, server: str, tool: str, n: int) -> ToolResult:
         return await compiled.tool(server, tool).call({"n": n}, CallContext())
 
 
-def _texts(result: ToolResult) -> list[str]:
-    out = [json.dumps(block, ensure_ascii=False) for block in result.content]
-    if result.structured is not None:
-        out.append(json.dumps(result.structured, ensure_ascii=False))
-    return out
+def _strings(result: ToolResult) -> list[str]:
+    """Every string the model reads of ``result`` (keys too)."""
+    return texts([*result.content, result.structured or {}])
 
 
 @pytest.mark.parametrize("n", range(len(HIDDEN)))
@@ -117,21 +117,10 @@ async def test_a_services_answer_shows_what_it_hides(tmp_path: Path, base: str, 
                                                     n: int) -> None:
     result = await _call(_config(tmp_path, base), "api", tool, n)
     assert result.is_error is (tool == "fail")
-    texts = _texts(result)
-    assert texts and not any(hiding(json.loads(text)) if text.startswith('"')
-                             else _hides(json.loads(text)) for text in texts), texts
+    strings = _strings(result)
+    assert strings and not any(hiding(text) for text in strings), ascii(strings)
     # what was hidden is there, as escapes the model and a person both read
-    assert any("\\" in text for text in texts), texts
-
-
-def _hides(value: Any) -> bool:
-    if isinstance(value, str):
-        return hiding(value)
-    if isinstance(value, dict):
-        return any(_hides(k) or _hides(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_hides(v) for v in value)
-    return False
+    assert any("\\" in text for text in strings), ascii(strings)
 
 
 async def test_an_http_tool_the_config_declares_passes_as_it_is(tmp_path: Path,
